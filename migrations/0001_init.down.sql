@@ -1,0 +1,9 @@
+DROP TABLE IF EXISTS owner_notices;
+DROP TABLE IF EXISTS poll_failures;
+DROP TABLE IF EXISTS poll_passes;
+DROP TABLE IF EXISTS poll_lanes;
+DROP TABLE IF EXISTS bookmarks;
+DROP TABLE IF EXISTS series;
+DROP TABLE IF EXISTS login_links;
+DROP TABLE IF EXISTS reader_tokens;
+DROP TABLE IF EXISTS readers;

@@ -1,0 +1,248 @@
+// Package localpg runs the project-local PostgreSQL cluster that is the
+// default database when DATABASE_URL is unset: found from the machine's
+// PostgreSQL binaries, initialised once in a data directory, started with the
+// server and stopped with it. PostgreSQL refuses to run as root, so a root
+// process runs the cluster as the unprivileged "postgres" user.
+package localpg
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// InstallHint is the one line printed when no PostgreSQL binaries exist and
+// this process may not install them itself.
+const InstallHint = "PostgreSQL binaries not found: install them with `sudo apt-get install -y postgresql` (or set DATABASE_URL)"
+
+// binGlobs are where Debian-like systems keep the server binaries (not on PATH).
+var binGlobs = []string{"/usr/lib/postgresql/*/bin", "/usr/local/pgsql/bin", "/usr/pgsql-*/bin"}
+
+// FindBinaries returns the newest directory holding initdb, pg_ctl and postgres.
+func FindBinaries() (string, error) {
+	var dirs []string
+	for _, g := range binGlobs {
+		m, _ := filepath.Glob(g)
+		dirs = append(dirs, m...)
+	}
+	if p, err := exec.LookPath("pg_ctl"); err == nil {
+		dirs = append(dirs, filepath.Dir(p))
+	}
+	sort.Slice(dirs, func(i, j int) bool { return versionOf(dirs[i]) > versionOf(dirs[j]) })
+	for _, d := range dirs {
+		if isExec(filepath.Join(d, "initdb")) && isExec(filepath.Join(d, "pg_ctl")) && isExec(filepath.Join(d, "postgres")) {
+			return d, nil
+		}
+	}
+	return "", errors.New(InstallHint)
+}
+
+func versionOf(dir string) int {
+	for _, part := range strings.Split(dir, string(filepath.Separator)) {
+		if n, err := strconv.Atoi(strings.TrimPrefix(part, "pgsql-")); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+func isExec(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+}
+
+// EnsureBinaries finds the binaries and, when none exist and this process is
+// root on a machine with apt-get, installs Debian's postgresql package.
+func EnsureBinaries(ctx context.Context, log *slog.Logger) (string, error) {
+	if d, err := FindBinaries(); err == nil {
+		return d, nil
+	}
+	apt, err := exec.LookPath("apt-get")
+	if os.Geteuid() != 0 || err != nil {
+		return "", errors.New(InstallHint)
+	}
+	log.Info("installing PostgreSQL from the distribution's packages", "package", "postgresql")
+	env := append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+	for _, args := range [][]string{{"update", "-qq"}, {"install", "-y", "-qq", "--no-install-recommends", "postgresql"}} {
+		cmd := exec.CommandContext(ctx, apt, args...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("localpg: apt-get %s: %w: %s", args[0], err, lastLine(out))
+		}
+	}
+	return FindBinaries()
+}
+
+// Options configure a cluster.
+type Options struct {
+	Dir    string // data directory; created when missing
+	BinDir string // from FindBinaries/EnsureBinaries
+	Logger *slog.Logger
+}
+
+// Cluster is a running local PostgreSQL.
+type Cluster struct {
+	dir, bin string
+	port     int
+	cred     *syscall.Credential
+	owned    bool // false when we attached to a cluster another process started
+	log      *slog.Logger
+}
+
+// Start initialises the data directory if needed and starts the server on a
+// free loopback port, with its socket inside the data directory. If a server
+// is already running on the directory (another process of ours), Start
+// attaches to it and Stop leaves it running.
+func Start(ctx context.Context, o Options) (*Cluster, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("localpg: data directory %q: %w", o.Dir, err)
+	}
+	c := &Cluster{dir: dir, bin: o.BinDir, log: log, owned: true}
+	if os.Geteuid() == 0 {
+		if c.cred, err = unprivileged(); err != nil {
+			return nil, err
+		}
+		if p := untraversable(filepath.Dir(dir)); p != "" {
+			return nil, fmt.Errorf("localpg: the data directory %s is inside %s, which the postgres user cannot enter; set DATA_DIR to a directory outside it (e.g. /var/lib/mangabookmark)", dir, p)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, fmt.Errorf("localpg: create %s: %w", filepath.Dir(dir), err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("localpg: create %s: %w", dir, err)
+	}
+	if c.cred != nil {
+		if err := os.Chown(dir, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
+			return nil, fmt.Errorf("localpg: chown %s: %w", dir, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
+		log.Info("initialising the local PostgreSQL cluster", "dir", dir)
+		if out, err := c.run(ctx, "initdb", "-D", dir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-instructions"); err != nil {
+			return nil, fmt.Errorf("localpg: initdb: %w: %s", err, lastLine(out))
+		}
+	}
+	if port, ok := c.runningPort(ctx); ok {
+		c.port, c.owned = port, false
+		log.Info("attached to the local PostgreSQL cluster already running", "dir", dir, "port", port)
+		return c, nil
+	}
+	if c.port, err = freePort(); err != nil {
+		return nil, err
+	}
+	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s", c.port, dir)
+	if out, err := c.run(ctx, "pg_ctl", "start", "-D", dir, "-w", "-t", "60", "-s", "-l", filepath.Join(dir, "server.log"), "-o", opts); err != nil {
+		return nil, fmt.Errorf("localpg: start: %w: %s (see %s)", err, lastLine(out), filepath.Join(dir, "server.log"))
+	}
+	log.Info("local PostgreSQL cluster started", "dir", dir, "port", c.port)
+	return c, nil
+}
+
+// URL is the connection string for database db on the cluster.
+func (c *Cluster) URL(db string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", c.port, db)
+}
+
+// Port is the loopback port the cluster listens on.
+func (c *Cluster) Port() int { return c.port }
+
+// Stop stops a cluster this process started (fast shutdown, waiting for it).
+func (c *Cluster) Stop(ctx context.Context) error {
+	if !c.owned {
+		return nil
+	}
+	if out, err := c.run(ctx, "pg_ctl", "stop", "-D", c.dir, "-m", "fast", "-w", "-s"); err != nil {
+		return fmt.Errorf("localpg: stop: %w: %s", err, lastLine(out))
+	}
+	c.log.Info("local PostgreSQL cluster stopped", "dir", c.dir)
+	return nil
+}
+
+// runningPort reports the port of a server already running on the directory.
+func (c *Cluster) runningPort(ctx context.Context) (int, bool) {
+	if _, err := c.run(ctx, "pg_ctl", "status", "-D", c.dir); err != nil {
+		return 0, false
+	}
+	b, err := os.ReadFile(filepath.Join(c.dir, "postmaster.pid"))
+	if err != nil {
+		return 0, false
+	}
+	lines := strings.Split(string(b), "\n")
+	if len(lines) < 4 {
+		return 0, false
+	}
+	port, err := strconv.Atoi(strings.TrimSpace(lines[3]))
+	return port, err == nil
+}
+
+func (c *Cluster) run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, name), args...)
+	cmd.Dir = c.dir
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", "TZ=UTC"}
+	// The server must outlive a Ctrl-C sent to our process group: we stop it ourselves.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: c.cred}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	return out.Bytes(), err
+}
+
+// unprivileged is the credential the cluster runs under when we are root.
+func unprivileged() (*syscall.Credential, error) {
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, errors.New("localpg: running as root needs the \"postgres\" system user (created by the postgresql package) to own the cluster")
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+// untraversable returns the first directory on the path to dir (inclusive)
+// that others cannot enter, or "" when the postgres user can reach dir.
+func untraversable(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o001 == 0 {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("localpg: find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func lastLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,40 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// Reader is one member of the group who has signed in.
+type Reader struct {
+	DiscordID  string `db:"discord_id"`
+	Name       string `db:"name"`
+	AvatarURL  string `db:"avatar_url"`
+	CreatedAt  int64  `db:"created_at"`
+	LastSeenAt int64  `db:"last_seen_at"`
+}
+
+const upsertReaderSQL = `
+INSERT INTO readers (discord_id, name, avatar_url, created_at, last_seen_at)
+VALUES ($1, $2, $3, $4, $4)
+ON CONFLICT (discord_id) DO UPDATE
+   SET name = excluded.name, avatar_url = excluded.avatar_url, last_seen_at = excluded.last_seen_at`
+
+// UpsertReader records a sign-in.
+func (s *Store) UpsertReader(ctx context.Context, r Reader, now int64) error {
+	if _, err := s.pool.Exec(ctx, upsertReaderSQL, r.DiscordID, r.Name, r.AvatarURL, now); err != nil {
+		return fmt.Errorf("store: upsert reader %s: %w", r.DiscordID, translate(err))
+	}
+	return nil
+}
+
+const getReaderSQL = `SELECT discord_id, name, avatar_url, created_at, last_seen_at FROM readers WHERE discord_id = $1`
+
+// GetReader returns one Reader or ErrNotFound.
+func (s *Store) GetReader(ctx context.Context, discordID string) (Reader, error) {
+	r, err := getOne[Reader](ctx, s, getReaderSQL, discordID)
+	if err != nil {
+		return Reader{}, fmt.Errorf("store: get reader %s: %w", discordID, err)
+	}
+	return r, nil
+}

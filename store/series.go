@@ -1,0 +1,78 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Series is one work on one Site. LatestChapter is a canonical decimal
+// string, or nil when no chapter was ever known.
+type Series struct {
+	Site             string  `db:"site"`
+	SeriesID         string  `db:"series_id"`
+	URL              string  `db:"url"`
+	Title            string  `db:"title"`
+	CoverURL         string  `db:"cover_url"`
+	Kind             string  `db:"kind"`
+	LatestChapter    *string `db:"latest_chapter"`
+	LatestChapterURL string  `db:"latest_chapter_url"`
+	LatestRaisedBy   *string `db:"latest_raised_by"`
+	CheckedAt        int64   `db:"checked_at"`
+	ForcePollAt      int64   `db:"force_poll_at"`
+	FinishedAt       int64   `db:"finished_at"`
+	SiteCompletedAt  int64   `db:"site_completed_at"`
+	CreatedAt        int64   `db:"created_at"`
+}
+
+// SeriesColumns is the projection every Series read uses.
+const SeriesColumns = `site, series_id, url, title, cover_url, kind,
+	latest_chapter_num::text AS latest_chapter, latest_chapter_url, latest_raised_by,
+	checked_at, force_poll_at, finished_at, site_completed_at, created_at`
+
+const createSeriesSQL = `
+INSERT INTO series (site, series_id, url, title, cover_url, kind, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (site, series_id) DO NOTHING`
+
+// CreateSeries adds a Series if it is not already known; an existing row is
+// left untouched (the Poll owns its facts from then on).
+func (s *Store) CreateSeries(ctx context.Context, in Series, now int64) error {
+	if _, err := s.pool.Exec(ctx, createSeriesSQL, in.Site, in.SeriesID, in.URL, in.Title, in.CoverURL, in.Kind, now); err != nil {
+		return fmt.Errorf("store: create series %s/%s: %w", in.Site, in.SeriesID, translate(err))
+	}
+	return nil
+}
+
+const getSeriesSQL = `SELECT ` + SeriesColumns + ` FROM series WHERE site = $1 AND series_id = $2`
+
+// GetSeries returns one Series or ErrNotFound.
+func (s *Store) GetSeries(ctx context.Context, site, id string) (Series, error) {
+	v, err := getOne[Series](ctx, s, getSeriesSQL, site, id)
+	if err != nil {
+		return Series{}, fmt.Errorf("store: get series %s/%s: %w", site, id, err)
+	}
+	return v, nil
+}
+
+// ErrBookmarked: the Series cannot be deleted because a Reader bookmarks it.
+var ErrBookmarked = fmt.Errorf("%w: series is bookmarked", ErrConflict)
+
+const deleteSeriesSQL = `DELETE FROM series WHERE site = $1 AND series_id = $2`
+
+// DeleteSeries removes an orphan Series in one statement. Its per-Series rows
+// (failure row) cascade; a Bookmark refuses the delete (ErrBookmarked).
+func (s *Store) DeleteSeries(ctx context.Context, site, id string) error {
+	tag, err := s.pool.Exec(ctx, deleteSeriesSQL, site, id)
+	if err != nil {
+		err = translate(err)
+		if errors.Is(err, ErrConflict) {
+			err = ErrBookmarked
+		}
+		return fmt.Errorf("store: delete series %s/%s: %w", site, id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("store: delete series %s/%s: %w", site, id, ErrNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+)
+
+func TestMigrationsGoUpDownAndUpAgain(t *testing.T) {
+	t.Parallel()
+	url := storetest.EmptyURL(t)
+	tables := func() int {
+		conn, err := pgx.Connect(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		var n int
+		err = conn.QueryRow(context.Background(), `SELECT count(*) FROM information_schema.tables
+			WHERE table_schema = 'public' AND table_name IN ('readers','reader_tokens','series','bookmarks',
+			'poll_lanes','poll_passes','poll_failures','owner_notices','login_links')`).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := store.Migrate(url); err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	if got := tables(); got != 9 {
+		t.Fatalf("after up: %d of 9 tables", got)
+	}
+	if err := store.MigrateDown(url); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	if got := tables(); got != 0 {
+		t.Fatalf("after down: %d tables remain", got)
+	}
+	if err := store.Migrate(url); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+	if got := tables(); got != 9 {
+		t.Fatalf("after up again: %d of 9 tables", got)
+	}
+}
+
+func TestALoginLinkWorksOnceAndOnlyBeforeItExpires(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	if err := s.CreateLoginLink(ctx, []byte("h1"), "owner", 1000, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateLoginLink(ctx, []byte("h2"), "owner", 1000, 0); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := s.ConsumeLoginLink(ctx, []byte("h1"), 999); err != nil || id != "owner" {
+		t.Fatalf("first use: %q %v", id, err)
+	}
+	if _, err := s.ConsumeLoginLink(ctx, []byte("h1"), 999); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("second use: want ErrNotFound, got %v", err)
+	}
+	if _, err := s.ConsumeLoginLink(ctx, []byte("h2"), 1000); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("expired use: want ErrNotFound, got %v", err)
+	}
+}
+
+func TestAReaderIsUpsertedOnEverySignIn(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "1", Name: "a"}, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "1", Name: "b"}, 20); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.GetReader(ctx, "1")
+	if err != nil || r.Name != "b" || r.CreatedAt != 10 || r.LastSeenAt != 20 {
+		t.Fatalf("got %+v %v", r, err)
+	}
+	if _, err := s.GetReader(ctx, "2"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("missing reader: %v", err)
+	}
+}
+
+func TestDeletingAnOrphanIsOneStatementAndABookmarkRefusesIt(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	for _, id := range []string{"orphan", "kept"} {
+		if err := s.CreateSeries(ctx, store.Series{Site: "novelfull", SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "r"}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddBookmark(ctx, "r", "novelfull", "kept", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Pool().Exec(ctx, `INSERT INTO poll_failures VALUES ('novelfull','orphan','not_found',5)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteSeries(ctx, "novelfull", "kept"); !errors.Is(err, store.ErrBookmarked) {
+		t.Fatalf("bookmarked delete: want ErrBookmarked, got %v", err)
+	}
+	if _, err := s.GetSeries(ctx, "novelfull", "kept"); err != nil {
+		t.Fatalf("bookmarked series lost: %v", err)
+	}
+	if err := s.DeleteSeries(ctx, "novelfull", "orphan"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM poll_failures`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("failure row not cascaded: %d %v", n, err)
+	}
+}
