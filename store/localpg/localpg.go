@@ -246,3 +246,23 @@ func lastLine(b []byte) string {
 	}
 	return s
 }
+
+// Existing are the servers a machine may already run (tried in order by the
+// test harness before it starts a cluster of its own).
+var Existing = []string{
+	"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable",
+	"postgres://postgres@:5432/postgres?host=/var/run/postgresql&sslmode=disable",
+}
+
+// Probe returns the first of urls whose server answers, or "".
+func Probe(ctx context.Context, urls []string, ping func(ctx context.Context, url string) error) string {
+	for _, u := range urls {
+		c, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := ping(c, u)
+		cancel()
+		if err == nil {
+			return u
+		}
+	}
+	return ""
+}

@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -24,13 +23,8 @@ import (
 	"github.com/peterldowns/pgtestdb"
 
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/localpg"
 )
-
-// Candidates are the servers tried, in order, when TEST_DATABASE_URL is unset.
-var Candidates = []string{
-	"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable",
-	"postgres://postgres@:5432/postgres?host=/var/run/postgresql&sslmode=disable",
-}
 
 var (
 	serverOnce sync.Once
@@ -52,16 +46,19 @@ func findServer() (string, error) {
 	if u := os.Getenv("TEST_DATABASE_URL"); u != "" {
 		return u, nil
 	}
-	for _, u := range Candidates {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		conn, err := pgx.Connect(ctx, u)
-		cancel()
-		if err == nil {
-			conn.Close(context.Background())
-			return u, nil
-		}
+	if u := localpg.Probe(context.Background(), localpg.Existing, Ping); u != "" {
+		return u, nil
 	}
 	return "", fmt.Errorf("no PostgreSQL for tests: set TEST_DATABASE_URL, start one on 127.0.0.1:5432, or run `make test` (it starts an embedded cluster)")
+}
+
+// Ping connects to url once.
+func Ping(ctx context.Context, url string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	return conn.Close(ctx)
 }
 
 // config turns the server URL into pgtestdb's shape.

@@ -1,0 +1,32 @@
+# mangabookmark — every target is a line or two you can read.
+GO ?= go
+
+.PHONY: run test generate check-generated bench demo lint fuzz
+
+run: ## the server with its database (embedded PostgreSQL when DATABASE_URL is unset)
+	$(GO) run ./cmd/mangabookmark serve
+
+test: check-generated ## the whole suite on real PostgreSQL, fuzz seed corpora included
+	$(GO) run ./cmd/mangabookmark testdb -- $(GO) test -race -count=1 ./...
+
+generate: ## regenerate templ output
+	$(GO) tool templ generate
+
+check-generated: ## fail when the committed _templ.go files are stale
+	@before=$$(cat $$(find components -name '*_templ.go' | sort) | sha256sum); \
+	$(GO) tool templ generate >/dev/null 2>&1; \
+	after=$$(cat $$(find components -name '*_templ.go' | sort) | sha256sum); \
+	if [ "$$before" != "$$after" ]; then echo "templ output was stale: regenerated it; review and commit the _templ.go files"; exit 1; fi
+
+bench: ## performance numbers live in benchmarks, never in timed tests
+	$(GO) run ./cmd/mangabookmark testdb -- $(GO) test -run '^$$' -bench . -benchmem ./...
+
+demo: ## six local stand-in Sites and a webhook sink
+	$(GO) run ./cmd/mangabookmark demo
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+
+fuzz: ## longer fuzzing of one target: make fuzz PKG=./adapters FUZZ=FuzzParseAsurascans
+	$(GO) test -run '^$$' -fuzz '$(FUZZ)' -fuzztime 60s $(PKG)

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+)
+
+// Secret holds a value that must never be logged, printed or rendered. Every
+// formatting path prints a fixed mask; Reveal is the one way out.
+type Secret string
+
+const mask = "[redacted]"
+
+func (s Secret) String() string              { return mask }
+func (s Secret) GoString() string            { return mask }
+func (s Secret) LogValue() slog.Value        { return slog.StringValue(mask) }
+func (s Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + mask + `"`), nil }
+func (s Secret) MarshalText() ([]byte, error) { return []byte(mask), nil }
+func (s Secret) Format(f fmt.State, _ rune)  { _, _ = f.Write([]byte(mask)) }
+
+// Reveal returns the secret's value for the one constructor that needs it.
+func (s Secret) Reveal() string { return string(s) }
+
+// Set reports whether the secret has a value.
+func (s Secret) Set() bool { return s != "" }
+
+// Config is every setting, read once at start from the environment.
+type Config struct {
+	DatabaseURL   Secret // may carry a password; unset = the embedded local cluster
+	DataDir       string // the local cluster, generated keys
+	ListenAddr    string
+	PublicBaseURL string
+
+	DiscordClientID     string
+	DiscordClientSecret Secret
+	DiscordGuildID      string
+	OwnerDiscordID      string
+
+	SessionKey Secret // unset: generated once and kept in DataDir
+	TokenKey   Secret // unset: generated once and kept in DataDir
+
+	BrowserWSURL      string
+	BrowserSites      string
+	SiteBaseURLs      string
+	DiscordWebhookURL Secret
+
+	LogLevel slog.Level
+}
+
+// LocalOwnerID is the owner's id when Discord OAuth is not configured.
+const LocalOwnerID = "local-owner"
+
+// OAuth reports whether Discord sign-in is configured.
+func (c Config) OAuth() bool { return c.DiscordClientID != "" }
+
+// loadConfig reads and validates the environment. A bad value stops the start
+// with one line naming the variable and what is wrong (never its value when
+// it is a secret).
+func loadConfig(getenv func(string) string) (Config, error) {
+	get := func(k, def string) string {
+		if v := strings.TrimSpace(getenv(k)); v != "" {
+			return v
+		}
+		return def
+	}
+	c := Config{
+		DatabaseURL:         Secret(get("DATABASE_URL", "")),
+		DataDir:             get("DATA_DIR", "var"),
+		ListenAddr:          get("LISTEN_ADDR", "127.0.0.1:8080"),
+		DiscordClientID:     get("DISCORD_CLIENT_ID", ""),
+		DiscordClientSecret: Secret(get("DISCORD_CLIENT_SECRET", "")),
+		DiscordGuildID:      get("DISCORD_GUILD_ID", ""),
+		OwnerDiscordID:      get("OWNER_DISCORD_ID", ""),
+		SessionKey:          Secret(get("SESSION_KEY", "")),
+		TokenKey:            Secret(get("TOKEN_KEY", "")),
+		BrowserWSURL:        get("BROWSER_WS_URL", ""),
+		BrowserSites:        get("BROWSER_SITES", "comix,kagane"),
+		SiteBaseURLs:        get("SITE_BASE_URLS", ""),
+		DiscordWebhookURL:   Secret(get("DISCORD_WEBHOOK_URL", "")),
+	}
+	var errs []error
+	bad := func(name, why string) { errs = append(errs, fmt.Errorf("%s: %s", name, why)) }
+
+	if c.DatabaseURL.Set() {
+		u, err := url.Parse(c.DatabaseURL.Reveal())
+		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			bad("DATABASE_URL", "must be a postgres:// URL")
+		}
+	}
+	c.DataDir = filepath.Clean(c.DataDir)
+	host, port, err := net.SplitHostPort(c.ListenAddr)
+	if err != nil || port == "" {
+		bad("LISTEN_ADDR", "must be host:port, e.g. 127.0.0.1:8080")
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	c.PublicBaseURL = strings.TrimRight(get("PUBLIC_BASE_URL", "http://"+net.JoinHostPort(host, port)), "/")
+	if u, err := url.Parse(c.PublicBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		bad("PUBLIC_BASE_URL", "must be an absolute http(s) URL such as https://bookmarks.example.org")
+	}
+	if c.OAuth() {
+		if !c.DiscordClientSecret.Set() {
+			bad("DISCORD_CLIENT_SECRET", "is required when DISCORD_CLIENT_ID is set")
+		}
+		if c.DiscordGuildID == "" {
+			bad("DISCORD_GUILD_ID", "is required when DISCORD_CLIENT_ID is set")
+		}
+		if c.OwnerDiscordID == "" {
+			bad("OWNER_DISCORD_ID", "is required when DISCORD_CLIENT_ID is set")
+		}
+	} else if c.OwnerDiscordID == "" {
+		c.OwnerDiscordID = LocalOwnerID
+	}
+	for _, id := range []struct{ name, v string }{{"DISCORD_GUILD_ID", c.DiscordGuildID}, {"OWNER_DISCORD_ID", c.OwnerDiscordID}} {
+		if id.v != "" && id.v != LocalOwnerID && !isSnowflake(id.v) {
+			bad(id.name, "must be a Discord id (digits only)")
+		}
+	}
+	for _, k := range []struct {
+		name string
+		v    Secret
+	}{{"SESSION_KEY", c.SessionKey}, {"TOKEN_KEY", c.TokenKey}} {
+		if k.v.Set() && len(k.v.Reveal()) < 32 {
+			bad(k.name, "must be at least 32 characters (e.g. `openssl rand -hex 32`)")
+		}
+	}
+	if c.BrowserWSURL != "" {
+		if u, err := url.Parse(c.BrowserWSURL); err != nil || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http") || u.Host == "" {
+			bad("BROWSER_WS_URL", "must be a ws:// address of the browser's remote debugging port")
+		}
+	}
+	if c.DiscordWebhookURL.Set() {
+		if u, err := url.Parse(c.DiscordWebhookURL.Reveal()); err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
+			bad("DISCORD_WEBHOOK_URL", "must be an absolute https URL (plain http only to a loopback host)")
+		}
+	}
+	switch strings.ToLower(get("LOG_LEVEL", "info")) {
+	case "debug":
+		c.LogLevel = slog.LevelDebug
+	case "info":
+		c.LogLevel = slog.LevelInfo
+	case "warn":
+		c.LogLevel = slog.LevelWarn
+	case "error":
+		c.LogLevel = slog.LevelError
+	default:
+		bad("LOG_LEVEL", "must be debug, info, warn or error")
+	}
+	return c, errors.Join(errs...)
+}
+
+func isSnowflake(s string) bool {
+	if len(s) == 0 || len(s) > 20 {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

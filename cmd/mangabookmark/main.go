@@ -1,0 +1,15 @@
+// Command mangabookmark is the server and its owner tools.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "mangabookmark:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/localpg"
+)
+
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// runServe starts the server and owns the shutdown order: stop accepting,
+// finish requests, stop the Lanes, close the pool, stop the local cluster.
+func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(stderr, cfg.LogLevel)
+
+	dbURL, stopDB, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer stopDB()
+	if err := store.Migrate(dbURL); err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	sessionKey, err := keyFor(cfg.SessionKey, cfg.DataDir, "session.key")
+	if err != nil {
+		return fmt.Errorf("SESSION_KEY: %w", err)
+	}
+	deps := handlers.Deps{
+		Store:         st,
+		Logger:        log,
+		Now:           time.Now,
+		PublicBaseURL: cfg.PublicBaseURL,
+		OwnerID:       cfg.OwnerDiscordID,
+		SessionKey:    sessionKey,
+	}
+	if cfg.OAuth() {
+		deps.Discord = &handlers.DiscordAuth{
+			ClientID:     cfg.DiscordClientID,
+			ClientSecret: cfg.DiscordClientSecret.Reveal(),
+			GuildID:      cfg.DiscordGuildID,
+			Endpoint:     handlers.DiscordEndpoint,
+			APIBase:      handlers.DiscordAPIBase,
+		}
+	}
+	if !cfg.DiscordWebhookURL.Set() {
+		log.Info("owner notices are off: DISCORD_WEBHOOK_URL is not set")
+	}
+	if cfg.BrowserWSURL == "" {
+		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites will not be polled", "browser_sites", cfg.BrowserSites)
+	}
+
+	srv := &http.Server{
+		Handler:           handlers.NewServer(deps),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("LISTEN_ADDR: cannot listen on %s: %w", cfg.ListenAddr, err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("listening", "addr", ln.Addr().String(), "public_base_url", cfg.PublicBaseURL)
+	fmt.Fprintf(stdout, "mangabookmark is running on %s\n", cfg.PublicBaseURL)
+
+	if !cfg.OAuth() {
+		link, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, cfg.OwnerDiscordID, time.Now())
+		if err != nil {
+			log.Error("could not create the owner sign-in link", "err", err)
+		} else {
+			fmt.Fprintf(stdout, "Discord sign-in is not configured. Owner sign-in link (single use, valid %s):\n  %s\n", handlers.LoginLinkTTL, link)
+		}
+	}
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("http server stopped: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		log.Warn("http shutdown did not finish cleanly", "err", err)
+	}
+	return nil
+}
+
+// openDatabase returns DATABASE_URL, or starts the embedded local cluster in
+// DATA_DIR/pg and returns its address. stop stops what was started.
+func openDatabase(ctx context.Context, cfg Config, log *slog.Logger) (url string, stop func(), err error) {
+	if cfg.DatabaseURL.Set() {
+		return cfg.DatabaseURL.Reveal(), func() {}, nil
+	}
+	bin, err := localpg.EnsureBinaries(ctx, log)
+	if err != nil {
+		return "", nil, err
+	}
+	cl, err := localpg.Start(ctx, localpg.Options{Dir: filepath.Join(cfg.DataDir, "pg"), BinDir: bin, Logger: log})
+	if err != nil {
+		return "", nil, err
+	}
+	stop = func() {
+		c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := cl.Stop(c); err != nil {
+			log.Warn("local PostgreSQL did not stop cleanly", "err", err)
+		}
+	}
+	if err := ensureDatabase(ctx, cl.URL("postgres"), "mangabookmark"); err != nil {
+		stop()
+		return "", nil, err
+	}
+	return cl.URL("mangabookmark"), stop, nil
+}
+
+func ensureDatabase(ctx context.Context, adminURL, name string) error {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return fmt.Errorf("local database: connect: %w", err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return fmt.Errorf("local database: %w", err)
+	}
+	if !exists {
+		// A database name cannot be a bound parameter; name is our constant.
+		if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+			return fmt.Errorf("local database: create %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// keyFor returns the configured key, or one generated once and kept (0600)
+// in the data directory so sessions survive restarts.
+func keyFor(configured Secret, dataDir, file string) ([]byte, error) {
+	if configured.Set() {
+		return []byte(configured.Reveal()), nil
+	}
+	p := filepath.Join(dataDir, file)
+	if b, err := os.ReadFile(p); err == nil {
+		k := strings.TrimSpace(string(b))
+		if len(k) >= 32 {
+			return []byte(k), nil
+		}
+		return nil, fmt.Errorf("%s holds a key shorter than 32 characters; delete it to generate a new one", p)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dataDir, err)
+	}
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	k := hex.EncodeToString(b)
+	if err := os.WriteFile(p, []byte(k+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("write %s: %w", p, err)
+	}
+	return []byte(k), nil
+}

@@ -1,0 +1,296 @@
+package handlers
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/gorilla/sessions"
+	"golang.org/x/oauth2"
+
+	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/store"
+)
+
+// auth holds the sign-in machinery built once by NewServer.
+type auth struct {
+	d       Deps
+	cookies *sessions.CookieStore
+	oauth   *oauth2.Config
+	client  *http.Client
+}
+
+func newAuth(d Deps) *auth {
+	secure := false
+	if u, err := url.Parse(d.PublicBaseURL); err == nil && u.Scheme == "https" {
+		secure = true
+	}
+	a := &auth{d: d, cookies: newCookieStore(d.SessionKey, secure), client: &http.Client{Timeout: 10 * time.Second}}
+	if d.Discord != nil {
+		a.oauth = &oauth2.Config{
+			ClientID:     d.Discord.ClientID,
+			ClientSecret: d.Discord.ClientSecret,
+			Endpoint:     d.Discord.Endpoint,
+			RedirectURL:  d.PublicBaseURL + "/auth/discord/callback",
+			Scopes:       []string{"identify", "guilds"},
+		}
+	}
+	return a
+}
+
+// loadViewer puts the signed-in Reader (if any) into the request context.
+func (a *auth) loadViewer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sess, _ := a.cookies.Get(r, sessionName)
+		id, _ := sess.Values["uid"].(string)
+		name, _ := sess.Values["name"].(string)
+		if id != "" {
+			r = r.WithContext(withViewer(r.Context(), components.Viewer{ID: id, Name: name, IsOwner: id == a.d.OwnerID}))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requireReader sends anonymous visitors to sign in.
+func (a *auth) requireReader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if viewerFrom(r.Context()).ID == "" {
+			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requireOwner is the owner gate on every /admin route: anonymous → sign in,
+// signed in but not the owner → 403.
+func (a *auth) requireOwner(next http.Handler) http.Handler {
+	return a.requireReader(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !viewerFrom(r.Context()).IsOwner {
+			fail(w, r, a.d.Logger, http.StatusForbidden, "This page is for the owner of this server.")
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
+}
+
+func (a *auth) signIn(w http.ResponseWriter, r *http.Request, rd store.Reader) error {
+	if err := a.d.Store.UpsertReader(r.Context(), rd, a.d.now().UnixMilli()); err != nil {
+		return err
+	}
+	sess, _ := a.cookies.Get(r, sessionName)
+	sess.Values["uid"] = rd.DiscordID
+	sess.Values["name"] = rd.Name
+	return sess.Save(r, w)
+}
+
+func (a *auth) handleLoginPage() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		render(w, r, a.d.Logger, http.StatusOK, components.LoginPage(a.oauth != nil, url.QueryEscape(safeNext(r.URL.Query().Get("next"))), ""))
+	})
+}
+
+func (a *auth) handleLogout() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sess, _ := a.cookies.Get(r, sessionName)
+		sess.Options.MaxAge = -1
+		_ = sess.Save(r, w)
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+	})
+}
+
+// --- Discord OAuth2 (authorization code with state and PKCE) ---
+
+func (a *auth) handleDiscordStart() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.oauth == nil {
+			fail(w, r, a.d.Logger, http.StatusNotFound, "Discord sign-in is not configured on this server.")
+			return
+		}
+		state, verifier := randomToken(), oauth2.GenerateVerifier()
+		sess, _ := a.cookies.New(r, oauthName)
+		sess.Options = &sessions.Options{Path: "/auth/", MaxAge: 600, HttpOnly: true, Secure: a.cookies.Options.Secure, SameSite: http.SameSiteLaxMode}
+		sess.Values["state"], sess.Values["verifier"], sess.Values["next"] = state, verifier, safeNext(r.URL.Query().Get("next"))
+		if err := sess.Save(r, w); err != nil {
+			a.d.Logger.Error("oauth start: save state", "err", err)
+			fail(w, r, a.d.Logger, http.StatusInternalServerError, "Sign-in could not start. Try again.")
+			return
+		}
+		http.Redirect(w, r, a.oauth.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier)), http.StatusFound)
+	})
+}
+
+type discordUser struct {
+	ID         string `json:"id"`
+	Username   string `json:"username"`
+	GlobalName string `json:"global_name"`
+	Avatar     string `json:"avatar"`
+}
+
+func (a *auth) handleDiscordCallback() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log := a.d.Logger
+		if a.oauth == nil {
+			fail(w, r, log, http.StatusNotFound, "Discord sign-in is not configured on this server.")
+			return
+		}
+		sess, _ := a.cookies.Get(r, oauthName)
+		state, _ := sess.Values["state"].(string)
+		verifier, _ := sess.Values["verifier"].(string)
+		next, _ := sess.Values["next"].(string)
+		// Spend the state whatever happens next: it is single use.
+		sess.Options.MaxAge = -1
+		_ = sess.Save(r, w)
+		q := r.URL.Query()
+		if state == "" || q.Get("state") != state {
+			fail(w, r, log, http.StatusBadRequest, "This sign-in attempt expired or did not start here. Start again from the sign-in page.")
+			return
+		}
+		if q.Get("error") != "" || q.Get("code") == "" {
+			fail(w, r, log, http.StatusBadRequest, "Discord did not complete the sign-in. Start again from the sign-in page.")
+			return
+		}
+		ctx := context.WithValue(r.Context(), oauth2.HTTPClient, a.client)
+		tok, err := a.oauth.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+		if err != nil {
+			log.Warn("oauth: code exchange failed", "err", redactOAuthErr(err))
+			fail(w, r, log, http.StatusBadGateway, "Discord did not accept the sign-in. Try again.")
+			return
+		}
+		var u discordUser
+		if err := a.discordGet(ctx, tok, "/users/@me", &u); err != nil || u.ID == "" {
+			log.Warn("oauth: read user failed", "err", err)
+			fail(w, r, log, http.StatusBadGateway, "Discord did not say who you are. Try again.")
+			return
+		}
+		var guilds []struct {
+			ID string `json:"id"`
+		}
+		if err := a.discordGet(ctx, tok, "/users/@me/guilds", &guilds); err != nil {
+			log.Warn("oauth: read guilds failed", "err", err)
+			fail(w, r, log, http.StatusBadGateway, "Discord did not list your servers. Try again.")
+			return
+		}
+		member := false
+		for _, g := range guilds {
+			member = member || g.ID == a.d.Discord.GuildID
+		}
+		if !member {
+			log.Info("sign-in refused: not a member of the guild", "discord_id", u.ID)
+			fail(w, r, log, http.StatusForbidden, "This server is for members of one Discord server, and your account is not in it.")
+			return
+		}
+		name := u.GlobalName
+		if name == "" {
+			name = u.Username
+		}
+		avatar := ""
+		if u.Avatar != "" {
+			avatar = "https://cdn.discordapp.com/avatars/" + url.PathEscape(u.ID) + "/" + url.PathEscape(u.Avatar) + ".png"
+		}
+		if err := a.signIn(w, r, store.Reader{DiscordID: u.ID, Name: name, AvatarURL: avatar}); err != nil {
+			log.Error("sign-in: record reader", "err", err)
+			fail(w, r, log, http.StatusInternalServerError, "Sign-in could not be recorded. Try again.")
+			return
+		}
+		log.Info("signed in", "discord_id", u.ID, "via", "discord")
+		http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
+	})
+}
+
+func (a *auth) discordGet(ctx context.Context, tok *oauth2.Token, path string, into any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.d.Discord.APIBase+path, nil)
+	if err != nil {
+		return errors.New("build request")
+	}
+	tok.SetAuthHeader(req)
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("discord %s: transport failure", path)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("discord %s: status %d", path, resp.StatusCode)
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(into); err != nil {
+		return fmt.Errorf("discord %s: malformed answer", path)
+	}
+	return nil
+}
+
+// redactOAuthErr keeps the token endpoint's address and body (which may echo
+// the client secret) out of logs: only the error's kind survives.
+func redactOAuthErr(err error) string {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		return fmt.Sprintf("token endpoint answered %d %s", re.Response.StatusCode, re.ErrorCode)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return "token endpoint unreachable: " + ue.Op
+	}
+	return "token exchange failed"
+}
+
+// --- One-time owner sign-in links (local mode) ---
+
+// LoginLinkTTL is how long a printed sign-in link stays valid.
+const LoginLinkTTL = 15 * time.Minute
+
+// NewLoginLink stores a single-use owner sign-in link and returns its full URL.
+func NewLoginLink(ctx context.Context, s *store.Store, baseURL, ownerID string, now time.Time) (string, error) {
+	tok := randomToken()
+	if err := s.CreateLoginLink(ctx, hashToken(tok), ownerID, now.Add(LoginLinkTTL).UnixMilli(), now.UnixMilli()); err != nil {
+		return "", err
+	}
+	return baseURL + "/login/" + tok, nil
+}
+
+func (a *auth) handleLinkPage() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		render(w, r, a.d.Logger, http.StatusOK, components.LinkLoginPage("/login/"+url.PathEscape(chi.URLParam(r, "token"))))
+	})
+}
+
+func (a *auth) handleLinkSignIn() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log := a.d.Logger
+		id, err := a.d.Store.ConsumeLoginLink(r.Context(), hashToken(chi.URLParam(r, "token")), a.d.now().UnixMilli())
+		if errors.Is(err, store.ErrNotFound) {
+			render(w, r, log, http.StatusForbidden, components.LoginPage(a.oauth != nil, "", "This sign-in link was already used or has expired. Restart the server for a new one."))
+			return
+		}
+		if err != nil {
+			log.Error("sign-in link", "err", err)
+			fail(w, r, log, http.StatusInternalServerError, "Sign-in could not be checked. Try again.")
+			return
+		}
+		if err := a.signIn(w, r, store.Reader{DiscordID: id, Name: "Owner"}); err != nil {
+			log.Error("sign-in: record reader", "err", err)
+			fail(w, r, log, http.StatusInternalServerError, "Sign-in could not be recorded. Try again.")
+			return
+		}
+		log.Info("signed in", "discord_id", id, "via", "link")
+		http.Redirect(w, r, "/admin", http.StatusSeeOther)
+	})
+}
+
+func randomToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func hashToken(tok string) []byte {
+	h := sha256.Sum256([]byte(tok))
+	return h[:]
+}

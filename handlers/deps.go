@@ -1,0 +1,57 @@
+// Package handlers is the HTTP surface: one routes.go holds the whole route
+// table; handlers are maker functions that parse, call the store, build a
+// view model and render a templ component.
+package handlers
+
+import (
+	"log/slog"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/mangabookmark/mangabookmark/store"
+)
+
+// Deps is everything the server needs, passed explicitly. NewServer starts
+// nothing.
+type Deps struct {
+	Store  *store.Store
+	Logger *slog.Logger
+	Now    func() time.Time
+
+	PublicBaseURL string // absolute, no trailing slash
+	OwnerID       string // OWNER_DISCORD_ID (or the local owner id)
+
+	// SessionKey derives the cookie keys (at least 32 bytes).
+	SessionKey []byte
+
+	// Discord is nil when OAuth is not configured (local mode: one-time links).
+	Discord *DiscordAuth
+}
+
+// DiscordAuth configures sign-in with Discord. Endpoint and APIBase are the
+// real Discord addresses in production and a fake provider in tests.
+type DiscordAuth struct {
+	ClientID     string
+	ClientSecret string
+	GuildID      string
+	Endpoint     oauth2.Endpoint
+	APIBase      string // e.g. https://discord.com/api/v10
+}
+
+// DiscordEndpoint is Discord's OAuth2 endpoint.
+var DiscordEndpoint = oauth2.Endpoint{
+	AuthURL:   "https://discord.com/oauth2/authorize",
+	TokenURL:  "https://discord.com/api/oauth2/token",
+	AuthStyle: oauth2.AuthStyleInParams,
+}
+
+// DiscordAPIBase is Discord's REST API.
+const DiscordAPIBase = "https://discord.com/api/v10"
+
+func (d Deps) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}

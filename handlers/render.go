@@ -1,0 +1,46 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/a-h/templ"
+
+	"github.com/mangabookmark/mangabookmark/components"
+)
+
+// render writes a component buffered, so a render error becomes a clean 500
+// rather than half a page.
+func render(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, c templ.Component) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		log.Error("render failed", "path", routePattern(r), "err", err)
+		http.Error(w, "Something went wrong while drawing this page.", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Add("Vary", "HX-Request")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// fail renders the plain error page: one heading, one sentence, never an
+// internal error string.
+func fail(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, sentence string) {
+	render(w, r, log, status, components.ErrorPage(viewerFrom(r.Context()), http.StatusText(status), sentence))
+}
+
+type viewerKey struct{}
+
+func withViewer(ctx context.Context, v components.Viewer) context.Context {
+	return context.WithValue(ctx, viewerKey{}, v)
+}
+
+// viewerFrom is who the session says is signed in (zero when nobody).
+func viewerFrom(ctx context.Context) components.Viewer {
+	v, _ := ctx.Value(viewerKey{}).(components.Viewer)
+	return v
+}

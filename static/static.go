@@ -1,0 +1,67 @@
+// Package static serves the embedded assets (htmx, vendored from its npm
+// package, and the stylesheet) under content-hashed URLs, so browsers may
+// cache them for a year and a new build is never served stale.
+package static
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+)
+
+//go:embed vendor css
+var files embed.FS
+
+// HTMX is the vendored htmx build (npm package htmx.org).
+const HTMX = "vendor/htmx-2.0.11.min.js"
+
+// CSS is the one stylesheet.
+const CSS = "css/app.css"
+
+var hashes = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	_ = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := files.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		m[p] = hex.EncodeToString(sum[:])[:12]
+		return nil
+	})
+	return m
+})
+
+// URL is the cache-busting address of an embedded file: /static/<hash>/<name>.
+func URL(name string) string {
+	return "/static/" + hashes()[name] + "/" + name
+}
+
+// Handler serves /static/<hash>/<name>. A current hash is cached as
+// immutable; an old or missing one still serves the file but is revalidated.
+func Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rest := strings.TrimPrefix(r.URL.Path, "/static/")
+		hash, name, ok := strings.Cut(rest, "/")
+		name = path.Clean(name)
+		want, known := hashes()[name]
+		if !ok || !known {
+			http.NotFound(w, r)
+			return
+		}
+		if hash == want {
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			w.Header().Set("Cache-Control", "no-cache")
+		}
+		http.ServeFileFS(w, r, files, name)
+	})
+}
