@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+)
+
+const marker = "SECRETMARKER"
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// withPassword puts a password marker into a database URL: trust auth never
+// asks for it, so the server starts, and the marker must still never print.
+func withPassword(u string) string {
+	return strings.Replace(u, "@", ":"+marker+"-dbpass@", 1)
+}
+
+func TestSecretsNeverReachALogLineOrAPage(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	env := map[string]string{
+		"DATABASE_URL":          withPassword(storetest.URL(t)),
+		"DATA_DIR":              t.TempDir(),
+		"LISTEN_ADDR":           addr,
+		"DISCORD_CLIENT_ID":     "1234",
+		"DISCORD_CLIENT_SECRET": marker + "-client-secret",
+		"DISCORD_GUILD_ID":      "111",
+		"OWNER_DISCORD_ID":      "900",
+		"SESSION_KEY":           marker + "-session-key-0123456789abcdef",
+		"TOKEN_KEY":             marker + "-token-key-0123456789abcdefgh",
+		"DISCORD_WEBHOOK_URL":   "https://discord.example/api/webhooks/1/" + marker + "-webhook",
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"mangabookmark"}, func(k string) string { return env[k] }, nil, &stdout, &stderr)
+	}()
+	base := "http://" + addr
+	waitHealthy(t, base, done)
+
+	var pages strings.Builder
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, Timeout: 5 * time.Second}
+	for _, p := range []string{"/", "/login", "/login/discord", "/auth/discord/callback?code=x&state=forged", "/admin", "/no-such-page", "/login/not-a-token", "/healthz"} {
+		resp, err := noRedirect.Get(base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fmt.Fprintf(&pages, "%s %d %v\n%s\n", p, resp.StatusCode, resp.Header, b)
+	}
+	resp, err := noRedirect.PostForm(base+"/login/not-a-token", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	pages.Write(b)
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	for name, text := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "pages": pages.String()} {
+		if strings.Contains(text, marker) {
+			t.Errorf("a secret reached %s:\n%s", name, text)
+		}
+	}
+	if !strings.Contains(stderr.String(), "shutting down") {
+		t.Errorf("no shutdown line in the log:\n%s", stderr.String())
+	}
+}
+
+func TestABadSettingStopsTheStartWithOneLineNamingIt(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"a listen address without a port", map[string]string{"LISTEN_ADDR": "localhost"}, "LISTEN_ADDR"},
+		{"a public address that is not http(s)", map[string]string{"PUBLIC_BASE_URL": "ftp://x"}, "PUBLIC_BASE_URL"},
+		{"a short session key", map[string]string{"SESSION_KEY": marker}, "SESSION_KEY"},
+		{"a short token key", map[string]string{"TOKEN_KEY": marker}, "TOKEN_KEY"},
+		{"a webhook over plain http to another host", map[string]string{"DISCORD_WEBHOOK_URL": "http://discord.example/" + marker}, "DISCORD_WEBHOOK_URL"},
+		{"a database address that is not postgres", map[string]string{"DATABASE_URL": "mysql://u:" + marker + "@h/db"}, "DATABASE_URL"},
+		{"OAuth without its secret", map[string]string{"DISCORD_CLIENT_ID": "1", "DISCORD_GUILD_ID": "2", "OWNER_DISCORD_ID": "3"}, "DISCORD_CLIENT_SECRET"},
+		{"an owner id that is not a Discord id", map[string]string{"OWNER_DISCORD_ID": "bob"}, "OWNER_DISCORD_ID"},
+		{"a browser address that is not ws", map[string]string{"BROWSER_WS_URL": "chrome"}, "BROWSER_WS_URL"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var out, errw bytes.Buffer
+			err := run(context.Background(), []string{"mangabookmark", "serve"}, func(k string) string { return c.env[k] }, nil, &out, &errw)
+			if err == nil {
+				t.Fatal("the server started")
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, c.want+":") || strings.Count(msg, "\n") != 0 {
+				t.Fatalf("error %q: want one line starting with %s", msg, c.want)
+			}
+			if strings.Contains(msg, marker) || strings.Contains(out.String()+errw.String(), marker) {
+				t.Fatalf("the error printed a secret: %q", msg)
+			}
+		})
+	}
+}
+
+func TestSecretsFormatAsAMaskEverywhere(t *testing.T) {
+	t.Parallel()
+	s := Secret(marker)
+	cfg := Config{SessionKey: s, DiscordClientSecret: s, TokenKey: s, DiscordWebhookURL: s, DatabaseURL: s}
+	for _, text := range []string{fmt.Sprint(s), fmt.Sprintf("%v %+v %#v %s %q %x", s, cfg, cfg, s, s, s)} {
+		if strings.Contains(text, marker) {
+			t.Fatalf("formatted a secret: %s", text)
+		}
+	}
+	if s.Reveal() != marker {
+		t.Fatal("Reveal lost the value")
+	}
+}
+
+func TestAnUnknownCommandIsAClearError(t *testing.T) {
+	t.Parallel()
+	err := run(context.Background(), []string{"mangabookmark", "frobnicate"}, func(string) string { return "" }, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `unknown command "frobnicate"`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func waitHealthy(t *testing.T, base string, done <-chan error) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-done:
+			t.Fatalf("run stopped early: %v", err)
+		default:
+		}
+		if resp, err := http.Get(base + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the server never became healthy")
+}

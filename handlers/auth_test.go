@@ -1,0 +1,370 @@
+package handlers_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+)
+
+const (
+	guildID = "111"
+	ownerID = "900"
+)
+
+// fakeDiscord is a loopback OAuth2 provider that checks PKCE like Discord.
+type fakeDiscord struct {
+	srv       *httptest.Server
+	mu        sync.Mutex
+	challenge map[string]string // code → S256 challenge
+	userID    string
+	guilds    []string
+	secret    string
+}
+
+func newFakeDiscord(t *testing.T, userID string, guilds ...string) *fakeDiscord {
+	f := &fakeDiscord{challenge: map[string]string{}, userID: userID, guilds: guilds, secret: "client-secret"}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("state") == "" {
+			http.Error(w, "missing pkce or state", http.StatusBadRequest)
+			return
+		}
+		code := "code-" + q.Get("state")[:8]
+		f.mu.Lock()
+		f.challenge[code] = q.Get("code_challenge")
+		f.mu.Unlock()
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+	})
+	mux.HandleFunc("POST /token", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		f.mu.Lock()
+		want, ok := f.challenge[r.PostForm.Get("code")]
+		delete(f.challenge, r.PostForm.Get("code"))
+		f.mu.Unlock()
+		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+		if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != want || r.PostForm.Get("client_secret") != f.secret {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"error":"invalid_grant"}`)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"access_token":"at-1","token_type":"Bearer","expires_in":3600}`)
+	})
+	mux.HandleFunc("GET /api/users/@me", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer at-1" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]string{"id": f.userID, "username": "reader" + f.userID, "global_name": "Reader " + f.userID})
+	})
+	mux.HandleFunc("GET /api/users/@me/guilds", func(w http.ResponseWriter, r *http.Request) {
+		var gs []map[string]string
+		for _, g := range f.guilds {
+			gs = append(gs, map[string]string{"id": g})
+		}
+		_ = json.NewEncoder(w).Encode(gs)
+	})
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+type site struct {
+	srv   *httptest.Server
+	store *store.Store
+	logs  *strings.Builder
+}
+
+// newSite serves the real router on loopback over a fresh database.
+func newSite(t *testing.T, discord *fakeDiscord) *site {
+	t.Helper()
+	st := storetest.New(t)
+	logs := &strings.Builder{}
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, logs}, nil))
+	s := &site{store: st, logs: logs}
+	var h http.Handler
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	t.Cleanup(s.srv.Close)
+	d := handlers.Deps{Store: st, Logger: log, PublicBaseURL: s.srv.URL, OwnerID: ownerID, SessionKey: []byte(strings.Repeat("k", 32))}
+	if discord != nil {
+		d.Discord = &handlers.DiscordAuth{
+			ClientID: "client", ClientSecret: discord.secret, GuildID: guildID,
+			Endpoint: oauthEndpoint(discord.srv.URL), APIBase: discord.srv.URL + "/api",
+		}
+	}
+	h = handlers.NewServer(d)
+	return s
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *strings.Builder
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func client(t *testing.T) *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, Timeout: 10 * time.Second}
+}
+
+func doc(t *testing.T, resp *http.Response) *goquery.Document {
+	t.Helper()
+	defer resp.Body.Close()
+	d, err := goquery.NewDocumentFromReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestDiscordSignInWithStateAndPKCESignsInAGuildMember(t *testing.T) {
+	t.Parallel()
+	f := newFakeDiscord(t, ownerID, "5", guildID)
+	s := newSite(t, f)
+	c := client(t)
+	resp, err := c.Get(s.srv.URL + "/login/discord?next=/admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := doc(t, resp)
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/admin" {
+		t.Fatalf("landed on %s with %d", resp.Request.URL, resp.StatusCode)
+	}
+	if d.Find(`[data-testid="verdict"]`).Length() != 1 {
+		t.Fatalf("the owner did not reach /admin")
+	}
+	r, err := s.store.GetReader(context.Background(), ownerID)
+	if err != nil || r.Name != "Reader "+ownerID {
+		t.Fatalf("reader row: %+v %v", r, err)
+	}
+}
+
+func TestDiscordSignInRefusesSomeoneOutsideTheGuild(t *testing.T) {
+	t.Parallel()
+	f := newFakeDiscord(t, "42", "5")
+	s := newSite(t, f)
+	resp, err := client(t).Get(s.srv.URL + "/login/discord")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := doc(t, resp)
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(d.Find(`[data-testid="error-message"]`).Text(), "not in it") {
+		t.Fatalf("status %d, message %q", resp.StatusCode, d.Find(`[data-testid="error-message"]`).Text())
+	}
+	if _, err := s.store.GetReader(context.Background(), "42"); err == nil {
+		t.Fatalf("a non-member was recorded as a reader")
+	}
+}
+
+func TestACallbackWithAForeignStateIsRefused(t *testing.T) {
+	t.Parallel()
+	f := newFakeDiscord(t, ownerID, guildID)
+	s := newSite(t, f)
+	c := client(t)
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := c.Get(s.srv.URL + "/login/discord")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	resp, err = c.Get(s.srv.URL + "/auth/discord/callback?code=x&state=forged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("forged state: status %d", resp.StatusCode)
+	}
+}
+
+func TestAWrongPKCEVerifierFailsTheExchange(t *testing.T) {
+	t.Parallel()
+	f := newFakeDiscord(t, ownerID, guildID)
+	s := newSite(t, f)
+	c := client(t)
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := c.Get(s.srv.URL + "/login/discord")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	authURL, _ := url.Parse(resp.Header.Get("Location"))
+	q := authURL.Query()
+	q.Set("code_challenge", "not-the-challenge")
+	authURL.RawQuery = q.Encode()
+	resp, err = c.Get(authURL.String()) // the provider redirects back with a code bound to a wrong challenge
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	resp, err = c.Get(resp.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("status %d, want 502", resp.StatusCode)
+	}
+	if strings.Contains(s.logs.String(), f.secret) {
+		t.Fatalf("the client secret reached a log line")
+	}
+}
+
+func TestTheOwnerGateRedirectsAnonymousVisitorsAndRefusesOtherReaders(t *testing.T) {
+	t.Parallel()
+	f := newFakeDiscord(t, "42", guildID) // a member, not the owner
+	s := newSite(t, f)
+	anon := client(t)
+	anon.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := anon.Get(s.srv.URL + "/admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login?next=") {
+		t.Fatalf("anonymous: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	c := client(t)
+	resp, err = c.Get(s.srv.URL + "/login/discord")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	resp, err = c.Get(s.srv.URL + "/admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("non-owner: %d", resp.StatusCode)
+	}
+}
+
+func TestAOneTimeLinkSignsTheOwnerInOnceAndOnlyOnce(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, nil)
+	link, err := handlers.NewLoginLink(context.Background(), s.store, s.srv.URL, ownerID, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(link, s.srv.URL+"/login/") {
+		t.Fatalf("link %q", link)
+	}
+	c := client(t)
+	resp, err := c.Get(link) // a GET only shows the button: previews cannot spend it
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	resp, err = c.PostForm(link, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := doc(t, resp)
+	if resp.Request.URL.Path != "/admin" || d.Find(`[data-testid="verdict"]`).Length() != 1 {
+		t.Fatalf("first use landed on %s (%d)", resp.Request.URL, resp.StatusCode)
+	}
+	resp, err = client(t).PostForm(link, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("second use: %d", resp.StatusCode)
+	}
+	if strings.Contains(s.logs.String(), strings.TrimPrefix(link, s.srv.URL+"/login/")) {
+		t.Fatalf("the sign-in token reached a log line")
+	}
+}
+
+func TestACrossOriginPostIsRefused(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, nil)
+	for _, h := range []map[string]string{
+		{"Sec-Fetch-Site": "cross-site"},
+		{"Origin": "https://evil.example"},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, s.srv.URL+"/logout", nil)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("%v: status %d, want 403", h, resp.StatusCode)
+		}
+	}
+}
+
+func TestHealthzFollowsTheDatabase(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, nil)
+	resp, err := http.Get(s.srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthy: %d", resp.StatusCode)
+	}
+	s.store.Close()
+	resp, err = http.Get(s.srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("database closed: %d", resp.StatusCode)
+	}
+}
+
+func TestStaticAssetsAreServedWithLongLivedCacheHeaders(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, nil)
+	resp, err := client(t).Get(s.srv.URL + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := doc(t, resp)
+	src, _ := d.Find("script[src]").Attr("src")
+	if !strings.Contains(src, "htmx-2.0.11") {
+		t.Fatalf("htmx script %q", src)
+	}
+	resp, err = http.Get(s.srv.URL + src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") || !strings.Contains(string(body), "htmx") {
+		t.Fatalf("asset: %d %q", resp.StatusCode, resp.Header.Get("Cache-Control"))
+	}
+}

@@ -1,0 +1,97 @@
+package localpg_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mangabookmark/mangabookmark/store/localpg"
+)
+
+func TestTheLocalClusterInitialisesOnceAndKeepsItsDataAcrossRestarts(t *testing.T) {
+	bin, err := localpg.FindBinaries()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI must have PostgreSQL binaries: %v", err)
+		}
+		t.Skipf("no PostgreSQL binaries here: %v", err)
+	}
+	parent, err := os.MkdirTemp("", "localpg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	// The cluster runs as the postgres user when we are root: it must be able to enter the parent.
+	if err := os.Chmod(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(parent, "var", "pg")
+	ctx := context.Background()
+
+	exec := func(c *localpg.Cluster, sql string) {
+		t.Helper()
+		conn, err := pgx.Connect(ctx, c.URL("postgres"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := localpg.Start(ctx, localpg.Options{Dir: dir, BinDir: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec(c, `CREATE TABLE kept (v int); INSERT INTO kept VALUES (42)`)
+
+	// A second process on the same directory attaches and leaves the server running.
+	attached, err := localpg.Start(ctx, localpg.Options{Dir: dir, BinDir: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if attached.Port() != c.Port() {
+		t.Fatalf("attached to port %d, server on %d", attached.Port(), c.Port())
+	}
+	if err := attached.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	exec(c, `SELECT 1`) // still up
+
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, err = localpg.Start(ctx, localpg.Options{Dir: dir, BinDir: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop(ctx)
+	conn, err := pgx.Connect(ctx, c.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var v int
+	if err := conn.QueryRow(ctx, `SELECT v FROM kept`).Scan(&v); err != nil || v != 42 {
+		t.Fatalf("data lost across restart: %d %v", v, err)
+	}
+}
+
+func TestARootDataDirectoryThePostgresUserCannotEnterIsAClearError(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root hands the cluster to the postgres user")
+	}
+	bin, err := localpg.FindBinaries()
+	if err != nil {
+		t.Skip("no PostgreSQL binaries")
+	}
+	parent := t.TempDir() // 0700, owned by root
+	_, err = localpg.Start(context.Background(), localpg.Options{Dir: filepath.Join(parent, "pg"), BinDir: bin})
+	if err == nil || !filepath.IsAbs(parent) || !strings.Contains(err.Error(), "DATA_DIR") {
+		t.Fatalf("want an error naming DATA_DIR, got %v", err)
+	}
+}
