@@ -24,6 +24,8 @@ type Deps struct {
 
 	// SessionKey derives the cookie keys (at least 32 bytes).
 	SessionKey []byte
+	// TokenKey keys the HMAC under which userscript tokens are stored.
+	TokenKey []byte
 
 	// Discord is nil when OAuth is not configured (local mode: one-time links).
 	Discord *DiscordAuth

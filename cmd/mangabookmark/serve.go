@@ -53,6 +53,10 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 	if err != nil {
 		return fmt.Errorf("SESSION_KEY: %w", err)
 	}
+	tokenKey, err := keyFor(cfg.TokenKey, cfg.DataDir, "token.key")
+	if err != nil {
+		return fmt.Errorf("TOKEN_KEY: %w", err)
+	}
 	deps := handlers.Deps{
 		Store:         st,
 		Logger:        log,
@@ -60,6 +64,7 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		PublicBaseURL: cfg.PublicBaseURL,
 		OwnerID:       cfg.OwnerDiscordID,
 		SessionKey:    sessionKey,
+		TokenKey:      tokenKey,
 	}
 	if cfg.OAuth() {
 		deps.Discord = &handlers.DiscordAuth{
