@@ -1,0 +1,109 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+)
+
+func seedBookmarks(t *testing.T, s *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "r"}, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a", "b"} {
+		if err := s.CreateSeries(ctx, store.Series{Site: "novelfull", SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddBookmark(ctx, "r", "novelfull", id, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Pool().Exec(ctx, `UPDATE series SET latest_chapter_num = 12.5 WHERE series_id = 'b'`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestProgressNeverMovesBackwardsUnlessAsked(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	seedBookmarks(t, s)
+	ctx := context.Background()
+	steps := []struct {
+		num       string
+		backwards bool
+		want      store.ProgressResult
+		stored    string
+	}{
+		{"10", false, store.ProgressMoved, "10"},
+		{"10", false, store.ProgressUnchanged, "10"}, // idempotent
+		{"9.5", false, store.ProgressUnchanged, "10"},
+		{"12.5", false, store.ProgressMoved, "12.5"},
+		{"3", true, store.ProgressMoved, "3"},
+	}
+	for _, st := range steps {
+		got, err := s.SetProgress(ctx, "r", "novelfull", "a", st.num, "", st.backwards, 2)
+		if err != nil || got != st.want {
+			t.Fatalf("SetProgress(%s, backwards=%v) = %v, %v; want %v", st.num, st.backwards, got, err, st.want)
+		}
+		bs, _ := s.ListBookmarks(ctx, "r")
+		for _, b := range bs {
+			if b.SeriesID == "a" && (b.Progress == nil || *b.Progress != st.stored) {
+				t.Fatalf("after %s: progress %v, want %s", st.num, b.Progress, st.stored)
+			}
+		}
+	}
+	if _, err := s.SetProgress(ctx, "r", "novelfull", "nope", "1", "", false, 2); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("no bookmark: %v", err)
+	}
+}
+
+func TestBookmarksWithANewChapterComeFirst(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	seedBookmarks(t, s)
+	ctx := context.Background()
+	bs, err := s.ListBookmarks(ctx, "r")
+	if err != nil || len(bs) != 2 {
+		t.Fatalf("%v %v", bs, err)
+	}
+	if bs[0].SeriesID != "b" || !bs[0].New || bs[1].New {
+		t.Fatalf("order/ember wrong: %+v", bs)
+	}
+	if _, err := s.SetProgress(ctx, "r", "novelfull", "b", "12.5", "", false, 3); err != nil {
+		t.Fatal(err)
+	}
+	bs, _ = s.ListBookmarks(ctx, "r")
+	for _, b := range bs {
+		if b.New {
+			t.Fatalf("caught up but still new: %+v", b)
+		}
+	}
+}
+
+func TestATokenFindsItsReaderUntilRevoked(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	seedBookmarks(t, s)
+	ctx := context.Background()
+	id, err := s.CreateToken(ctx, "r", []byte("hash"), "phone", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if who, err := s.ReaderByToken(ctx, []byte("hash"), 2); err != nil || who != "r" {
+		t.Fatalf("%q %v", who, err)
+	}
+	if err := s.RevokeToken(ctx, "someone-else", id); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("another reader revoked it: %v", err)
+	}
+	if err := s.RevokeToken(ctx, "r", id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReaderByToken(ctx, []byte("hash"), 3); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("revoked token still works: %v", err)
+	}
+}

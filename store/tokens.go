@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// Token is a userscript token as the Reader sees it (never its value).
+type Token struct {
+	ID         int64  `db:"id"`
+	Label      string `db:"label"`
+	CreatedAt  int64  `db:"created_at"`
+	LastUsedAt int64  `db:"last_used_at"`
+}
+
+const createTokenSQL = `INSERT INTO reader_tokens (reader_id, token_hash, label, created_at) VALUES ($1, $2, $3, $4) RETURNING id`
+
+// CreateToken stores a userscript token by its keyed hash.
+func (s *Store) CreateToken(ctx context.Context, readerID string, hash []byte, label string, now int64) (int64, error) {
+	var id int64
+	if err := s.pool.QueryRow(ctx, createTokenSQL, readerID, hash, label, now).Scan(&id); err != nil {
+		return 0, fmt.Errorf("store: create token for %s: %w", readerID, translate(err))
+	}
+	return id, nil
+}
+
+const listTokensSQL = `SELECT id, label, created_at, last_used_at FROM reader_tokens WHERE reader_id = $1 ORDER BY created_at DESC, id DESC`
+
+// ListTokens returns a Reader's tokens, newest first.
+func (s *Store) ListTokens(ctx context.Context, readerID string) ([]Token, error) {
+	v, err := getMany[Token](ctx, s, listTokensSQL, readerID)
+	if err != nil {
+		return nil, fmt.Errorf("store: list tokens %s: %w", readerID, err)
+	}
+	return v, nil
+}
+
+const revokeTokenSQL = `DELETE FROM reader_tokens WHERE reader_id = $1 AND id = $2`
+
+// RevokeToken deletes one of the Reader's own tokens.
+func (s *Store) RevokeToken(ctx context.Context, readerID string, id int64) error {
+	tag, err := s.pool.Exec(ctx, revokeTokenSQL, readerID, id)
+	if err != nil {
+		return fmt.Errorf("store: revoke token %d: %w", id, translate(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("store: revoke token %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// readerByTokenSQL finds the token's Reader and stamps its use at most once
+// an hour, so an API call costs one statement.
+const readerByTokenSQL = `
+UPDATE reader_tokens SET last_used_at = CASE WHEN last_used_at < $2 - 3600000 THEN $2 ELSE last_used_at END
+ WHERE token_hash = $1
+RETURNING reader_id`
+
+// ReaderByToken returns the Reader a token belongs to, or ErrNotFound.
+func (s *Store) ReaderByToken(ctx context.Context, hash []byte, now int64) (string, error) {
+	var id string
+	if err := s.pool.QueryRow(ctx, readerByTokenSQL, hash, now).Scan(&id); err != nil {
+		return "", fmt.Errorf("store: reader by token: %w", translate(err))
+	}
+	return id, nil
+}
