@@ -120,8 +120,8 @@ func describe(c Condition, now time.Time) string {
 		return fmt.Sprintf("The %s Lane has owed Polls and made none, with nothing to say for it, for %s; "+
 			"check that the server can reach %s, then force a Poll of the Lane.", c.Site, age, c.Site)
 	case NoBrowserRoute:
-		return fmt.Sprintf("%s has refused every Poll for %s and has no browser route; "+
-			"add it to BROWSER_SITES and deploy.", c.Site, age)
+		return fmt.Sprintf("%s, a Site with no browser route, has refused every Poll for %s; "+
+			"give it a browser route in BROWSER_SITES and deploy.", c.Site, age)
 	case SidecarDown:
 		return fmt.Sprintf("No browser Lane has reached the browser sidecar for %s; "+
 			"start the sidecar or fix BROWSER_WS_URL.", age)
@@ -227,7 +227,7 @@ func (n *Notifier) send(ctx context.Context, c Condition, passAt time.Time) send
 	if err != nil {
 		return sendResult{verdict: rejected, reason: "encode message: " + err.Error()}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.webhook.reveal(), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.hook.url.reveal(), bytes.NewReader(body))
 	if err != nil {
 		return sendResult{verdict: rejected, reason: n.scrub(err).Error()}
 	}
@@ -287,7 +287,7 @@ func (n *Notifier) scrub(err error) error {
 			msg += " (timed out)"
 		}
 	}
-	raw := n.webhook.reveal()
+	raw := n.hook.url.reveal()
 	forms := []string{raw, strconv.Quote(raw)}
 	if u, perr := url.Parse(raw); perr == nil {
 		forms = append(forms, u.String(), u.Path, u.EscapedPath(), u.RawQuery)

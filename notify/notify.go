@@ -70,9 +70,10 @@ type Options struct {
 
 // Notifier derives the four conditions and pushes their notices.
 type Notifier struct {
-	store       Store
-	webhook     Secret
-	urlHash     string
+	store Store
+	// hook is nil when the push is off. It is a pointer so that even %#v
+	// of a Notifier prints an address rather than the secret.
+	hook        *webhook
 	base        *url.URL
 	browser     map[string]bool
 	browserList []string
@@ -84,6 +85,11 @@ type Notifier struct {
 	deadLogged atomic.Bool
 }
 
+type webhook struct {
+	url  Secret
+	hash string // hex SHA-256 of url: the dead_webhooks key
+}
+
 // New validates opts and builds a Notifier. With no WebhookURL it logs once
 // that owner notices are off, and Hook returns nil.
 func New(opts Options) (*Notifier, error) {
@@ -92,7 +98,6 @@ func New(opts Options) (*Notifier, error) {
 	}
 	n := &Notifier{
 		store:    opts.Store,
-		webhook:  opts.WebhookURL,
 		browser:  map[string]bool{},
 		log:      opts.Logger,
 		window:   opts.Window,
@@ -128,15 +133,15 @@ func New(opts Options) (*Notifier, error) {
 		}
 		n.base = u
 	}
-	if n.webhook == "" {
+	if opts.WebhookURL == "" {
 		n.log.Info("owner notices off: DISCORD_WEBHOOK_URL is unset")
 		return n, nil
 	}
-	if err := ValidateWebhookURL(n.webhook); err != nil {
+	if err := ValidateWebhookURL(opts.WebhookURL); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256([]byte(n.webhook))
-	n.urlHash = hex.EncodeToString(sum[:])
+	sum := sha256.Sum256([]byte(opts.WebhookURL.reveal()))
+	n.hook = &webhook{url: opts.WebhookURL, hash: hex.EncodeToString(sum[:])}
 	c := http.Client{Timeout: DefaultTimeout}
 	if opts.HTTPClient != nil {
 		c = *opts.HTTPClient
@@ -153,7 +158,7 @@ func New(opts Options) (*Notifier, error) {
 }
 
 // Enabled reports whether notices are pushed (a webhook is configured).
-func (n *Notifier) Enabled() bool { return n != nil && n.webhook != "" }
+func (n *Notifier) Enabled() bool { return n != nil && n.hook != nil }
 
 // Hook is the value for Poller.Notifier: nil when the push is off, so the
 // poller's "nil means off" holds.
@@ -196,7 +201,7 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 		// Read and write the webhook's state outside the claim: the claim holds
 		// a pooled connection, and asking the pool for a second one inside it
 		// could exhaust the pool when every Lane claims at once.
-		deadAt, err := n.store.WebhookDeadAt(ctx, n.urlHash)
+		deadAt, err := n.store.WebhookDeadAt(ctx, n.hook.hash)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -211,7 +216,7 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 		})
 		errs = append(errs, err)
 		if diedAt > 0 {
-			errs = append(errs, n.store.MarkWebhookDead(ctx, n.urlHash, diedAt))
+			errs = append(errs, n.store.MarkWebhookDead(ctx, n.hook.hash, diedAt))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -308,7 +313,7 @@ type Status struct {
 func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
 	out := Status{Enabled: n.Enabled()}
 	if n.Enabled() {
-		at, err := n.store.WebhookDeadAt(ctx, n.urlHash)
+		at, err := n.store.WebhookDeadAt(ctx, n.hook.hash)
 		if err != nil {
 			return Status{}, fmt.Errorf("notify: status: %w", err)
 		}
