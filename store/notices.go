@@ -56,10 +56,12 @@ const (
 // runStartSQL finds the start of the run of <pred> passes the Site's newest
 // pass at or before $2 belongs to, looking back to $3.
 //
-// Plan: Limit -> Index Scan using poll_passes_site_started (Index Cond:
-// site = $1 AND started_at range; Filter: the predicate), with an InitPlan
-// that is a Limit -> Index Scan Backward on the same index for the newest
-// pass of another kind. Both stay inside one Site's lookback.
+// Plan (EXPLAIN ANALYZE, PostgreSQL 15, 21,600 passes over six Sites):
+// Limit -> Index Scan using poll_passes_site_started (Index Cond: site = $1
+// AND started_at in [$3, $2] AND started_at > InitPlan), where the InitPlan
+// is Limit -> Index Scan Backward on the same index filtered by NOT <pred>.
+// 5 buffers for a healthy Lane; a long run reads at most one Site's
+// lookback.
 func runStartSQL(pred string) string {
 	return `
 SELECT p.started_at FROM poll_passes p
@@ -107,9 +109,10 @@ func (s *Store) runStart(ctx context.Context, what, sql, site string, now, from 
 // the newest pass of either kind is a failure, so finding one is the
 // condition's run.
 //
-// Plan: one Limit -> Index Scan (Backward) using poll_passes_site_started per
-// browser Site (Nested Loop over Function Scan on unnest), twice; no Site
-// outside $1 is read.
+// Plan (same data): Nested Loop over the unnested browser Sites; per Site a
+// Limit -> Index Scan Backward using poll_passes_site_started for the last
+// reach, and a Bitmap Index Scan on the same index (site, started_at range)
+// for the first failure after it. No Site outside $1 is read.
 const sidecarDownRunSQL = `
 WITH b AS (SELECT unnest($1::text[]) AS site),
 reach AS (
@@ -149,9 +152,10 @@ func (s *Store) SidecarDownRun(ctx context.Context, browserSites []string, now, 
 // row, m = floor(total/2) + 1 — the moment more than half of the Site had
 // been failing that way, which is the age the condition reports.
 //
-// Plan: Aggregate over a Nested Loop Left Join: Index Only Scan using
-// series_due (site = $1; the partial index is exactly "pollable"), then
-// Index Scan using poll_failures_pkey per Series. One Site's Series only.
+// Plan (same data, 200 Series per Site): Hash Left Join of a Bitmap Index
+// Scan on series_due (site = $1; the partial index is exactly "pollable")
+// with a Bitmap Index Scan on poll_failures_site_outcome (site, outcome,
+// failing_since <= $2). One Site's Series and failure rows only.
 const adapterBrokenSQL = `
 WITH s AS (
     SELECT f.failing_since
@@ -241,7 +245,7 @@ const noticeColumns = `n.kind, n.site, n.notified_at,
 
 // claimNoticeSQL locks one notice row, or returns nothing when another
 // process holds it (SKIP LOCKED): that process is sending, so this one stays
-// quiet. Plan: primary-key lookups on both tables.
+// quiet. Both tables are keyed (kind, site) and hold at most 19 rows.
 const claimNoticeSQL = `
 SELECT ` + noticeColumns + `
 FROM owner_notices n
