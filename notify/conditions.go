@@ -92,14 +92,15 @@ type subject struct {
 }
 
 // subjectsFor lists what a pass of site evaluates: its stall, its
-// no-browser-route if it is a plain Site or the shared sidecar-down if it
-// is a browser Site, and its adapter-broken.
+// no-browser-route, the shared sidecar-down if it is a browser Site, and its
+// adapter-broken. no-browser-route never holds for a browser Site, but a
+// browser Site's pass still evaluates it so that the notice closes once the
+// repair (giving the Site a browser route) is deployed; likewise any Lane
+// closes sidecar-down when no Site has a browser route any more.
 func (n *Notifier) subjectsFor(site string) []subject {
-	out := []subject{{Stall, site}}
-	if n.browser[site] {
+	out := []subject{{Stall, site}, {NoBrowserRoute, site}}
+	if n.browser[site] || len(n.browserList) == 0 {
 		out = append(out, subject{SidecarDown, ""})
-	} else {
-		out = append(out, subject{NoBrowserRoute, site})
 	}
 	return append(out, subject{AdapterBroken, site})
 }

@@ -332,3 +332,27 @@ func TestConditionsReadsWhatThePushReads(t *testing.T) {
 		t.Fatalf("stall age %s, want 20h", a)
 	}
 }
+
+func TestPassesAnotherReplicaSkippedAsNotLeaderDoNotEndARun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, config{})
+	for x := 0.0; x < 20; x++ {
+		h.pass("asurascans", hours(x), stallPass)
+		h.insertPass("asurascans", hours(x+0.5), pass{skip: "not-leader"})
+	}
+	h.wantMessages("stall asurascans")
+}
+
+func TestGivingARefusingSiteABrowserRouteClosesItsNotice(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, config{})
+	h.run("novelfull", 0, 20, refusingPass)
+	h.wantMessages("no-browser-route novelfull")
+	h.n = h.notifier(h.sink.url(), config{browser: []string{"novelfull"}}) // the deploy
+	h.pass("novelfull", hours(20), refusingPass)
+	if _, ok := h.notice(notify.NoBrowserRoute, "novelfull"); ok {
+		t.Fatal("the no-browser-route notice outlived the repair")
+	}
+	h.run("novelfull", 21, 40, refusingPass)
+	h.wantMessages("no-browser-route novelfull") // a browser Site's refusal sends nothing
+}
