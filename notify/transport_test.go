@@ -313,7 +313,9 @@ func TestTheWebhookAddressNeverReachesAnErrorALogLineOrTheDatabase(t *testing.T)
 				t.Fatal(err)
 			}
 			var dump strings.Builder
-			fmt.Fprintf(&dump, "%v %+v %#v %s", st, st, h.n, h.sink.url())
+			opts := notify.Options{WebhookURL: h.sink.url()}
+			fmt.Fprintf(&dump, "%v %+v %#v %s %v %+v %#v %q", st, st, h.n, h.sink.url(), opts, opts, opts, h.sink.url())
+			slog.New(slog.NewTextHandler(&dump, nil)).Info("config", "webhook", h.sink.url(), "options", opts)
 			b, _ := json.Marshal(struct{ URL notify.Secret }{h.sink.url()})
 			dump.Write(b)
 			var raw strings.Builder
