@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/notify"
+	"github.com/mangabookmark/mangabookmark/store"
+)
+
+// runNotices is `mangabookmark notices [--json]`: the open owner notices,
+// each with its condition, Site, since when it holds, and when it was sent
+// or why it is still pending. It returns an error — a non-zero exit — while
+// any notice is pending or the webhook is dead, so a timer or a script sees
+// a stuck delivery without reading the text. args are the arguments after
+// the command's name.
+func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := flag.NewFlagSet("notices", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the notices as JSON, for scripts")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: mangabookmark notices [--json]")
+		fmt.Fprintln(stderr, "Lists the open owner notices; exits non-zero while one is pending.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("notices: unexpected argument %q", fs.Arg(0))
+	}
+	dbURL := getenv("DATABASE_URL")
+	if dbURL == "" {
+		return errors.New("notices: DATABASE_URL is unset")
+	}
+	browser, err := browserSites(getenv("BROWSER_SITES"))
+	if err != nil {
+		return fmt.Errorf("notices: %w", err)
+	}
+	st, err := store.Open(ctx, dbURL)
+	if err != nil {
+		return fmt.Errorf("notices: %w", err)
+	}
+	defer st.Close()
+
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	opts := notify.Options{
+		Store:        st,
+		WebhookURL:   notify.Secret(getenv("DISCORD_WEBHOOK_URL")),
+		BrowserSites: browser,
+		Logger:       quiet,
+	}
+	invalid := false
+	n, err := notify.New(opts)
+	if err != nil {
+		// Still list what the database holds; say the setting is unusable.
+		invalid = true
+		opts.WebhookURL = ""
+		if n, err = notify.New(opts); err != nil {
+			return fmt.Errorf("notices: %w", err)
+		}
+	}
+	now := time.Now()
+	status, err := n.Status(ctx, now)
+	if err != nil {
+		return fmt.Errorf("notices: %w", err)
+	}
+
+	if *asJSON {
+		err = writeNoticesJSON(stdout, status, invalid)
+	} else {
+		err = writeNoticesText(stdout, status, invalid, now)
+	}
+	if err != nil {
+		return fmt.Errorf("notices: %w", err)
+	}
+
+	pending := 0
+	for _, nt := range status.Notices {
+		if nt.Pending() {
+			pending++
+		}
+	}
+	switch {
+	case pending > 0:
+		return fmt.Errorf("notices: %d owner notice(s) pending", pending)
+	case !status.WebhookDeadAt.IsZero():
+		return errors.New("notices: the Discord webhook is dead; change DISCORD_WEBHOOK_URL")
+	}
+	return nil
+}
+
+// browserSites parses BROWSER_SITES (comma-separated Site names; unset means
+// the default browser Sites). The lead's Config may replace this with its
+// own parsed value.
+func browserSites(v string) (map[string]bool, error) {
+	if strings.TrimSpace(v) == "" {
+		v = "comix,kagane"
+	}
+	out := map[string]bool{}
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if !notify.KnownSite(s) {
+			return nil, fmt.Errorf("BROWSER_SITES names an unknown Site %q", s)
+		}
+		out[s] = true
+	}
+	return out, nil
+}
+
+func subjectName(site string) string {
+	if site == "" {
+		return "browser sidecar"
+	}
+	return site
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func writeNoticesText(w io.Writer, st notify.Status, invalid bool, now time.Time) error {
+	switch {
+	case invalid:
+		fmt.Fprintln(w, "Owner notices cannot be sent: DISCORD_WEBHOOK_URL is not a usable address.")
+	case !st.Enabled:
+		fmt.Fprintln(w, "Owner notices are off: DISCORD_WEBHOOK_URL is unset.")
+	case !st.WebhookDeadAt.IsZero():
+		fmt.Fprintf(w, "The Discord webhook is dead: Discord answered 404 at %s. Nothing is sent until DISCORD_WEBHOOK_URL changes.\n",
+			stamp(st.WebhookDeadAt))
+	default:
+		fmt.Fprintln(w, "Owner notices are on.")
+	}
+	if len(st.Notices) == 0 {
+		_, err := fmt.Fprintln(w, "No open owner notices.")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONDITION\tSITE\tHOLDS\tDELIVERY")
+	for _, nt := range st.Notices {
+		holds := "no longer holds; closes on the next pass"
+		if nt.Holds {
+			holds = fmt.Sprintf("since %s (%s)", stamp(nt.Since), notify.Age(now.Sub(nt.Since)))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", nt.Kind, subjectName(nt.Site), holds, delivery(nt))
+	}
+	return tw.Flush()
+}
+
+// delivery says when the notice was sent, or why it is still pending.
+func delivery(nt notify.Notice) string {
+	if !nt.Pending() {
+		return "sent at " + stamp(nt.SentAt)
+	}
+	if nt.Attempts == 0 {
+		return "pending — not attempted yet"
+	}
+	s := fmt.Sprintf("pending — last attempt failed: %s (%d attempt(s), last at %s)",
+		nt.LastError, nt.Attempts, stamp(nt.LastAttemptAt))
+	switch {
+	case nt.GaveUp:
+		s += "; not retried until the condition lifts and returns"
+	case !nt.RetryNotBefore.IsZero():
+		s += "; next attempt not before " + stamp(nt.RetryNotBefore)
+	}
+	return s
+}
+
+type noticeJSON struct {
+	Condition      string     `json:"condition"`
+	Site           string     `json:"site"`
+	Holds          bool       `json:"holds"`
+	Since          *time.Time `json:"since"`
+	Pending        bool       `json:"pending"`
+	SentAt         *time.Time `json:"sent_at"`
+	Attempts       int        `json:"attempts"`
+	LastAttemptAt  *time.Time `json:"last_attempt_at"`
+	LastError      string     `json:"last_error"`
+	RetryNotBefore *time.Time `json:"retry_not_before"`
+	GaveUp         bool       `json:"gave_up"`
+}
+
+func optTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func writeNoticesJSON(w io.Writer, st notify.Status, invalid bool) error {
+	out := struct {
+		Enabled        bool         `json:"enabled"`
+		WebhookInvalid bool         `json:"webhook_invalid"`
+		WebhookDeadAt  *time.Time   `json:"webhook_dead_at"`
+		Notices        []noticeJSON `json:"notices"`
+	}{Enabled: st.Enabled, WebhookInvalid: invalid, WebhookDeadAt: optTime(st.WebhookDeadAt), Notices: []noticeJSON{}}
+	for _, nt := range st.Notices {
+		out.Notices = append(out.Notices, noticeJSON{
+			Condition:      string(nt.Kind),
+			Site:           nt.Site,
+			Holds:          nt.Holds,
+			Since:          optTime(nt.Since),
+			Pending:        nt.Pending(),
+			SentAt:         optTime(nt.SentAt),
+			Attempts:       nt.Attempts,
+			LastAttemptAt:  optTime(nt.LastAttemptAt),
+			LastError:      nt.LastError,
+			RetryNotBefore: optTime(nt.RetryNotBefore),
+			GaveUp:         nt.GaveUp,
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

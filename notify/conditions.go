@@ -1,0 +1,177 @@
+package notify
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Kind is the machine word of one of the four conditions. It is the embed's
+// footer and owner_notices.kind.
+type Kind string
+
+// The four conditions seed 001's rule selects: silent on every Reader
+// surface, wrong, repairable only by the owner, persisting past ownerWindow.
+const (
+	Stall          Kind = "stall"
+	NoBrowserRoute Kind = "no-browser-route"
+	SidecarDown    Kind = "sidecar-down"
+	AdapterBroken  Kind = "adapter-broken"
+)
+
+// Kinds lists the four words in the order the verdict line reads them.
+var Kinds = []Kind{Stall, NoBrowserRoute, SidecarDown, AdapterBroken}
+
+// OwnerWindow is the one threshold for "persisting" (SPEC.md glossary).
+const OwnerWindow = 12 * time.Hour
+
+// DefaultLookback bounds every pass-log scan. It must exceed the window; a
+// run older than it reads as starting at the lookback's edge.
+const DefaultLookback = 7 * 24 * time.Hour
+
+// Sites is the fixed list of Site names; nothing else is ever put in a
+// message.
+var Sites = []string{"asurascans", "demonicscans", "comix", "kagane", "novelfull", "lightnovelworld"}
+
+// KnownSite reports whether site is one of the six.
+func KnownSite(site string) bool { return slices.Contains(Sites, site) }
+
+// Condition is one of the four holding now. Site is "" for SidecarDown.
+// Since is when the fault began (see the age derivations below); it has
+// held past the window by construction.
+type Condition struct {
+	Kind  Kind
+	Site  string
+	Since time.Time
+}
+
+// Age is how long the condition has held at now.
+func (c Condition) Age(now time.Time) time.Duration { return now.Sub(c.Since) }
+
+// How each condition's age is derived (SPEC.md, "Owner notices"; W is the
+// window, now the pass time). The message, the verdict line and the notices
+// command all read these through derive, so they cannot disagree.
+//
+//   - A Lane's passes, ordered by started_at, form runs of passes of the same
+//     kind. A run-based condition holds when the Lane's newest pass at or
+//     before now belongs to a run of its kind whose first pass started more
+//     than W before now; its age is now minus that first pass. Any pass of
+//     another kind (a paused pass, one with nothing due, one that read a
+//     page) ends the run. Passes skipped "not-leader" are another replica
+//     declining the Lane and are ignored.
+//   - stall(site): the kind is due > 0 AND checked = 0 AND skip = '' AND
+//     refused = 0.
+//   - no-browser-route(site), only for a Site with no browser route: the
+//     kind is "refusing": skip = 'refusing', or skip = '' with refused > 0
+//     and nothing read (ok = no_chapter = not_found = 0). A refusing pass is
+//     never a stall pass (refused = 0 there), so a Site that refuses sends
+//     only no-browser-route — seed 001's collision.
+//   - sidecar-down (site ""): all browser Lanes' passes together. A pass
+//     fails to reach the sidecar when skip is 'browser-down' or
+//     'no-browser', or skip = '' with unreachable > 0 and no outcome that
+//     fetched (ok, no_chapter, not_found, errors, refused all 0); it reaches
+//     the sidecar when skip = '' and some Poll ended other than unreachable
+//     or unfetchable. Other passes are ignored. It holds when a failure
+//     follows the last pass that reached the sidecar, and the first such
+//     failure started more than W ago; that failure is the age.
+//   - adapter-broken(site): over the Site's Series that are not Finished and
+//     have an address (N of them), count those holding a no_chapter failure
+//     row with failing_since <= now - W (F). It holds when 2F > N; exactly
+//     half does not. Its age runs from the failing_since of the m-th oldest
+//     such row, m = floor(N/2) + 1: the moment more than half of the Site
+//     had started failing that way.
+//
+// Every run scan looks back no further than the lookback (7 days by
+// default), so an age beyond it is reported as the lookback.
+
+// subject is one (kind, site) a Lane's pass is responsible for.
+type subject struct {
+	kind Kind
+	site string
+}
+
+// subjectsFor lists what a pass of site evaluates: its stall, its
+// no-browser-route, the shared sidecar-down if it is a browser Site, and its
+// adapter-broken. no-browser-route never holds for a browser Site, but a
+// browser Site's pass still evaluates it so that the notice closes once the
+// repair (giving the Site a browser route) is deployed; likewise any Lane
+// closes sidecar-down when no Site has a browser route any more.
+func (n *Notifier) subjectsFor(site string) []subject {
+	out := []subject{{Stall, site}, {NoBrowserRoute, site}}
+	if n.browser[site] || len(n.browserList) == 0 {
+		out = append(out, subject{SidecarDown, ""})
+	}
+	return append(out, subject{AdapterBroken, site})
+}
+
+// allSubjects lists everything that can hold, in verdict-line order.
+func (n *Notifier) allSubjects() []subject {
+	var out []subject
+	for _, k := range Kinds {
+		if k == SidecarDown {
+			if len(n.browserList) > 0 {
+				out = append(out, subject{SidecarDown, ""})
+			}
+			continue
+		}
+		for _, site := range Sites {
+			if k == NoBrowserRoute && n.browser[site] {
+				continue
+			}
+			out = append(out, subject{k, site})
+		}
+	}
+	return out
+}
+
+// derive evaluates one subject at now.
+func (n *Notifier) derive(ctx context.Context, s subject, now time.Time) (Condition, bool, error) {
+	nowMs := now.UnixMilli()
+	from := now.Add(-n.lookback).UnixMilli()
+	cutoff := now.Add(-n.window).UnixMilli()
+	var since int64
+	var ok bool
+	var err error
+	switch s.kind {
+	case Stall:
+		since, ok, err = n.store.StallRun(ctx, s.site, nowMs, from)
+	case NoBrowserRoute:
+		if n.browser[s.site] {
+			return Condition{}, false, nil
+		}
+		since, ok, err = n.store.RefusingRun(ctx, s.site, nowMs, from)
+	case SidecarDown:
+		since, ok, err = n.store.SidecarDownRun(ctx, n.browserList, nowMs, from)
+	case AdapterBroken:
+		// The cutoff is inside the count; the share is past half at since.
+		since, ok, err = n.store.AdapterBroken(ctx, s.site, cutoff)
+		if err != nil || !ok {
+			return Condition{}, false, err
+		}
+		return Condition{Kind: s.kind, Site: s.site, Since: time.UnixMilli(since).UTC()}, true, nil
+	default:
+		return Condition{}, false, fmt.Errorf("notify: unknown condition %q", s.kind)
+	}
+	if err != nil || !ok || since >= cutoff {
+		// A run must have started more than W before now.
+		return Condition{}, false, err
+	}
+	return Condition{Kind: s.kind, Site: s.site, Since: time.UnixMilli(since).UTC()}, true, nil
+}
+
+// Conditions returns every condition holding at now, for the /admin verdict
+// line: the same derivation the push uses.
+func (n *Notifier) Conditions(ctx context.Context, now time.Time) ([]Condition, error) {
+	var out []Condition
+	for _, s := range n.allSubjects() {
+		c, ok, err := n.derive(ctx, s, now)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

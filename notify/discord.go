@@ -1,0 +1,301 @@
+package notify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Secret holds the webhook address. Every way of printing it prints a
+// placeholder; only string(s) reveals it, and only the POST does that.
+type Secret string
+
+const redacted = "[redacted]"
+
+func (Secret) String() string               { return redacted }
+func (Secret) GoString() string             { return redacted }
+func (Secret) LogValue() slog.Value         { return slog.StringValue(redacted) }
+func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
+func (Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `"`), nil }
+func (s Secret) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, redacted) }
+func (s Secret) reveal() string             { return string(s) }
+
+// ValidateWebhookURL accepts an absolute https address, or plain http only
+// to a loopback host (a local sink). Its errors never quote the address.
+func ValidateWebhookURL(s Secret) error {
+	u, err := url.Parse(s.reveal())
+	if err != nil {
+		return errors.New("notify: DISCORD_WEBHOOK_URL is not a URL")
+	}
+	if !u.IsAbs() || u.Host == "" {
+		return errors.New("notify: DISCORD_WEBHOOK_URL must be an absolute address")
+	}
+	if u.User != nil {
+		return errors.New("notify: DISCORD_WEBHOOK_URL must not carry credentials")
+	}
+	if u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())) {
+		return errors.New("notify: DISCORD_WEBHOOK_URL must be https (plain http only to a loopback host)")
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Colour is the dark branch of the danger token: one colour for all four,
+// because all four are faults.
+const Colour = 13589581
+
+// The wire shape: one embed, nothing that can ping. Exactly these fields.
+type payload struct {
+	Embeds          []embed         `json:"embeds"`
+	AllowedMentions allowedMentions `json:"allowed_mentions"`
+}
+
+type allowedMentions struct {
+	Parse []string `json:"parse"` // always [], never null
+}
+
+type embed struct {
+	Title       string `json:"title"`
+	URL         string `json:"url,omitempty"`
+	Description string `json:"description"`
+	Color       int    `json:"color"`
+	Timestamp   string `json:"timestamp"`
+	Footer      footer `json:"footer"`
+}
+
+type footer struct {
+	Text string `json:"text"`
+}
+
+// Discord's limits; the text here is far shorter, but a limit is cheaper to
+// state than to debug.
+const (
+	maxTitle       = 256
+	maxDescription = 4096
+)
+
+// message builds the embed from known fields only: the Site name (one of
+// Sites), the condition word, an age and a link. Nothing read from a page
+// reaches it.
+func (n *Notifier) message(c Condition, passAt time.Time) payload {
+	title := c.Site
+	if c.Kind == SidecarDown {
+		title = "browser sidecar"
+	}
+	return payload{
+		Embeds: []embed{{
+			Title:       truncate(title, maxTitle),
+			URL:         n.link(c),
+			Description: truncate(describe(c, passAt), maxDescription),
+			Color:       Colour,
+			Timestamp:   passAt.UTC().Format(time.RFC3339),
+			Footer:      footer{Text: string(c.Kind)},
+		}},
+		AllowedMentions: allowedMentions{Parse: []string{}},
+	}
+}
+
+// describe is the one sentence: condition, age, repair.
+func describe(c Condition, now time.Time) string {
+	age := Age(c.Age(now))
+	switch c.Kind {
+	case Stall:
+		return fmt.Sprintf("The %s Lane has owed Polls and made none, with nothing to say for it, for %s; "+
+			"check that the server can reach %s, then force a Poll of the Lane.", c.Site, age, c.Site)
+	case NoBrowserRoute:
+		return fmt.Sprintf("%s, a Site with no browser route, has refused every Poll for %s; "+
+			"give it a browser route in BROWSER_SITES and deploy.", c.Site, age)
+	case SidecarDown:
+		return fmt.Sprintf("No browser Lane has reached the browser sidecar for %s; "+
+			"start the sidecar or fix BROWSER_WS_URL.", age)
+	case AdapterBroken:
+		return fmt.Sprintf("More than half of %s's Series have yielded no chapter for %s; "+
+			"its adapter no longer reads the Site's pages, so fix the adapter and deploy.", c.Site, age)
+	}
+	return ""
+}
+
+// Age renders a duration the way the owner reads it: minutes under two
+// hours, hours under two days, days beyond.
+func Age(d time.Duration) string {
+	switch {
+	case d < 2*time.Minute:
+		return "1 minute"
+	case d < 2*time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + " minutes"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + " hours"
+	default:
+		return strconv.Itoa(int(d/(24*time.Hour))) + " days"
+	}
+}
+
+// link is the page that explains the condition, or "" without a base URL.
+func (n *Notifier) link(c Condition) string {
+	if n.base == nil {
+		return ""
+	}
+	switch c.Kind {
+	case AdapterBroken:
+		u := n.base.JoinPath("admin", "series")
+		u.RawQuery = url.Values{"site": {c.Site}, "filter": {"failing"}}.Encode()
+		return u.String()
+	default: // stall, no-browser-route, sidecar-down: the Lanes page says why
+		return n.base.JoinPath("admin", "lanes").String()
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// verdict is what Discord's answer means for the notice.
+type verdict int
+
+const (
+	delivered     verdict = iota // 2xx: set notified_at
+	retryNextPass                // 429, 5xx, transport failure: the next pass tries again
+	deadWebhook                  // 404 Unknown Webhook: stop sending until the setting changes
+	rejected                     // any other answer: not retried this episode
+)
+
+// statusTable classifies Discord's answer; the first matching row wins and
+// anything unlisted is rejected. This is the only place a status code is
+// interpreted.
+var statusTable = []struct {
+	from, to int
+	v        verdict
+}{
+	{200, 299, delivered},
+	{404, 404, deadWebhook},
+	{429, 429, retryNextPass}, // no attempt before its retry_after
+	{500, 599, retryNextPass},
+	{400, 499, rejected},
+}
+
+func classify(status int) verdict {
+	for _, row := range statusTable {
+		if status >= row.from && status <= row.to {
+			return row.v
+		}
+	}
+	return rejected
+}
+
+// maxResponse caps how much of Discord's answer is read.
+const maxResponse = 16 << 10
+
+// maxRetryAfter bounds a 429's wait: never longer than a Lane's default
+// rest, so a confused answer cannot silence a notice for days.
+const maxRetryAfter = time.Hour
+
+type sendResult struct {
+	verdict    verdict
+	status     int
+	retryAfter time.Duration
+	reason     string // free of the webhook address
+}
+
+// send posts one message. It never returns or logs text containing the
+// address.
+func (n *Notifier) send(ctx context.Context, c Condition, passAt time.Time) sendResult {
+	body, err := json.Marshal(n.message(c, passAt))
+	if err != nil {
+		return sendResult{verdict: rejected, reason: "encode message: " + err.Error()}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.hook.url.reveal(), bytes.NewReader(body))
+	if err != nil {
+		return sendResult{verdict: rejected, reason: n.scrub(err).Error()}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "mangabookmark (owner notices)")
+	resp, err := n.client.Do(req)
+	if err != nil {
+		return sendResult{verdict: retryNextPass, reason: n.scrub(err).Error()}
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponse)) // let the connection be reused
+	res := sendResult{verdict: classify(resp.StatusCode), status: resp.StatusCode}
+	switch res.verdict {
+	case delivered:
+		return res
+	case deadWebhook:
+		res.reason = deadReason
+		return res
+	}
+	res.reason = fmt.Sprintf("Discord answered %d", resp.StatusCode)
+	if resp.StatusCode == http.StatusTooManyRequests {
+		res.retryAfter = retryAfter(raw, resp.Header.Get("Retry-After"))
+		if res.retryAfter > 0 {
+			res.reason += fmt.Sprintf(" (rate limited; retry after %s)", res.retryAfter)
+		}
+	}
+	return res
+}
+
+// retryAfter reads a 429's wait: Discord's JSON body carries retry_after in
+// seconds (fractional), and the Retry-After header carries it too. The
+// longer of the two wins, bounded by maxRetryAfter.
+func retryAfter(body []byte, header string) time.Duration {
+	var d time.Duration
+	var b struct {
+		RetryAfter float64 `json:"retry_after"`
+	}
+	if json.Unmarshal(body, &b) == nil && b.RetryAfter > 0 {
+		d = time.Duration(b.RetryAfter * float64(time.Second))
+	}
+	if secs, err := strconv.ParseFloat(strings.TrimSpace(header), 64); err == nil && secs > 0 {
+		d = max(d, time.Duration(secs*float64(time.Second)))
+	}
+	return min(d, maxRetryAfter)
+}
+
+// scrub strips the webhook address from an error. Go's HTTP client quotes
+// the whole URL in *url.Error; its inner error names at most the host, but
+// every form of the address (whole, path, escaped) is replaced anyway.
+func (n *Notifier) scrub(err error) error {
+	msg := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		msg = ue.Op + " webhook: " + ue.Err.Error()
+		if ue.Timeout() {
+			msg += " (timed out)"
+		}
+	}
+	raw := n.hook.url.reveal()
+	forms := []string{raw, strconv.Quote(raw)}
+	if u, perr := url.Parse(raw); perr == nil {
+		forms = append(forms, u.String(), u.Path, u.EscapedPath(), u.RawQuery)
+	}
+	for _, f := range forms {
+		if len(f) >= 8 { // never "/" or a short fragment of ordinary text
+			msg = strings.ReplaceAll(msg, f, "[webhook]")
+		}
+	}
+	return errors.New(msg)
+}

@@ -1,0 +1,356 @@
+// Package notify pushes one Discord embed to the owner per episode of the
+// four conditions seed 001 selects (stall, no-browser-route, sidecar-down,
+// adapter-broken), and derives those conditions for the /admin verdict line
+// from the same code.
+//
+// It fires from the pass's deferred call (Poller.Notifier), so it has no
+// timer of its own: each Lane is its clock. owner_notices remembers only that
+// the owner was told; inserting its row is the lock, notified_at is set only
+// after Discord accepted, and the row is deleted when the condition lifts so
+// the next episode sends again.
+//
+// notify knows nothing of sessions or OAuth: a webhook is a plain POST, and
+// a test holds the package's dependency list to that.
+package notify
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/store"
+)
+
+// Store is what notify needs from the database; *store.Store satisfies it.
+type Store interface {
+	StallRun(ctx context.Context, site string, now, lookbackFrom int64) (int64, bool, error)
+	RefusingRun(ctx context.Context, site string, now, lookbackFrom int64) (int64, bool, error)
+	SidecarDownRun(ctx context.Context, browserSites []string, now, lookbackFrom int64) (int64, bool, error)
+	AdapterBroken(ctx context.Context, site string, cutoff int64) (int64, bool, error)
+	OpenNotice(ctx context.Context, kind, site string) error
+	CloseNotice(ctx context.Context, kind, site string) error
+	ClaimNotice(ctx context.Context, kind, site string, deliver func(store.NoticeState) store.Delivery) (bool, error)
+	Notices(ctx context.Context) ([]store.NoticeState, error)
+	WebhookDeadAt(ctx context.Context, urlHash string) (int64, error)
+	MarkWebhookDead(ctx context.Context, urlHash string, at int64) error
+}
+
+// DefaultTimeout bounds one POST to Discord when the given client has none.
+const DefaultTimeout = 10 * time.Second
+
+// Options configures a Notifier. Only Store is required.
+type Options struct {
+	Store Store
+	// WebhookURL is DISCORD_WEBHOOK_URL. Empty turns the push off (the
+	// conditions are still derived for the verdict line).
+	WebhookURL Secret
+	// PublicBaseURL is PUBLIC_BASE_URL; the embed's title links below it.
+	// Empty: the embed carries no link.
+	PublicBaseURL string
+	// BrowserSites are the Sites read through the sidecar.
+	BrowserSites map[string]bool
+	// HTTPClient posts to Discord; nil gets one with DefaultTimeout. It is
+	// copied, given a timeout if it has none, and never follows redirects.
+	HTTPClient *http.Client
+	Logger     *slog.Logger
+	// Window is ownerWindow; zero means OwnerWindow.
+	Window time.Duration
+	// Lookback bounds pass-log scans; zero means DefaultLookback.
+	Lookback time.Duration
+}
+
+// Notifier derives the four conditions and pushes their notices.
+type Notifier struct {
+	store Store
+	// hook is nil when the push is off. It is a pointer so that even %#v
+	// of a Notifier prints an address rather than the secret.
+	hook        *webhook
+	base        *url.URL
+	browser     map[string]bool
+	browserList []string
+	client      *http.Client
+	log         *slog.Logger
+	window      time.Duration
+	lookback    time.Duration
+
+	deadLogged atomic.Bool
+}
+
+type webhook struct {
+	url  Secret
+	hash string // hex SHA-256 of url: the dead_webhooks key
+}
+
+// New validates opts and builds a Notifier. With no WebhookURL it logs once
+// that owner notices are off, and Hook returns nil.
+func New(opts Options) (*Notifier, error) {
+	if opts.Store == nil {
+		return nil, errors.New("notify: no store")
+	}
+	n := &Notifier{
+		store:    opts.Store,
+		browser:  map[string]bool{},
+		log:      opts.Logger,
+		window:   opts.Window,
+		lookback: opts.Lookback,
+	}
+	if n.log == nil {
+		n.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if n.window <= 0 {
+		n.window = OwnerWindow
+	}
+	if n.lookback <= 0 {
+		n.lookback = DefaultLookback
+	}
+	if n.lookback <= n.window {
+		return nil, errors.New("notify: lookback must exceed the window")
+	}
+	for site, on := range opts.BrowserSites {
+		if !on {
+			continue
+		}
+		if !KnownSite(site) {
+			return nil, fmt.Errorf("notify: unknown browser site %q", site)
+		}
+		n.browser[site] = true
+		n.browserList = append(n.browserList, site)
+	}
+	slices.Sort(n.browserList)
+	if opts.PublicBaseURL != "" {
+		u, err := url.Parse(opts.PublicBaseURL)
+		if err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+			return nil, errors.New("notify: PUBLIC_BASE_URL must be an absolute http(s) address")
+		}
+		n.base = u
+	}
+	if opts.WebhookURL == "" {
+		n.log.Info("owner notices off: DISCORD_WEBHOOK_URL is unset")
+		return n, nil
+	}
+	if err := ValidateWebhookURL(opts.WebhookURL); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(opts.WebhookURL.reveal()))
+	n.hook = &webhook{url: opts.WebhookURL, hash: hex.EncodeToString(sum[:])}
+	c := http.Client{Timeout: DefaultTimeout}
+	if opts.HTTPClient != nil {
+		c = *opts.HTTPClient
+		if c.Timeout <= 0 {
+			c.Timeout = DefaultTimeout
+		}
+	}
+	// A webhook that redirects is not Discord's; never follow it with the
+	// message.
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	n.client = &c
+	n.log.Info("owner notices on: Discord webhook configured")
+	return n, nil
+}
+
+// Enabled reports whether notices are pushed (a webhook is configured).
+func (n *Notifier) Enabled() bool { return n != nil && n.hook != nil }
+
+// Hook is the value for Poller.Notifier: nil when the push is off, so the
+// poller's "nil means off" holds.
+func (n *Notifier) Hook() func(ctx context.Context, site string, passAt time.Time) error {
+	if !n.Enabled() {
+		return nil
+	}
+	return n.Check
+}
+
+// Check runs after a pass of site's Lane wrote its pass-log row. For each
+// condition that pass is responsible for it opens the notice and sends it
+// once, or closes the notice when the condition no longer holds. passAt is
+// the clock: the conditions' now, the embed's timestamp, the sent time.
+//
+// A send that fails is logged and left for the next pass; Check returns an
+// error only when the database fails.
+func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) error {
+	if !n.Enabled() {
+		return nil
+	}
+	if !KnownSite(site) {
+		return fmt.Errorf("notify: unknown site %q", site)
+	}
+	var errs []error
+	for _, s := range n.subjectsFor(site) {
+		c, holds, err := n.derive(ctx, s, passAt)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !holds {
+			errs = append(errs, n.store.CloseNotice(ctx, string(s.kind), s.site))
+			continue
+		}
+		if err := n.store.OpenNotice(ctx, string(s.kind), s.site); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		// Read and write the webhook's state outside the claim: the claim holds
+		// a pooled connection, and asking the pool for a second one inside it
+		// could exhaust the pool when every Lane claims at once.
+		deadAt, err := n.store.WebhookDeadAt(ctx, n.hook.hash)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var diedAt int64
+		_, err = n.store.ClaimNotice(ctx, string(s.kind), s.site, func(st store.NoticeState) store.Delivery {
+			d, died := n.deliver(ctx, st, c, passAt, deadAt > 0)
+			if died {
+				diedAt = d.AttemptAt
+			}
+			return d
+		})
+		errs = append(errs, err)
+		if diedAt > 0 {
+			errs = append(errs, n.store.MarkWebhookDead(ctx, n.hook.hash, diedAt))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("notify: check %s: %w", site, err)
+	}
+	return nil
+}
+
+// deadReason is the pending reason every notice carries while the webhook
+// is dead.
+const deadReason = "webhook is dead (Discord answered 404 Unknown Webhook); change DISCORD_WEBHOOK_URL"
+
+// deliver decides, under the notice's row lock, whether to send now, and
+// sends. died reports a 404 from Discord: the caller records the dead
+// webhook once the lock is released.
+func (n *Notifier) deliver(ctx context.Context, st store.NoticeState, c Condition, passAt time.Time, dead bool) (d store.Delivery, died bool) {
+	at := max(passAt.UnixMilli(), 1)
+	switch {
+	case st.NotifiedAt > 0: // told already: the episode stays quiet
+		return store.Delivery{Skip: true}, false
+	case st.GaveUp: // Discord refused this message for good
+		return store.Delivery{Skip: true}, false
+	case st.RetryNotBefore > at: // a 429's retry_after has not passed
+		return store.Delivery{Skip: true}, false
+	case dead:
+		n.logDead()
+		if st.LastError == deadReason {
+			return store.Delivery{Skip: true}, false
+		}
+		return store.Delivery{AttemptAt: at, Err: deadReason}, false
+	}
+
+	res := n.send(ctx, c, passAt)
+	switch res.verdict {
+	case delivered:
+		n.log.Info("owner notice sent", "kind", string(c.Kind), "site", c.Site)
+		return store.Delivery{SentAt: at}, false
+	case deadWebhook:
+		n.logDead()
+		return store.Delivery{AttemptAt: at, Err: deadReason}, true
+	case retryNextPass:
+		d := store.Delivery{AttemptAt: at, Err: res.reason}
+		if res.retryAfter > 0 {
+			d.RetryNotBefore = passAt.Add(res.retryAfter).UnixMilli()
+		}
+		n.log.Warn("owner notice not sent; retrying on a later pass",
+			"kind", string(c.Kind), "site", c.Site, "status", res.status, "error", res.reason)
+		return d, false
+	default: // rejected
+		n.log.Error("owner notice refused by Discord; not retried this episode",
+			"kind", string(c.Kind), "site", c.Site, "status", res.status, "error", res.reason)
+		return store.Delivery{AttemptAt: at, Err: res.reason, GiveUp: true}, false
+	}
+}
+
+// logDead says once per process that the webhook is dead.
+func (n *Notifier) logDead() {
+	if n.deadLogged.CompareAndSwap(false, true) {
+		n.log.Error("owner notices stopped: " + deadReason)
+	}
+}
+
+// Notice is one open owner notice as the notices command and the Lanes page
+// show it.
+type Notice struct {
+	Kind Kind
+	Site string
+	// Holds is false when the condition no longer derives: the notice closes
+	// on the responsible Lane's next pass.
+	Holds bool
+	Since time.Time // when the condition began (zero unless Holds)
+	// SentAt is when Discord accepted the message; zero while pending.
+	SentAt         time.Time
+	Attempts       int
+	LastAttemptAt  time.Time
+	LastError      string // free of the webhook address
+	RetryNotBefore time.Time
+	GaveUp         bool
+}
+
+// Pending reports whether the owner has not been told yet.
+func (nt Notice) Pending() bool { return nt.SentAt.IsZero() }
+
+// Status is the whole state of the push, for the notices command and /admin.
+type Status struct {
+	Enabled bool
+	// WebhookDeadAt is when Discord answered 404 for the configured webhook;
+	// zero while it is alive (or none is configured).
+	WebhookDeadAt time.Time
+	Notices       []Notice
+}
+
+// Status reads the open notices, each with the age its condition has at now.
+func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
+	out := Status{Enabled: n.Enabled()}
+	if n.Enabled() {
+		at, err := n.store.WebhookDeadAt(ctx, n.hook.hash)
+		if err != nil {
+			return Status{}, fmt.Errorf("notify: status: %w", err)
+		}
+		if at > 0 {
+			out.WebhookDeadAt = time.UnixMilli(at).UTC()
+		}
+	}
+	rows, err := n.store.Notices(ctx)
+	if err != nil {
+		return Status{}, fmt.Errorf("notify: status: %w", err)
+	}
+	for _, r := range rows {
+		nt := Notice{
+			Kind:      Kind(r.Kind),
+			Site:      r.Site,
+			Attempts:  r.Attempts,
+			LastError: r.LastError,
+			GaveUp:    r.GaveUp,
+		}
+		nt.SentAt = msTime(r.NotifiedAt)
+		nt.LastAttemptAt = msTime(r.LastAttemptAt)
+		nt.RetryNotBefore = msTime(r.RetryNotBefore)
+		if slices.Contains(Kinds, nt.Kind) {
+			c, ok, err := n.derive(ctx, subject{nt.Kind, nt.Site}, now)
+			if err != nil {
+				return Status{}, fmt.Errorf("notify: status: %w", err)
+			}
+			nt.Holds, nt.Since = ok, c.Since
+		}
+		out.Notices = append(out.Notices, nt)
+	}
+	return out, nil
+}
+
+func msTime(ms int64) time.Time {
+	if ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}

@@ -1,0 +1,355 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Owner notices (seed 001, "Where it fires from, and suppression").
+//
+// The four conditions are derived here, never stored; owner_notices only
+// remembers that the owner was told. Every derivation reads the pass log
+// through its (site, started_at) index inside a bounded lookback, or one
+// Site's Series through series_due and the failure rows through their
+// primary key. The plans below were read with EXPLAIN on PostgreSQL 15 over
+// a seeded pass log.
+//
+// Runs of passes (SPEC.md, "Owner notices"): a Lane's passes, ordered by
+// started_at, form runs of passes of the same kind. A condition's age is the
+// start of the run the Lane's newest pass belongs to; a pass of any other
+// kind ends the run. So the run start is "the first pass after the newest
+// pass of another kind", and when the newest pass is itself of another kind
+// there is no pass after it and no run. Passes skipped as not-leader are
+// ignored: they are another replica declining a Lane it does not hold, not a
+// pass of the Lane.
+//
+// The lookback bounds every scan. A run that began before it is reported as
+// beginning at its first pass inside it, so an age reads "at least" the
+// lookback there; the pass log is pruned after days anyway.
+
+// The kinds of pass a run is made of. Each is a SQL predicate over one
+// poll_passes row aliased p; they are constants, never built from input.
+const (
+	// stall: due > 0 AND checked = 0 AND skip = '' AND refused = 0.
+	stallPassPred = `(p.due > 0 AND p.checked = 0 AND p.skip = '' AND p.refused = 0)`
+
+	// refusing (no-browser-route): inside the Lane's refusal, or a pass that
+	// ran, met a refusal and read nothing.
+	refusingPassPred = `(p.skip = 'refusing' OR (p.skip = '' AND p.refused > 0
+		AND p.ok = 0 AND p.no_chapter = 0 AND p.not_found = 0))`
+
+	// A browser pass that failed to reach the sidecar: a sibling Lane lost it,
+	// there is no fetcher, or every Poll that got as far as the fetch found it
+	// unreachable (unfetchable Polls never fetch, so they say nothing either
+	// way).
+	sidecarFailPred = `(p.skip IN ('browser-down', 'no-browser') OR (p.skip = '' AND p.unreachable > 0
+		AND p.ok = 0 AND p.no_chapter = 0 AND p.not_found = 0 AND p.errors = 0 AND p.refused = 0))`
+
+	// A browser pass that reached the sidecar: some Poll in it ended in an
+	// outcome other than unreachable and unfetchable.
+	sidecarReachPred = `(p.skip = '' AND (p.ok + p.no_chapter + p.not_found + p.errors + p.refused) > 0)`
+)
+
+// runStartSQL finds the start of the run of <pred> passes the Site's newest
+// pass at or before $2 belongs to, looking back to $3.
+//
+// Plan (EXPLAIN ANALYZE, PostgreSQL 15, 21,600 passes over six Sites):
+// Limit -> Index Scan using poll_passes_site_started (Index Cond: site = $1
+// AND started_at in [$3, $2] AND started_at > InitPlan), where the InitPlan
+// is Limit -> Index Scan Backward on the same index filtered by NOT <pred>.
+// 5 buffers for a healthy Lane; a long run reads at most one Site's
+// lookback.
+func runStartSQL(pred string) string {
+	return `
+SELECT p.started_at FROM poll_passes p
+WHERE p.site = $1 AND p.started_at <= $2 AND p.started_at >= $3 AND p.skip <> 'not-leader'
+  AND p.started_at > coalesce((
+      SELECT p.started_at FROM poll_passes p
+      WHERE p.site = $1 AND p.started_at <= $2 AND p.started_at >= $3 AND p.skip <> 'not-leader'
+        AND NOT ` + pred + `
+      ORDER BY p.started_at DESC LIMIT 1), $3 - 1)
+ORDER BY p.started_at LIMIT 1`
+}
+
+var (
+	stallRunSQL    = runStartSQL(stallPassPred)
+	refusingRunSQL = runStartSQL(refusingPassPred)
+)
+
+// StallRun returns when the Site's current run of stall passes began, and
+// false when its newest pass at or before now is not a stall pass.
+func (s *Store) StallRun(ctx context.Context, site string, now, lookbackFrom int64) (int64, bool, error) {
+	return s.runStart(ctx, "stall", stallRunSQL, site, now, lookbackFrom)
+}
+
+// RefusingRun returns when the Site's current run of refusing passes began,
+// and false when its newest pass at or before now is not a refusing pass.
+func (s *Store) RefusingRun(ctx context.Context, site string, now, lookbackFrom int64) (int64, bool, error) {
+	return s.runStart(ctx, "refusing", refusingRunSQL, site, now, lookbackFrom)
+}
+
+func (s *Store) runStart(ctx context.Context, what, sql, site string, now, from int64) (int64, bool, error) {
+	var since int64
+	err := s.pool.QueryRow(ctx, sql, site, now, from).Scan(&since)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("store: %s run of %s: %w", what, site, translate(err))
+	}
+	return since, true, nil
+}
+
+// sidecarDownRunSQL: across the browser Lanes ($1) together, the first pass
+// that failed to reach the sidecar after the last pass that reached it.
+// Passes of neither kind are ignored. A failure after the last reach means
+// the newest pass of either kind is a failure, so finding one is the
+// condition's run.
+//
+// Plan (same data): Nested Loop over the unnested browser Sites; per Site a
+// Limit -> Index Scan Backward using poll_passes_site_started for the last
+// reach, and a Bitmap Index Scan on the same index (site, started_at range)
+// for the first failure after it. No Site outside $1 is read.
+const sidecarDownRunSQL = `
+WITH b AS (SELECT unnest($1::text[]) AS site),
+reach AS (
+    SELECT max(r.t) AS t FROM b CROSS JOIN LATERAL (
+        SELECT p.started_at AS t FROM poll_passes p
+        WHERE p.site = b.site AND p.started_at <= $2 AND p.started_at >= $3
+          AND ` + sidecarReachPred + `
+        ORDER BY p.started_at DESC LIMIT 1) r
+)
+SELECT min(f.t) FROM b CROSS JOIN LATERAL (
+    SELECT p.started_at AS t FROM poll_passes p
+    WHERE p.site = b.site AND p.started_at <= $2 AND p.started_at >= $3
+      AND p.started_at > coalesce((SELECT t FROM reach), $3 - 1)
+      AND ` + sidecarFailPred + `
+    ORDER BY p.started_at LIMIT 1) f`
+
+// SidecarDownRun returns when the browser Lanes' current run of passes that
+// failed to reach the sidecar began, and false when the newest pass that
+// either reached it or failed to is one that reached it (or there is none).
+func (s *Store) SidecarDownRun(ctx context.Context, browserSites []string, now, lookbackFrom int64) (int64, bool, error) {
+	if len(browserSites) == 0 {
+		return 0, false, nil
+	}
+	var since *int64
+	if err := s.pool.QueryRow(ctx, sidecarDownRunSQL, browserSites, now, lookbackFrom).Scan(&since); err != nil {
+		return 0, false, fmt.Errorf("store: sidecar-down run: %w", translate(err))
+	}
+	if since == nil {
+		return 0, false, nil
+	}
+	return *since, true, nil
+}
+
+// adapterBrokenSQL counts one Site's pollable Series (not Finished, with an
+// address) and, among them, those holding a no_chapter failure row older
+// than the cutoff; it also returns the failing_since of the m-th oldest such
+// row, m = floor(total/2) + 1 — the moment more than half of the Site had
+// been failing that way, which is the age the condition reports.
+//
+// Plan (same data, 200 Series per Site): Hash Left Join of a Bitmap Index
+// Scan on series_due (site = $1; the partial index is exactly "pollable")
+// with a Bitmap Index Scan on poll_failures_site_outcome (site, outcome,
+// failing_since <= $2). One Site's Series and failure rows only.
+const adapterBrokenSQL = `
+WITH s AS (
+    SELECT f.failing_since
+    FROM series s
+    LEFT JOIN poll_failures f
+      ON f.site = s.site AND f.series_id = s.series_id
+     AND f.outcome = 'no_chapter' AND f.failing_since <= $2
+    WHERE s.site = $1 AND s.finished_at = 0 AND s.url <> ''
+)
+SELECT count(*) AS total,
+       count(failing_since) AS failing,
+       (SELECT failing_since FROM s WHERE failing_since IS NOT NULL
+        ORDER BY failing_since OFFSET (SELECT count(*) / 2 FROM s) LIMIT 1) AS since
+FROM s`
+
+// AdapterBroken reports whether more than half of the Site's pollable Series
+// hold a no_chapter failure row with failing_since at or before cutoff
+// (exactly half does not), and since when that share has been past half.
+func (s *Store) AdapterBroken(ctx context.Context, site string, cutoff int64) (int64, bool, error) {
+	var total, failing int64
+	var since *int64
+	if err := s.pool.QueryRow(ctx, adapterBrokenSQL, site, cutoff).Scan(&total, &failing, &since); err != nil {
+		return 0, false, fmt.Errorf("store: adapter-broken share of %s: %w", site, translate(err))
+	}
+	if 2*failing <= total || since == nil {
+		return 0, false, nil
+	}
+	return *since, true, nil
+}
+
+// NoticeState is one open owner notice and its last failed delivery, if any.
+type NoticeState struct {
+	Kind           string `db:"kind"`
+	Site           string `db:"site"`
+	NotifiedAt     int64  `db:"notified_at"`
+	Attempts       int    `db:"attempts"`
+	LastAttemptAt  int64  `db:"last_attempt_at"`
+	LastError      string `db:"last_error"`
+	RetryNotBefore int64  `db:"retry_not_before"`
+	GaveUp         bool   `db:"gave_up"`
+}
+
+// Delivery is what one claim of a notice did, written back in the claim's
+// transaction.
+type Delivery struct {
+	// Skip: no attempt was made; nothing is written.
+	Skip bool
+	// SentAt > 0: Discord accepted the message at this time.
+	SentAt int64
+	// Otherwise an attempt failed at AttemptAt with Err (text already free of
+	// secrets), to be retried no earlier than RetryNotBefore, or never in this
+	// episode when GiveUp.
+	AttemptAt      int64
+	Err            string
+	RetryNotBefore int64
+	GiveUp         bool
+}
+
+// openNoticeSQL: the insertion is the lock — the first process to see the
+// condition creates the row; every other finds it present.
+const openNoticeSQL = `INSERT INTO owner_notices (kind, site) VALUES ($1, $2) ON CONFLICT (kind, site) DO NOTHING`
+
+// OpenNotice records that a condition holds (idempotent).
+func (s *Store) OpenNotice(ctx context.Context, kind, site string) error {
+	if _, err := s.pool.Exec(ctx, openNoticeSQL, kind, site); err != nil {
+		return fmt.Errorf("store: open notice %s/%s: %w", kind, site, translate(err))
+	}
+	return nil
+}
+
+// closeNoticeSQL ends an episode; its attempts cascade. Primary-key delete.
+const closeNoticeSQL = `DELETE FROM owner_notices WHERE kind = $1 AND site = $2`
+
+// CloseNotice forgets a notice whose condition no longer holds, so the next
+// episode sends a new message. Closing a notice that is not open is a no-op.
+func (s *Store) CloseNotice(ctx context.Context, kind, site string) error {
+	if _, err := s.pool.Exec(ctx, closeNoticeSQL, kind, site); err != nil {
+		return fmt.Errorf("store: close notice %s/%s: %w", kind, site, translate(err))
+	}
+	return nil
+}
+
+const noticeColumns = `n.kind, n.site, n.notified_at,
+	coalesce(a.attempts, 0) AS attempts, coalesce(a.last_attempt_at, 0) AS last_attempt_at,
+	coalesce(a.last_error, '') AS last_error, coalesce(a.retry_not_before, 0) AS retry_not_before,
+	coalesce(a.gave_up, false) AS gave_up`
+
+// claimNoticeSQL locks one notice row, or returns nothing when another
+// process holds it (SKIP LOCKED): that process is sending, so this one stays
+// quiet. Both tables are keyed (kind, site) and hold at most 19 rows.
+const claimNoticeSQL = `
+SELECT ` + noticeColumns + `
+FROM owner_notices n
+LEFT JOIN owner_notice_attempts a ON a.kind = n.kind AND a.site = n.site
+WHERE n.kind = $1 AND n.site = $2
+FOR UPDATE OF n SKIP LOCKED`
+
+const markNoticeSentSQL = `UPDATE owner_notices SET notified_at = $3 WHERE kind = $1 AND site = $2`
+
+const clearNoticeAttemptsSQL = `DELETE FROM owner_notice_attempts WHERE kind = $1 AND site = $2`
+
+const recordNoticeAttemptSQL = `
+INSERT INTO owner_notice_attempts (kind, site, attempts, last_attempt_at, last_error, retry_not_before, gave_up)
+VALUES ($1, $2, 1, $3, $4, $5, $6)
+ON CONFLICT (kind, site) DO UPDATE SET
+    attempts = owner_notice_attempts.attempts + 1,
+    last_attempt_at = excluded.last_attempt_at,
+    last_error = excluded.last_error,
+    retry_not_before = excluded.retry_not_before,
+    gave_up = excluded.gave_up`
+
+// ClaimNotice locks the open notice (kind, site) and calls deliver with its
+// state while holding the lock, then writes what deliver reports in the same
+// transaction: notified_at only after Discord accepted, otherwise the failed
+// attempt. Two processes claiming one notice at once cannot both deliver:
+// the second finds the row locked and returns false without calling deliver.
+// It also returns false when the notice is not open.
+func (s *Store) ClaimNotice(ctx context.Context, kind, site string, deliver func(NoticeState) Delivery) (bool, error) {
+	claimed := false
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, claimNoticeSQL, kind, site)
+		if err != nil {
+			return err
+		}
+		st, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[NoticeState])
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		claimed = true
+		d := deliver(st)
+		switch {
+		case d.Skip:
+			return nil
+		case d.SentAt > 0:
+			if _, err := tx.Exec(ctx, markNoticeSentSQL, kind, site, d.SentAt); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, clearNoticeAttemptsSQL, kind, site)
+			return err
+		default:
+			_, err := tx.Exec(ctx, recordNoticeAttemptSQL, kind, site, d.AttemptAt, d.Err, d.RetryNotBefore, d.GiveUp)
+			return err
+		}
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: claim notice %s/%s: %w", kind, site, translate(err))
+	}
+	return claimed, nil
+}
+
+// listNoticesSQL reads every open notice. owner_notices is bounded by
+// construction (four kinds times six Sites, plus sidecar-down's one row), so
+// reading it whole is reading at most 19 rows.
+const listNoticesSQL = `
+SELECT ` + noticeColumns + `
+FROM owner_notices n
+LEFT JOIN owner_notice_attempts a ON a.kind = n.kind AND a.site = n.site
+ORDER BY n.kind, n.site`
+
+// Notices lists the open owner notices with their last failed delivery.
+func (s *Store) Notices(ctx context.Context) ([]NoticeState, error) {
+	v, err := getMany[NoticeState](ctx, s, listNoticesSQL)
+	if err != nil {
+		return nil, fmt.Errorf("store: list notices: %w", err)
+	}
+	return v, nil
+}
+
+const deadWebhookSQL = `SELECT dead_at FROM dead_webhooks WHERE url_hash = $1`
+
+// WebhookDeadAt returns when Discord answered 404 for the webhook whose
+// address hashes to urlHash, or 0 when it never did.
+func (s *Store) WebhookDeadAt(ctx context.Context, urlHash string) (int64, error) {
+	var at int64
+	err := s.pool.QueryRow(ctx, deadWebhookSQL, urlHash).Scan(&at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: dead webhook: %w", translate(err))
+	}
+	return at, nil
+}
+
+const markWebhookDeadSQL = `INSERT INTO dead_webhooks (url_hash, dead_at) VALUES ($1, $2) ON CONFLICT (url_hash) DO NOTHING`
+
+// MarkWebhookDead records that Discord answered 404 for this webhook, so no
+// process sends to it again until the setting changes.
+func (s *Store) MarkWebhookDead(ctx context.Context, urlHash string, at int64) error {
+	if _, err := s.pool.Exec(ctx, markWebhookDeadSQL, urlHash, at); err != nil {
+		return fmt.Errorf("store: mark webhook dead: %w", translate(err))
+	}
+	return nil
+}
