@@ -16,12 +16,12 @@ type Secret string
 
 const mask = "[redacted]"
 
-func (s Secret) String() string              { return mask }
-func (s Secret) GoString() string            { return mask }
-func (s Secret) LogValue() slog.Value        { return slog.StringValue(mask) }
+func (s Secret) String() string               { return mask }
+func (s Secret) GoString() string             { return mask }
+func (s Secret) LogValue() slog.Value         { return slog.StringValue(mask) }
 func (s Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + mask + `"`), nil }
 func (s Secret) MarshalText() ([]byte, error) { return []byte(mask), nil }
-func (s Secret) Format(f fmt.State, _ rune)  { _, _ = f.Write([]byte(mask)) }
+func (s Secret) Format(f fmt.State, _ rune)   { _, _ = f.Write([]byte(mask)) }
 
 // Reveal returns the secret's value for the one constructor that needs it.
 func (s Secret) Reveal() string { return string(s) }

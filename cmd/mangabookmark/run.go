@@ -15,8 +15,9 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"serve":  {runServe, "run the server with its database (the default)"},
-		"testdb": {runTestDB, "run a command with TEST_DATABASE_URL pointing at a PostgreSQL (what `make test` uses)"},
+		"serve":   {runServe, "run the server with its database (the default)"},
+		"testdb":  {runTestDB, "run a command with TEST_DATABASE_URL pointing at a PostgreSQL (what `make test` uses)"},
+		"notices": {withDatabase(runNotices), "list the open owner notices (--json); exits non-zero while one is pending"},
 	}
 }
 
@@ -41,4 +42,30 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return fmt.Errorf("unknown command %q (try: mangabookmark help)", name)
 	}
 	return c.run(ctx, rest, stdin, stdout, stderr, getenv)
+}
+
+// withDatabase gives a command DATABASE_URL even when it is unset: the
+// embedded local cluster, attached to if the server is running, else started
+// for the command and stopped after it.
+func withDatabase(next func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error) func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	return func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+		if getenv("DATABASE_URL") != "" {
+			return next(ctx, args, stdin, stdout, stderr, getenv)
+		}
+		cfg, err := loadConfig(getenv)
+		if err != nil {
+			return err
+		}
+		url, stop, err := openDatabase(ctx, cfg, newLogger(io.Discard, 0))
+		if err != nil {
+			return err
+		}
+		defer stop()
+		return next(ctx, args, stdin, stdout, stderr, func(k string) string {
+			if k == "DATABASE_URL" {
+				return url
+			}
+			return getenv(k)
+		})
+	}
 }

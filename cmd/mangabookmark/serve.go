@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/localpg"
 )
@@ -75,9 +76,21 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 			APIBase:      handlers.DiscordAPIBase,
 		}
 	}
-	if !cfg.DiscordWebhookURL.Set() {
-		log.Info("owner notices are off: DISCORD_WEBHOOK_URL is not set")
+	browserSites, err := browserSites(cfg.BrowserSites)
+	if err != nil {
+		return err
 	}
+	notifier, err := notify.New(notify.Options{
+		Store:         st,
+		WebhookURL:    notify.Secret(cfg.DiscordWebhookURL.Reveal()),
+		PublicBaseURL: cfg.PublicBaseURL,
+		BrowserSites:  browserSites,
+		Logger:        log,
+	})
+	if err != nil {
+		return fmt.Errorf("DISCORD_WEBHOOK_URL: %w", err)
+	}
+	_ = notifier // wired into the poller and the admin pages below
 	if cfg.BrowserWSURL == "" {
 		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites will not be polled", "browser_sites", cfg.BrowserSites)
 	}
