@@ -140,9 +140,11 @@ func TestReadOutcomes(t *testing.T) {
 			want: OK, wantChecked: true,
 		},
 		{
-			name:    "a real page with no chapter is no_chapter with its title",
-			handler: func(w http.ResponseWriter, r *http.Request) { w.Write(readFixture(t, "asurascans", "no-chapters.html")) },
-			want:    NoChapter, wantChecked: true,
+			name: "a real page with no chapter is no_chapter with its title",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Write(readFixture(t, "asurascans", "no-chapters.html"))
+			},
+			want: NoChapter, wantChecked: true,
 			check: func(t *testing.T, r Result) {
 				if r.Facts.Title != "A Title Coming Soon" {
 					t.Errorf("title %q", r.Facts.Title)
