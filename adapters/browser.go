@@ -95,7 +95,7 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 	resp, err := chromedp.Run(navCtx, chromedp.NavigateResponse(fr.URL))
 	cancelNav()
 	if err != nil {
-		return fetchResult{}, b.failure(ctx, "navigation", err)
+		return fetchResult{}, b.failure(ctx, tab, "navigation", err)
 	}
 	res := fetchResult{Header: http.Header{}}
 	if resp != nil {
@@ -109,7 +109,7 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 	for {
 		body, err := chromedp.Run(tab, chromedp.Evaluate[string](pageScript))
 		if err != nil {
-			return fetchResult{}, b.failure(ctx, "reading the page", err)
+			return fetchResult{}, b.failure(ctx, tab, "reading the page", err)
 		}
 		res.Body = []byte(body)
 		if !isChallengeBody(res.Body) && b.ready(tab, fr.Ready) {
@@ -119,7 +119,7 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 			break
 		}
 		if err := sleepCtx(ctx, browserPoll); err != nil {
-			return fetchResult{}, b.failure(ctx, "waiting for the page", err)
+			return fetchResult{}, b.failure(ctx, tab, "waiting for the page", err)
 		}
 	}
 
@@ -136,7 +136,7 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 	// The navigation may have redirected: the document's address passes the gate too.
 	loc, err := chromedp.Run(tab, chromedp.Evaluate[string](`location.href`))
 	if err != nil {
-		return fetchResult{}, b.failure(ctx, "reading the address", err)
+		return fetchResult{}, b.failure(ctx, tab, "reading the address", err)
 	}
 	if lu, err := url.Parse(loc); err != nil {
 		return fetchResult{}, fmt.Errorf("%w: unreadable final address", ErrGate)
@@ -163,8 +163,10 @@ func (b *browserFetcher) ready(tab context.Context, sel string) bool {
 // failure turns an error of the browser into the Poll's error: unreachable when
 // the sidecar no longer answers, else a short description without the sidecar's
 // address (which may carry a token).
-func (b *browserFetcher) failure(ctx context.Context, step string, err error) error {
-	if !b.alive() {
+func (b *browserFetcher) failure(ctx, tab context.Context, step string, err error) error {
+	// chromedp ends the tab's context when the connection to the browser
+	// ends; the Poll's own context still running means the sidecar went away.
+	if (tab.Err() != nil && ctx.Err() == nil) || !b.alive() {
 		return fmt.Errorf("%w: lost the connection during %s", ErrUnreachable, step)
 	}
 	var le *chromedp.LoadError

@@ -28,7 +28,7 @@ const (
 	comixRowLink      = "a.mchap-row__primary"
 	comixTitleHTML    = "h1.mpage__title"
 	comixOGTitle      = `meta[property="og:title"]`
-	comixReady        = ".mchap-item, .mchap-empty, .mchap-foot__hint"
+	comixReady        = ".mchap-list .mchap-item, .mchap-empty"
 )
 
 // comixPosterSizes is the order in which poster sizes are preferred.
