@@ -25,6 +25,7 @@ const (
 	asuraKeyChapters   = "chapters"
 	asuraKeyNumber     = "number"
 	asuraKeySlug       = "series_slug"
+	asuraKeySeriesSlug = "seriesSlug"
 	asuraKeyLocked     = "is_locked"
 	asuraKeyPremium    = "is_premium"
 	asuraStatusDone    = "completed" // seed 001: dropped is editorial, only completed counts
@@ -130,6 +131,14 @@ func (a asurascans) Parse(body []byte, ref Ref) (Facts, error) {
 	if f.CoverURL == "" {
 		f.CoverURL = cleanURL(base, doc.Find(asuraOGImage).AttrOr("content", ""))
 	}
+	// Chapter addresses hang off the Series' bare slug.
+	slug := ref.SeriesID
+	if slug == "" {
+		slug = jsonString(chapters[asuraKeySeriesSlug])
+	}
+	if !asuraSlug.MatchString(slug) {
+		slug = ""
+	}
 	var l latest
 	list, _ := chapters[asuraKeyChapters].([]any)
 	for _, item := range list {
@@ -150,7 +159,11 @@ func (a asurascans) Parse(body []byte, ref Ref) (Facts, error) {
 		if !ok {
 			continue
 		}
-		l.offer(num, cleanURL(base, strings.TrimSuffix(base.Path, "/")+"/chapter/"+num))
+		u := ""
+		if slug != "" {
+			u = cleanURL(base, "/comics/"+slug+"/chapter/"+num)
+		}
+		l.offer(num, u)
 	}
 	l.into(&f)
 	return f, nil

@@ -196,3 +196,26 @@ func TestCompareChapters(t *testing.T) {
 		})
 	}
 }
+
+func TestRefFromPage(t *testing.T) {
+	tests := []struct {
+		site, file string
+		want       string // series_id, "" for none
+	}{
+		{"asurascans", "ongoing.html", "nano-machine"},
+		{"demonicscans", "no-status.html", "I%2527m-Really-Not-The-Demon-God%2527s-Lackey"},
+		{"comix", "ongoing.html", "p2m8q"},
+		{"novelfull", "completed.html", "battle-through-the-heavens"},
+		{"lightnovelworld", "ongoing.html", "shadow-slave"},
+		{"kagane", "completed.json", ""},
+		{"asurascans", "../challenge/cloudflare.html", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.site+" "+tc.file, func(t *testing.T) {
+			ref, ok := RefFromPage(tc.site, readFixture(t, tc.site, tc.file))
+			if ok != (tc.want != "") || ref.SeriesID != tc.want {
+				t.Errorf("RefFromPage = %+v, %v; want series %q", ref, ok, tc.want)
+			}
+		})
+	}
+}

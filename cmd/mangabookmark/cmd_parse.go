@@ -56,7 +56,9 @@ const parseUsage = "usage: mangabookmark parse --site SITE [--url SERIES_URL] FI
 // runParse is `mangabookmark parse --site SITE [--url URL] FILE|-`: it parses a
 // saved page (or API body) with the Site's adapter, never fetching, and prints the
 // facts as one JSON object. args are the arguments after "parse". --url names the
-// Series the page belongs to (its series_id, and the base for relative links).
+// Series the page belongs to (its series_id, the base for relative links, and the
+// scope of its chapter links); without it the page's own canonical address is
+// used when it has one.
 func runParse(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := flag.NewFlagSet("parse", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -89,6 +91,12 @@ func runParse(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	body, err := readInput(pos[0], stdin)
 	if err != nil {
 		return fmt.Errorf("parse: %v", err)
+	}
+	if ref.SeriesID == "" {
+		// Without --url, the page's own canonical address names its Series.
+		if r, ok := adapters.RefFromPage(a.Site(), body); ok {
+			ref = r
+		}
 	}
 	facts, err := a.Parse(body, ref)
 	if err != nil {

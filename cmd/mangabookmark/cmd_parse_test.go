@@ -71,13 +71,22 @@ func TestRunParse(t *testing.T) {
 			},
 		},
 		{
-			name:  "a page on stdin without --url has no series_id and a null chapter when there is none",
+			name:  "a page on stdin without --url takes its Series from the page, with a null chapter when there is none",
 			args:  []string{"--site", "novelfull", "-"},
 			stdin: "file:" + fixture("novelfull", "no-chapters.html"),
 			want: map[string]any{
-				"site": "novelfull", "series_id": "", "title": "A Brand New Novel",
+				"site": "novelfull", "series_id": "a-brand-new-novel", "title": "A Brand New Novel",
 				"cover_url": "https://novelfull.com/uploads/thumbs/a-brand-new-novel-2a3b4c.jpg", "kind": "novel",
 				"latest_chapter": nil, "latest_chapter_url": "", "completed": false,
+			},
+		},
+		{
+			name: "a Kagane body without --url has no series_id and no chapter address",
+			args: []string{"--site", "kagane", fixture("kagane", "completed.json")},
+			want: map[string]any{
+				"site": "kagane", "series_id": "", "title": "Dungeon Porter",
+				"cover_url": "https://kagane.to/api/v2/image/019c2b1c-aaaa-7bbb-8ccc-0d0e0f101112", "kind": "manga",
+				"latest_chapter": json.Number("40"), "latest_chapter_url": "", "completed": true,
 			},
 		},
 		{
