@@ -9,8 +9,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 )
@@ -23,9 +26,11 @@ import (
 //
 // A sidecar that cannot be dialled, or whose connection drops mid-Poll, is
 // ErrUnreachable, so the Poll can mark the browser down. The sidecar resolves and
-// connects on its own, so the gate checks the address before the navigation (the
-// host must resolve to public addresses here) and the final document address
-// after it; the sidecar's own DNS answer is outside the gate's reach.
+// connects on its own, so the gate checks the host before the navigation (it
+// must resolve to public addresses here), pauses every top-level document
+// request in the tab (each redirect hop) to check its address, and checks the
+// final document address after; the sidecar's own DNS answer is outside the
+// gate's reach.
 
 // browserPoll is how often the page is looked at while waiting.
 const browserPoll = 250 * time.Millisecond
@@ -91,9 +96,17 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 		return fetchResult{}, fmt.Errorf("%w: could not connect to the sidecar", ErrUnreachable)
 	}
 
+	g, err := guardDocuments(tab, fr)
+	if err != nil {
+		return fetchResult{}, b.failure(ctx, tab, "setting up the gate", err)
+	}
+
 	navCtx, cancelNav := context.WithTimeout(tab, b.timeout)
 	resp, err := chromedp.Run(navCtx, chromedp.NavigateResponse(fr.URL))
 	cancelNav()
+	if gateErr := g.refused(); gateErr != nil {
+		return fetchResult{}, gateErr
+	}
 	if err != nil {
 		return fetchResult{}, b.failure(ctx, tab, "navigation", err)
 	}
@@ -105,14 +118,41 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 		}
 	}
 
+	// Wait, within the bound, for a challenge to clear and for the adapter's
+	// ready selector. A challenge that solves itself reloads the tab; the status
+	// of the document then shown is the Site's answer.
 	deadline := time.Now().Add(b.challengeWait)
+	sawMarkers := false
 	for {
 		body, err := chromedp.Run(tab, chromedp.Evaluate[string](pageScript))
 		if err != nil {
-			return fetchResult{}, b.failure(ctx, tab, "reading the page", err)
+			// A reload in progress destroys the page's context for a moment;
+			// only a dead tab, or the end of the bound, ends the wait.
+			if tab.Err() != nil || ctx.Err() != nil || time.Now().After(deadline) {
+				return fetchResult{}, b.failure(ctx, tab, "reading the page", err)
+			}
+			if err := sleepCtx(ctx, browserPoll); err != nil {
+				return fetchResult{}, b.failure(ctx, tab, "waiting for the page", err)
+			}
+			continue
 		}
 		res.Body = []byte(body)
-		if !isChallengeBody(res.Body) && b.ready(tab, fr.Ready) {
+		challenge := isChallengeBody(res.Body)
+		if challenge {
+			sawMarkers = true
+		} else if sawMarkers || cfMitigated(res.Header) {
+			status, err := chromedp.Run(tab, chromedp.Evaluate[int](statusScript))
+			switch {
+			case err == nil && status > 0 && (sawMarkers || status != res.Status):
+				res.Status = status
+				res.Header.Del("cf-mitigated")
+				sawMarkers = false
+			case cfMitigated(res.Header):
+				// Still the interstitial, in a shape the markers do not know.
+				challenge = true
+			}
+		}
+		if !challenge && (res.Status < 200 || res.Status > 299 || b.ready(tab, fr.Ready)) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -123,16 +163,9 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 		}
 	}
 
-	if cfMitigated(res.Header) && !isChallengeBody(res.Body) {
-		// A challenge that solved itself reloads the tab: when the document now
-		// shown answered with another status, it is the Site's page.
-		status, err := chromedp.Run(tab, chromedp.Evaluate[int](statusScript))
-		if err == nil && status > 0 && status != res.Status {
-			res.Header.Del("cf-mitigated")
-			res.Status = status
-		}
+	if gateErr := g.refused(); gateErr != nil {
+		return fetchResult{}, gateErr
 	}
-
 	// The navigation may have redirected: the document's address passes the gate too.
 	loc, err := chromedp.Run(tab, chromedp.Evaluate[string](`location.href`))
 	if err != nil {
@@ -164,9 +197,9 @@ func (b *browserFetcher) ready(tab context.Context, sel string) bool {
 // the sidecar no longer answers, else a short description without the sidecar's
 // address (which may carry a token).
 func (b *browserFetcher) failure(ctx, tab context.Context, step string, err error) error {
-	// chromedp ends the tab's context when the connection to the browser
-	// ends; the Poll's own context still running means the sidecar went away.
-	if (tab.Err() != nil && ctx.Err() == nil) || !b.alive() {
+	// The connection to the sidecar dropped (chromedp closes LostConnection and
+	// ends the tab's context), or the sidecar no longer accepts connections.
+	if connectionLost(tab) || (tab.Err() != nil && ctx.Err() == nil) || !b.alive() {
 		return fmt.Errorf("%w: lost the connection during %s", ErrUnreachable, step)
 	}
 	var le *chromedp.LoadError
@@ -183,6 +216,20 @@ func (b *browserFetcher) failure(ctx, tab context.Context, step string, err erro
 		msg = msg[:160]
 	}
 	return fmt.Errorf("browser %s failed: %s", step, msg)
+}
+
+// connectionLost reports whether chromedp saw the tab's browser connection drop.
+func connectionLost(tab context.Context) bool {
+	c := chromedp.FromContext(tab)
+	if c == nil || c.Browser == nil {
+		return false
+	}
+	select {
+	case <-c.Browser.LostConnection:
+		return true
+	default:
+		return false
+	}
 }
 
 // alive reports whether the sidecar still accepts connections.
@@ -207,4 +254,69 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// docGuard holds the first gate refusal of a tab's top-level document requests.
+type docGuard struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (g *docGuard) refuse(err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.err == nil {
+		g.err = err
+	}
+}
+
+func (g *docGuard) refused() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
+}
+
+// guardDocuments pauses every request for the tab's top-level document (the
+// navigation, each redirect hop, a challenge's reload) and lets it continue only
+// if it passes the gate, so a redirect to an address the gate refuses never
+// leaves the sidecar. Frames and subresources are not paused: a challenge's own
+// frames must load, and the Poll reads only the top document.
+func guardDocuments(tab context.Context, fr fetchRequest) (*docGuard, error) {
+	g := &docGuard{}
+	c := chromedp.FromContext(tab)
+	if c == nil || c.Target == nil {
+		return nil, chromedp.ErrInvalidContext
+	}
+	mainFrame := string(c.Target.TargetID)
+	paused := chromedp.Events(tab, fetch.RequestPaused)
+	_, err := chromedp.Call(tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
+		{URLPattern: "*", ResourceType: network.ResourceTypeDocument},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		for ev, err := range paused {
+			if err != nil {
+				return
+			}
+			if string(ev.FrameID) == mainFrame && ev.Request != nil {
+				u, perr := url.Parse(ev.Request.URL)
+				if perr == nil {
+					_, perr = fr.checkRedirect(u)
+				} else {
+					perr = fmt.Errorf("%w: unreadable address", ErrGate)
+				}
+				if perr != nil {
+					g.refuse(perr)
+					chromedp.Call(tab, fetch.FailRequest, fetch.FailRequestParams{
+						RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient,
+					})
+					continue
+				}
+			}
+			chromedp.Call(tab, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		}
+	}()
+	return g, nil
 }

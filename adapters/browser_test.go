@@ -171,6 +171,28 @@ func TestBrowserRoute(t *testing.T) {
 		}
 	})
 
+	t.Run("a redirect the gate refuses never leaves the browser", func(t *testing.T) {
+		victim := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {})
+		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, victim.URL+"/internal", http.StatusFound)
+		})
+		got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
+		if got.Outcome != Unfetchable || got.Checked {
+			t.Fatalf("outcome %q checked %v (err %v), want unfetchable", got.Outcome, got.Checked, got.Err)
+		}
+		if victim.hits.Load() != 0 {
+			t.Error("the browser followed the redirect")
+		}
+	})
+
+	t.Run("a missing page is not_found on the browser route too", func(t *testing.T) {
+		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
+		got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
+		if got.Outcome != NotFound || !got.Checked || got.Status != 404 {
+			t.Fatalf("outcome %q checked %v status %d (err %v), want not_found", got.Outcome, got.Checked, got.Status, got.Err)
+		}
+	})
+
 	t.Run("a challenge that does not clear within the bound is refused", func(t *testing.T) {
 		challenge := readFixture(t, "challenge", "cloudflare.html")
 		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
