@@ -1,10 +1,3 @@
-// Package adapters is the read path of the Poll: it recognises a Series address,
-// passes it through the fetch gate, fetches it over the Site's route (plain HTTPS or
-// the headless browser sidecar), classifies the answer into one of the seven outcome
-// words, and parses the Site's page into Facts.
-//
-// One file per Site holds that Site's adapter; its selectors and JSON keys are named
-// values at the top of the file. Parsing takes bytes and never fetches.
 package adapters
 
 import (

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -59,6 +60,10 @@ type ReaderOptions struct {
 	Resolve Resolver
 	// Now replaces time.Now (tests of Retry-After dates).
 	Now func() time.Time
+	// Spacing, when positive, is the least time between the starts of two
+	// requests to one Site: Read waits for its turn (or for ctx). 0 leaves
+	// pacing to the caller (the Lane).
+	Spacing time.Duration
 }
 
 func (o *ReaderOptions) defaults() {
@@ -112,6 +117,7 @@ type Result struct {
 // It is safe for concurrent use.
 type Reader struct {
 	opts    ReaderOptions
+	spacing spacer
 	dial    *gateDialer
 	plain   *plainFetcher
 	browser *browserFetcher // nil: no sidecar configured
@@ -184,6 +190,9 @@ func (r *Reader) Read(ctx context.Context, site, seriesURL string) Result {
 		fr.Ready = rs.ReadySelector()
 	}
 
+	if err := r.spacing.wait(ctx, site, r.opts.Spacing); err != nil {
+		return Result{Outcome: Errors, Err: fmt.Errorf("waiting for the Site's turn: %w", err)}
+	}
 	var res fetchResult
 	if r.Route(site) == RouteBrowser {
 		if r.browser == nil {
@@ -327,4 +336,29 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// spacer keeps requests to one Site apart.
+type spacer struct {
+	mu   sync.Mutex
+	next map[string]time.Time
+}
+
+// wait reserves the Site's next turn and sleeps until it comes.
+func (s *spacer) wait(ctx context.Context, site string, gap time.Duration) error {
+	if gap <= 0 {
+		return nil
+	}
+	s.mu.Lock()
+	if s.next == nil {
+		s.next = map[string]time.Time{}
+	}
+	now := time.Now()
+	at := s.next[site]
+	if at.Before(now) {
+		at = now
+	}
+	s.next[site] = at.Add(gap)
+	s.mu.Unlock()
+	return sleepCtx(ctx, at.Sub(now))
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -468,5 +469,32 @@ func TestRetryAfterDate(t *testing.T) {
 	h.Set("Retry-After", "soon")
 	if got := retryAfter(h, now); got != 0 {
 		t.Errorf("retryAfter(garbage) = %v", got)
+	}
+}
+
+func TestSpacingKeepsRequestsToOneSiteApart(t *testing.T) {
+	var starts []time.Time
+	var mu sync.Mutex
+	srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		starts = append(starts, time.Now())
+		mu.Unlock()
+		http.NotFound(w, r)
+	})
+	r := readerFor(t, "asurascans", srv, func(o *ReaderOptions) { o.Spacing = 150 * time.Millisecond })
+	for range 3 {
+		if got := r.Read(context.Background(), "asurascans", asuraSeries); got.Outcome != NotFound {
+			t.Fatalf("outcome %q", got.Outcome)
+		}
+	}
+	for i := 1; i < len(starts); i++ {
+		if gap := starts[i].Sub(starts[i-1]); gap < 140*time.Millisecond {
+			t.Errorf("requests %d and %d were %v apart", i-1, i, gap)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := r.Read(ctx, "asurascans", asuraSeries); got.Outcome != Errors {
+		t.Errorf("a cancelled wait read as %q", got.Outcome)
 	}
 }
