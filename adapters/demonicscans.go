@@ -28,6 +28,9 @@ const (
 // /title/<Title>/chapter/<n>/<page>.
 var demonicChapterPath = regexp.MustCompile(`/chapter/(\d+(?:\.\d+)?)(?:/|$)`)
 
+// demonicChapterTitle reads the title segment of a chapter link /title/<Title>/chapter/...
+var demonicChapterTitle = regexp.MustCompile(`/title/([^/?#]+)/chapter/`)
+
 // demonicSegment is a title-derived path segment. Percent-encoding (even double
 // encoding) is part of the identity, so the segment is kept exactly as served.
 var demonicSegment = regexp.MustCompile(`^[A-Za-z0-9%._~!'()*,;:@+-]{1,300}$`)
@@ -83,9 +86,14 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 	var l latest
 	box.Find(demonicChapters).Each(func(_ int, s *goquery.Selection) {
 		href := s.AttrOr("href", "")
-		// Only this Series' own chapter rows count.
-		if ref.SeriesID != "" && !strings.Contains(href, "/title/"+ref.SeriesID+"/") {
-			return
+		// Only this Series' own chapter rows count. The title segment may be
+		// encoded differently in a chapter link than in the Series address, so
+		// both are compared fully decoded.
+		if ref.SeriesID != "" {
+			m := demonicChapterTitle.FindStringSubmatch(href)
+			if m == nil || demonicKey(m[1]) != demonicKey(ref.SeriesID) {
+				return
+			}
 		}
 		num := ""
 		if m := demonicChapterPath.FindStringSubmatch(href); m != nil {
@@ -98,6 +106,19 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 	})
 	l.into(&f)
 	return f, nil
+}
+
+// demonicKey decodes a title segment until it stops changing (the site serves
+// some titles double- or triple-encoded), for comparison only.
+func demonicKey(seg string) string {
+	for range 4 {
+		d, err := url.PathUnescape(seg)
+		if err != nil || d == seg {
+			break
+		}
+		seg = d
+	}
+	return seg
 }
 
 // ownText is the text of a node's own text children, without its elements' text

@@ -219,3 +219,34 @@ func TestRefFromPage(t *testing.T) {
 		})
 	}
 }
+
+func TestCleanText(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"whitespace runs fold and trim", "  Nano \n\t Machine  ", "Nano Machine"},
+		{"control characters are dropped", "Nano\x00 Machine\x1b", "Nano Machine"},
+		{"bidirectional overrides are dropped", "Nano \u202eenihcaM", "Nano enihcaM"},
+		{"invalid UTF-8 is replaced", "Nano \xff", "Nano \uFFFD"},
+		{"a long title is capped on a rune boundary", strings.Repeat("é", 200), strings.Repeat("é", 150)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := cleanText(tc.in, maxTitleLen); got != tc.want {
+				t.Errorf("cleanText(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDemonicChaptersMatchTheirSeriesWhateverTheEncoding(t *testing.T) {
+	page := `<div id="manga-info-container"><h1 class="big-fat-titles">X</h1><div id="chapters-list">
+<li><a class="chplinks" href="/title/I%27m-Really-Not/chapter/7/1">Chapter 7</a></li>
+<li><a class="chplinks" href="/title/Other-Title/chapter/900/1">Chapter 900</a></li></div></div>`
+	ref, err := Recognise("https://demonicscans.org/manga/I%2527m-Really-Not")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := demonicscans{}.Parse([]byte(page), ref)
+	if err != nil || f.LatestChapter != "7" {
+		t.Fatalf("Parse = %+v, %v; want chapter 7", f, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -19,8 +20,9 @@ var spaceRun = regexp.MustCompile(`\s+`)
 // cleanText trims text the HTML parser already unescaped, folds whitespace runs to
 // one space and caps its length (on a rune boundary).
 func cleanText(s string, limit int) string {
-	s = strings.TrimSpace(spaceRun.ReplaceAllString(s, " "))
 	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(dropControl, s)
+	s = strings.TrimSpace(spaceRun.ReplaceAllString(s, " "))
 	if len(s) <= limit {
 		return s
 	}
@@ -29,6 +31,20 @@ func cleanText(s string, limit int) string {
 		cut--
 	}
 	return strings.TrimSpace(s[:cut])
+}
+
+// dropControl removes control characters (whitespace becomes a space, folded
+// later) and the bidirectional overrides that could reorder a displayed title.
+func dropControl(r rune) rune {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v':
+		return ' '
+	case unicode.IsControl(r):
+		return -1
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		return -1
+	}
+	return r
 }
 
 // cleanRaw is cleanText for text no HTML parser has seen (JSON in a script element
