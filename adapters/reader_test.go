@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -496,5 +497,29 @@ func TestSpacingKeepsRequestsToOneSiteApart(t *testing.T) {
 	cancel()
 	if got := r.Read(ctx, "asurascans", asuraSeries); got.Outcome != Errors {
 		t.Errorf("a cancelled wait read as %q", got.Outcome)
+	}
+}
+
+func TestNewReaderLogsEachRewriteAtStart(t *testing.T) {
+	var buf strings.Builder
+	bases, err := ParseBaseURLs("kagane=http://127.0.0.1:9004,asurascans=http://127.0.0.1:9001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(ReaderOptions{
+		BaseURLs: bases, BrowserWSURL: "ws://127.0.0.1:1/devtools/browser/x",
+		Logger: slog.New(slog.NewTextHandler(&buf, nil)),
+	})
+	out := buf.String()
+	for _, want := range []string{"site=asurascans base_url=http://127.0.0.1:9001", "site=kagane base_url=http://127.0.0.1:9004"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("start-up log lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "devtools/browser/x") {
+		t.Errorf("start-up log quotes the sidecar address:\n%s", out)
+	}
+	if !r.HasBrowser() || r.Route("kagane") != RouteBrowser {
+		t.Error("a configured sidecar is not used for the default browser Sites")
 	}
 }
