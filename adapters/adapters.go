@@ -1,0 +1,186 @@
+package adapters
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Outcome is the word a Poll ends with. The pass log keeps one count per word.
+type Outcome string
+
+// The seven outcome words (SPEC "The Poll").
+const (
+	OK          Outcome = "ok"
+	NoChapter   Outcome = "no_chapter"
+	Unfetchable Outcome = "unfetchable"
+	NotFound    Outcome = "not_found"
+	Errors      Outcome = "errors"
+	Refused     Outcome = "refused"
+	Unreachable Outcome = "unreachable"
+)
+
+// Outcomes lists every outcome word, in the pass log's column order.
+var Outcomes = []Outcome{OK, NoChapter, Unfetchable, NotFound, Errors, Refused, Unreachable}
+
+// Series kinds.
+const (
+	KindManga = "manga"
+	KindNovel = "novel"
+)
+
+// Facts is what one read learned. LatestChapter is a canonical decimal string
+// ("12.5", "110"; no trailing zeros, no leading +), "" when !HasLatest. Every
+// string is trimmed, length-capped and HTML-unescaped once; URLs are absolute
+// http(s) addresses or "".
+type Facts struct {
+	Title, CoverURL, Kind string
+	LatestChapter         string
+	LatestChapterURL      string
+	HasLatest             bool
+	// Completed is the Site's own completed value (seed 001, "Completion hint:
+	// which value counts"). A missing marker is false, never an error.
+	Completed bool
+}
+
+// Ref identifies a recognised Series: its Site, its stable series_id and its
+// canonical Series address (https, the Site's real host).
+type Ref struct{ Site, SeriesID, URL string }
+
+// Target is what to fetch for one Series. API is true when the body is JSON from an
+// API endpoint rather than an HTML page.
+type Target struct {
+	URL string
+	API bool
+}
+
+// Adapter knows one Site.
+type Adapter interface {
+	Site() string      // "asurascans", ...
+	Kind() string      // KindManga or KindNovel
+	Domains() []string // hosts that belong to the Site (exact host or subdomain match)
+	// Recognise maps a Series page or a chapter page of it (current and legacy
+	// shapes) to the Series. Anything else is not ours.
+	Recognise(u *url.URL) (Ref, bool)
+	// Target says what to fetch for the Series.
+	Target(ref Ref) Target
+	// Parse reads the fetched body. It never fetches. It returns an error only when
+	// the body is not the Site's Series page at all (its anchor is missing).
+	Parse(body []byte, ref Ref) (Facts, error)
+}
+
+// ReadySelector is implemented by adapters whose page fills in after load (the
+// chapter list of a browser Site): the browser route waits, within its bound, for
+// this CSS selector before it takes the rendered HTML.
+type ReadySelector interface {
+	ReadySelector() string
+}
+
+// Sites lists the six Sites in display order.
+var Sites = []string{"asurascans", "demonicscans", "comix", "kagane", "novelfull", "lightnovelworld"}
+
+var registry = map[string]Adapter{
+	"asurascans":      asurascans{},
+	"demonicscans":    demonicscans{},
+	"comix":           comix{},
+	"kagane":          kagane{},
+	"novelfull":       novelfull{},
+	"lightnovelworld": lightnovelworld{},
+}
+
+// ByName returns the adapter of a Site.
+func ByName(site string) (Adapter, bool) {
+	a, ok := registry[site]
+	return a, ok
+}
+
+// ErrNotSeries is wrapped by Parse when the body is not the Site's Series page.
+var ErrNotSeries = errors.New("not a series page")
+
+// Recognise maps any address to its Site and Series. The error says plainly why an
+// address is not accepted.
+func Recognise(raw string) (Ref, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return Ref{}, errors.New("the address is empty")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.Scheme == "" {
+		return Ref{}, errors.New("not a URL (expected https://host/path)")
+	}
+	if u.Scheme != "https" {
+		return Ref{}, fmt.Errorf("not https (the address uses %q)", u.Scheme)
+	}
+	if u.User != nil {
+		return Ref{}, errors.New("the address carries a user name or password")
+	}
+	host := strings.ToLower(u.Hostname())
+	for _, site := range Sites {
+		a := registry[site]
+		if !hostKnown(a, host) {
+			continue
+		}
+		ref, ok := a.Recognise(u)
+		if !ok {
+			return Ref{}, fmt.Errorf("%s address, but not a Series or chapter page", site)
+		}
+		return ref, nil
+	}
+	return Ref{}, fmt.Errorf("unknown site %q", host)
+}
+
+// legacyHoster is implemented by adapters that recognise addresses on hosts the Site
+// no longer serves from (they are recognised, never fetched).
+type legacyHoster interface {
+	legacyDomains() []string
+}
+
+func hostKnown(a Adapter, host string) bool {
+	if hostIn(host, a.Domains()) {
+		return true
+	}
+	if l, ok := a.(legacyHoster); ok {
+		return hostIn(host, l.legacyDomains())
+	}
+	return false
+}
+
+// hostIn reports whether host is one of domains or a subdomain of one.
+func hostIn(host string, domains []string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	for _, d := range domains {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+// recogniseCommon applies the checks every adapter shares: https, no user-info, a
+// host of the Site (current or legacy).
+func recogniseCommon(a Adapter, u *url.URL) bool {
+	return u != nil && u.Scheme == "https" && u.User == nil && u.Host != "" && hostKnown(a, u.Hostname())
+}
+
+// pathSegments splits the escaped path into its non-empty segments.
+func pathSegments(u *url.URL) []string {
+	var out []string
+	for s := range strings.SplitSeq(u.EscapedPath(), "/") {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// baseURL is the address relative links of a page are resolved against: the
+// Series address, or the Site's home when the caller has none (the parse tool).
+func baseURL(a Adapter, ref Ref) *url.URL {
+	if ref.URL != "" {
+		if u, err := url.Parse(ref.URL); err == nil && u.IsAbs() {
+			return u
+		}
+	}
+	return &url.URL{Scheme: "https", Host: a.Domains()[0], Path: "/"}
+}

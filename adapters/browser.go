@@ -1,0 +1,322 @@
+package adapters
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+)
+
+// The browser route reads a page through the headless Chrome sidecar at
+// BROWSER_WS_URL, over a chromedp remote allocator: one connection and one tab
+// per Poll, closed when the Poll ends. It waits, within a bound, for a challenge
+// to clear (a Cloudflare interstitial solves itself and reloads) and for the
+// adapter's ready selector; a challenge still standing at the bound is refused.
+//
+// A sidecar that cannot be dialled, or whose connection drops mid-Poll, is
+// ErrUnreachable, so the Poll can mark the browser down. The sidecar resolves and
+// connects on its own, so the gate checks the host before the navigation (it
+// must resolve to public addresses here), pauses every top-level document
+// request in the tab (each redirect hop) to check its address, and checks the
+// final document address after; the sidecar's own DNS answer is outside the
+// gate's reach.
+
+// browserPoll is how often the page is looked at while waiting.
+const browserPoll = 250 * time.Millisecond
+
+// probeTimeout bounds the check that tells a dead sidecar from a failed page.
+const probeTimeout = 2 * time.Second
+
+type browserFetcher struct {
+	wsURL          string
+	sidecarAddr    string // host:port of wsURL, for the liveness probe
+	timeout        time.Duration
+	connectTimeout time.Duration
+	challengeWait  time.Duration
+	maxBody        int64
+}
+
+func newBrowserFetcher(o ReaderOptions) *browserFetcher {
+	b := &browserFetcher{
+		wsURL:          o.BrowserWSURL,
+		timeout:        o.Timeout,
+		connectTimeout: o.ConnectTimeout,
+		challengeWait:  o.ChallengeWait,
+		maxBody:        o.MaxBody,
+	}
+	if u, err := url.Parse(o.BrowserWSURL); err == nil && u.Host != "" {
+		port := u.Port()
+		if port == "" {
+			port = "80"
+			if u.Scheme == "wss" || u.Scheme == "https" {
+				port = "443"
+			}
+		}
+		b.sidecarAddr = net.JoinHostPort(u.Hostname(), port)
+	}
+	return b
+}
+
+// pageScript returns what the Poll reads from the tab: the rendered HTML, or for
+// an API target the raw body Chrome shows in its <pre> (the HTML when the body is
+// not there, so a challenge page stays recognisable).
+const pageScript = `(() => {
+  const pre = document.querySelector('body > pre');
+  return pre ? pre.textContent : document.documentElement.outerHTML;
+})()`
+
+// statusScript is the HTTP status of the document now in the tab (after a
+// challenge reloaded it); 0 when the browser does not say.
+const statusScript = `(() => {
+  const n = performance.getEntriesByType('navigation')[0];
+  return n && n.responseStatus ? n.responseStatus : 0;
+})()`
+
+func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.timeout+b.challengeWait)
+	defer cancel()
+	allocCtx, cancelAlloc := remote.NewAllocator(ctx, b.wsURL, remote.WithDialTimeout(b.connectTimeout))
+	defer cancelAlloc()
+	tab, cancelTab := chromedp.NewContext(allocCtx)
+	defer cancelTab()
+
+	// Connect and open the tab, with no tighter deadline than the Poll's.
+	if err := chromedp.Do(tab); err != nil {
+		return fetchResult{}, fmt.Errorf("%w: could not connect to the sidecar", ErrUnreachable)
+	}
+
+	g, err := guardDocuments(tab, fr)
+	if err != nil {
+		return fetchResult{}, b.failure(ctx, tab, "setting up the gate", err)
+	}
+
+	navCtx, cancelNav := context.WithTimeout(tab, b.timeout)
+	resp, err := chromedp.Run(navCtx, chromedp.NavigateResponse(fr.URL))
+	cancelNav()
+	if gateErr := g.refused(); gateErr != nil {
+		return fetchResult{}, gateErr
+	}
+	if err != nil {
+		return fetchResult{}, b.failure(ctx, tab, "navigation", err)
+	}
+	res := fetchResult{Header: http.Header{}}
+	if resp != nil {
+		res.Status = int(resp.Status)
+		for k, v := range resp.Headers {
+			res.Header.Set(k, fmt.Sprint(v))
+		}
+	}
+
+	// Wait, within the bound, for a challenge to clear and for the adapter's
+	// ready selector. A challenge that solves itself reloads the tab; the status
+	// of the document then shown is the Site's answer.
+	deadline := time.Now().Add(b.challengeWait)
+	sawMarkers := false
+	for {
+		body, err := chromedp.Run(tab, chromedp.Evaluate[string](pageScript))
+		if err != nil {
+			// A reload in progress destroys the page's context for a moment;
+			// only a dead tab, or the end of the bound, ends the wait.
+			if tab.Err() != nil || ctx.Err() != nil || time.Now().After(deadline) {
+				return fetchResult{}, b.failure(ctx, tab, "reading the page", err)
+			}
+			if err := sleepCtx(ctx, browserPoll); err != nil {
+				return fetchResult{}, b.failure(ctx, tab, "waiting for the page", err)
+			}
+			continue
+		}
+		res.Body = []byte(body)
+		challenge := isChallengeBody(res.Body)
+		if challenge {
+			sawMarkers = true
+		} else if sawMarkers || cfMitigated(res.Header) {
+			status, err := chromedp.Run(tab, chromedp.Evaluate[int](statusScript))
+			switch {
+			case err == nil && status > 0 && (sawMarkers || status != res.Status):
+				res.Status = status
+				res.Header.Del("cf-mitigated")
+				sawMarkers = false
+			case cfMitigated(res.Header):
+				// Still the interstitial, in a shape the markers do not know.
+				challenge = true
+			}
+		}
+		if !challenge && (res.Status < 200 || res.Status > 299 || b.ready(tab, fr.Ready)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		if err := sleepCtx(ctx, browserPoll); err != nil {
+			return fetchResult{}, b.failure(ctx, tab, "waiting for the page", err)
+		}
+	}
+
+	if gateErr := g.refused(); gateErr != nil {
+		return fetchResult{}, gateErr
+	}
+	// The navigation may have redirected: the document's address passes the gate too.
+	loc, err := chromedp.Run(tab, chromedp.Evaluate[string](`location.href`))
+	if err != nil {
+		return fetchResult{}, b.failure(ctx, tab, "reading the address", err)
+	}
+	if lu, err := url.Parse(loc); err != nil {
+		return fetchResult{}, fmt.Errorf("%w: unreadable final address", ErrGate)
+	} else if _, err := fr.checkRedirect(lu); err != nil {
+		return fetchResult{}, err
+	}
+
+	if int64(len(res.Body)) > b.maxBody {
+		res.Body, res.Oversize = res.Body[:b.maxBody], true
+	}
+	return res, nil
+}
+
+// ready reports whether the page holds sel ("" is always ready).
+func (b *browserFetcher) ready(tab context.Context, sel string) bool {
+	if sel == "" {
+		return true
+	}
+	q, _ := json.Marshal(sel)
+	ok, err := chromedp.Run(tab, chromedp.Evaluate[bool](`!!document.querySelector(`+string(q)+`)`))
+	return err == nil && ok
+}
+
+// failure turns an error of the browser into the Poll's error: unreachable when
+// the sidecar no longer answers, else a short description without the sidecar's
+// address (which may carry a token).
+func (b *browserFetcher) failure(ctx, tab context.Context, step string, err error) error {
+	// The connection to the sidecar dropped (chromedp closes LostConnection and
+	// ends the tab's context), or the sidecar no longer accepts connections.
+	if connectionLost(tab) || (tab.Err() != nil && ctx.Err() == nil) || !b.alive() {
+		return fmt.Errorf("%w: lost the connection during %s", ErrUnreachable, step)
+	}
+	var le *chromedp.LoadError
+	switch {
+	case errors.As(err, &le):
+		return fmt.Errorf("browser %s failed: %s", step, le.ErrorText)
+	case errors.Is(err, chromedp.ErrChannelClosed), errors.Is(err, chromedp.ErrTargetDetached):
+		return fmt.Errorf("%w: the tab was closed during %s", ErrUnreachable, step)
+	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+		return fmt.Errorf("browser %s timed out", step)
+	}
+	msg := strings.ReplaceAll(err.Error(), b.wsURL, "<sidecar>")
+	if len(msg) > 160 {
+		msg = msg[:160]
+	}
+	return fmt.Errorf("browser %s failed: %s", step, msg)
+}
+
+// connectionLost reports whether chromedp saw the tab's browser connection drop.
+func connectionLost(tab context.Context) bool {
+	c := chromedp.FromContext(tab)
+	if c == nil || c.Browser == nil {
+		return false
+	}
+	select {
+	case <-c.Browser.LostConnection:
+		return true
+	default:
+		return false
+	}
+}
+
+// alive reports whether the sidecar still accepts connections.
+func (b *browserFetcher) alive() bool {
+	if b.sidecarAddr == "" {
+		return false
+	}
+	c, err := net.DialTimeout("tcp", b.sidecarAddr, probeTimeout)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// docGuard holds the first gate refusal of a tab's top-level document requests.
+type docGuard struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (g *docGuard) refuse(err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.err == nil {
+		g.err = err
+	}
+}
+
+func (g *docGuard) refused() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
+}
+
+// guardDocuments pauses every request for the tab's top-level document (the
+// navigation, each redirect hop, a challenge's reload) and lets it continue only
+// if it passes the gate, so a redirect to an address the gate refuses never
+// leaves the sidecar. Frames and subresources are not paused: a challenge's own
+// frames must load, and the Poll reads only the top document.
+func guardDocuments(tab context.Context, fr fetchRequest) (*docGuard, error) {
+	g := &docGuard{}
+	c := chromedp.FromContext(tab)
+	if c == nil || c.Target == nil {
+		return nil, chromedp.ErrInvalidContext
+	}
+	mainFrame := string(c.Target.TargetID)
+	paused := chromedp.Events(tab, fetch.RequestPaused)
+	_, err := chromedp.Call(tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
+		{URLPattern: "*", ResourceType: network.ResourceTypeDocument},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		for ev, err := range paused {
+			if err != nil {
+				return
+			}
+			if string(ev.FrameID) == mainFrame && ev.Request != nil {
+				u, perr := url.Parse(ev.Request.URL)
+				if perr == nil {
+					_, perr = fr.checkRedirect(u)
+				} else {
+					perr = fmt.Errorf("%w: unreadable address", ErrGate)
+				}
+				if perr != nil {
+					g.refuse(perr)
+					chromedp.Call(tab, fetch.FailRequest, fetch.FailRequestParams{
+						RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient,
+					})
+					continue
+				}
+			}
+			chromedp.Call(tab, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+		}
+	}()
+	return g, nil
+}

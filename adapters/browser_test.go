@@ -1,0 +1,254 @@
+package adapters
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// chromiumPath is Debian's chromium package.
+const chromiumPath = "/usr/bin/chromium"
+
+var devtoolsLine = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
+
+// startChromium starts a headless Chromium with a remote-debugging port and returns
+// its DevTools websocket address and process. Without the binary the test is
+// skipped, unless CI=true, where a missing browser is a failure.
+func startChromium(t *testing.T) (string, *exec.Cmd) {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("chromium is required in CI: %v", err)
+		}
+		t.Skipf("no %s: %v", chromiumPath, err)
+	}
+	// Chromium's helper processes can outlive the main one for a moment, so the
+	// profile is removed after the whole process group is gone, best effort.
+	profile, err := os.MkdirTemp("", "mangabookmark-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(chromiumPath,
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
+		"--user-data-dir="+profile, "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-dev-shm-usage", "about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		killGroup(cmd)
+		cmd.Wait()
+		os.RemoveAll(profile)
+	})
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := devtoolsLine.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case ws := <-found:
+		return ws, cmd
+	case <-time.After(20 * time.Second):
+		t.Fatal("chromium did not print its DevTools address")
+	}
+	return "", nil
+}
+
+// killGroup kills the browser and its helper processes.
+func killGroup(cmd *exec.Cmd) {
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// browserReader points site at srv and reads it through the sidecar at ws.
+func browserReader(t *testing.T, site string, srv *siteServer, ws string, tweak func(*ReaderOptions)) *Reader {
+	t.Helper()
+	bases, err := ParseBaseURLs(site + "=" + srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := ReaderOptions{
+		BaseURLs: bases, BrowserSites: map[string]bool{site: true}, BrowserWSURL: ws,
+		Timeout: 10 * time.Second, ChallengeWait: 3 * time.Second,
+	}
+	if tweak != nil {
+		tweak(&o)
+	}
+	return NewReader(o)
+}
+
+// renderedLater turns a Comix fixture into the page its server sends: the chapter
+// rows are removed from the markup and put back by a script after a delay, as
+// the real site fills its list in the browser.
+func renderedLater(t *testing.T, page string) string {
+	t.Helper()
+	start := strings.Index(page, `<div class="mchap-list">`)
+	end := strings.Index(page, `<div class="mchap-foot">`)
+	if start < 0 || end < 0 {
+		t.Fatal("fixture has no chapter list")
+	}
+	list := page[start:end]
+	quoted := strings.NewReplacer("\\", "\\\\", "`", "\\`", "${", "\\${").Replace(list)
+	script := "<script>setTimeout(() => { document.getElementById('later').outerHTML = `" + quoted + "`; }, 300);</script>"
+	return page[:start] + `<div id="later"></div>` + page[end:] + script
+}
+
+func TestBrowserRoute(t *testing.T) {
+	ws, _ := startChromium(t)
+
+	t.Run("a browser Site's page is rendered before it is parsed", func(t *testing.T) {
+		page := renderedLater(t, string(readFixture(t, "comix", "ongoing.html")))
+		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(page))
+		})
+		got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
+		if got.Outcome != OK || !got.Checked || got.Status != 200 {
+			t.Fatalf("outcome %q checked %v status %d (err %v), want ok", got.Outcome, got.Checked, got.Status, got.Err)
+		}
+		if got.Facts.LatestChapter != "541" || got.Facts.Title != "Lookism" {
+			t.Errorf("facts %+v", got.Facts)
+		}
+	})
+
+	t.Run("a browser Site's API body is read as JSON", func(t *testing.T) {
+		body := readFixture(t, "kagane", "completed.json")
+		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/api/v2/series/019c2b1c-cc9b-745f-afed-09c230759162" {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(body)
+		})
+		got := browserReader(t, "kagane", srv, ws, nil).Read(context.Background(), "kagane",
+			"https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162")
+		if got.Outcome != OK || got.Facts.LatestChapter != "40" || !got.Facts.Completed {
+			t.Fatalf("outcome %q facts %+v (err %v)", got.Outcome, got.Facts, got.Err)
+		}
+	})
+
+	t.Run("a challenge that clears within the bound yields the page", func(t *testing.T) {
+		page := readFixture(t, "comix", "completed.html")
+		challenge := strings.Replace(string(readFixture(t, "challenge", "cloudflare.html")), "</body>",
+			`<script>setTimeout(() => { document.cookie = "cf_clearance=ok; path=/"; location.reload(); }, 300);</script></body>`, 1)
+		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			if _, err := r.Cookie("cf_clearance"); err != nil {
+				w.Header().Set("cf-mitigated", "challenge")
+				w.WriteHeader(http.StatusForbidden)
+				w.Write([]byte(challenge))
+				return
+			}
+			w.Write(page)
+		})
+		got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix",
+			"https://comix.to/title/k7yg7-the-spark-in-your-eyes")
+		if got.Outcome != OK || got.Status != 200 || !got.Facts.Completed {
+			t.Fatalf("outcome %q status %d facts %+v (err %v), want ok", got.Outcome, got.Status, got.Facts, got.Err)
+		}
+	})
+
+	t.Run("a redirect the gate refuses never leaves the browser", func(t *testing.T) {
+		victim := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {})
+		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, victim.URL+"/internal", http.StatusFound)
+		})
+		got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
+		if got.Outcome != Unfetchable || got.Checked {
+			t.Fatalf("outcome %q checked %v (err %v), want unfetchable", got.Outcome, got.Checked, got.Err)
+		}
+		if victim.hits.Load() != 0 {
+			t.Error("the browser followed the redirect")
+		}
+	})
+
+	t.Run("a missing page is not_found on the browser route too", func(t *testing.T) {
+		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
+		got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
+		if got.Outcome != NotFound || !got.Checked || got.Status != 404 {
+			t.Fatalf("outcome %q checked %v status %d (err %v), want not_found", got.Outcome, got.Checked, got.Status, got.Err)
+		}
+	})
+
+	t.Run("a challenge that does not clear within the bound is refused", func(t *testing.T) {
+		challenge := readFixture(t, "challenge", "cloudflare.html")
+		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("cf-mitigated", "challenge")
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusForbidden)
+			w.Write(challenge)
+		})
+		r := browserReader(t, "comix", srv, ws, func(o *ReaderOptions) { o.ChallengeWait = time.Second })
+		got := r.Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
+		if got.Outcome != Refused || got.Checked {
+			t.Fatalf("outcome %q checked %v (err %v), want refused", got.Outcome, got.Checked, got.Err)
+		}
+	})
+}
+
+func TestBrowserKilledMidPollIsUnreachable(t *testing.T) {
+	ws, cmd := startChromium(t)
+	var once sync.Once
+	srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+		// The sidecar dies while the page is loading.
+		once.Do(func() { killGroup(cmd) })
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	start := time.Now()
+	got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
+	if got.Outcome != Unreachable || got.Checked {
+		t.Fatalf("outcome %q checked %v (err %v), want unreachable", got.Outcome, got.Checked, got.Err)
+	}
+	if strings.Contains(got.Err.Error(), ws) {
+		t.Errorf("the error quotes the sidecar address: %v", got.Err)
+	}
+	t.Logf("unreachable after %v: %v", time.Since(start), got.Err)
+}
+
+func TestBrowserSidecarAbsentIsUnreachable(t *testing.T) {
+	// A port nothing listens on: take one, then close it.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {})
+	ws := "ws://" + addr + "/devtools/browser/secret-token"
+	got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
+	if got.Outcome != Unreachable || got.Checked {
+		t.Fatalf("outcome %q checked %v (err %v), want unreachable", got.Outcome, got.Checked, got.Err)
+	}
+	if strings.Contains(got.Err.Error(), "secret-token") {
+		t.Errorf("the error quotes the sidecar address: %v", got.Err)
+	}
+	if srv.hits.Load() != 0 {
+		t.Error("the page was fetched without a browser")
+	}
+}

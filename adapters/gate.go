@@ -1,0 +1,188 @@
+package adapters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// The fetch gate decides whether an address may be fetched at all. A refusal is
+// the outcome unfetchable, and no request leaves the machine:
+//
+//   - the address is https, carries no user-info, and its host belongs to the Site;
+//   - after DNS resolution every address of the host is public (checked in the
+//     dialer, which then connects to the checked address, so a DNS answer cannot
+//     slip a private address past it);
+//   - every redirect is checked again, and there are at most maxRedirects.
+//
+// The one exception is SITE_BASE_URLS: the scheme and host:port an operator named
+// there are dialled as given (a loopback mirror, the demo's stand-in Sites, a
+// test's httptest server).
+
+// ErrGate is wrapped by every refusal of the fetch gate.
+var ErrGate = errors.New("fetch gate")
+
+// maxRedirects is how many redirects one fetch may follow.
+const maxRedirects = 5
+
+// Resolver looks up the addresses of a host. The default is the system resolver.
+type Resolver func(ctx context.Context, host string) ([]netip.Addr, error)
+
+func systemResolver(ctx context.Context, host string) ([]netip.Addr, error) {
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
+// checkSiteURL is the gate's address check for one Site.
+func checkSiteURL(a Adapter, u *url.URL) error {
+	switch {
+	case u == nil || u.Host == "":
+		return fmt.Errorf("%w: not an absolute address", ErrGate)
+	case u.Scheme != "https":
+		return fmt.Errorf("%w: %s is not https", ErrGate, u.Scheme)
+	case u.User != nil:
+		return fmt.Errorf("%w: the address carries user-info", ErrGate)
+	case u.Port() != "" && u.Port() != "443":
+		return fmt.Errorf("%w: port %s is not the https port", ErrGate, u.Port())
+	case !hostIn(u.Hostname(), a.Domains()):
+		return fmt.Errorf("%w: host %q does not belong to %s", ErrGate, u.Hostname(), a.Site())
+	}
+	return nil
+}
+
+// publicAddr reports whether ip is a public unicast address: not loopback,
+// private, link-local, multicast, unspecified, shared (CGNAT), reserved or
+// documentation space, and not an IPv6 form that embeds such an IPv4 address.
+func publicAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
+		ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
+		return false
+	}
+	for _, p := range nonPublic {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+var nonPublic = func() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8",       // "this network"
+		"100.64.0.0/10",   // shared address space (CGNAT)
+		"192.0.0.0/24",    // IETF protocol assignments
+		"192.0.2.0/24",    // documentation
+		"198.18.0.0/15",   // benchmarking
+		"198.51.100.0/24", // documentation
+		"203.0.113.0/24",  // documentation
+		"240.0.0.0/4",     // reserved, and broadcast
+		"64:ff9b::/96",    // NAT64: embeds an IPv4 address
+		"64:ff9b:1::/48",  // local-use NAT64
+		"100::/64",        // discard-only
+		"2001::/23",       // IETF protocol assignments (Teredo, ORCHID, ...)
+		"2001:db8::/32",   // documentation
+		"2002::/16",       // 6to4: embeds an IPv4 address
+		"fec0::/10",       // site-local (deprecated)
+	} {
+		out = append(out, netip.MustParsePrefix(s))
+	}
+	return out
+}()
+
+// gateDialer dials only public addresses, except the host:ports the operator
+// trusted through SITE_BASE_URLS.
+type gateDialer struct {
+	resolve Resolver
+	trusted map[string]bool // "host:port" of each SITE_BASE_URLS entry
+	dialer  net.Dialer
+}
+
+func newGateDialer(resolve Resolver, trusted map[string]bool, connectTimeout time.Duration) *gateDialer {
+	if resolve == nil {
+		resolve = systemResolver
+	}
+	return &gateDialer{resolve: resolve, trusted: trusted, dialer: net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}}
+}
+
+// DialContext resolves addr, refuses it unless every address is public, and
+// connects to a checked address (never re-resolving).
+func (g *gateDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	if g.trusted[strings.ToLower(addr)] {
+		return g.dialer.DialContext(ctx, network, addr)
+	}
+	ips, port, err := g.checkAddr(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	var lastErr error
+	for _, ip := range ips {
+		c, err := g.dialer.DialContext(ctx, network, netip.AddrPortFrom(ip, port).String())
+		if err == nil {
+			return c, nil
+		}
+		lastErr = err
+	}
+	return nil, lastErr
+}
+
+// checkAddr resolves host:port and returns its addresses only if all are public.
+func (g *gateDialer) checkAddr(ctx context.Context, addr string) ([]netip.Addr, uint16, error) {
+	host, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %v", ErrGate, err)
+	}
+	port, err := net.LookupPort("tcp", portStr)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: bad port %q", ErrGate, portStr)
+	}
+	var ips []netip.Addr
+	if ip, err := netip.ParseAddr(host); err == nil {
+		ips = []netip.Addr{ip}
+	} else {
+		ips, err = g.resolve(ctx, host)
+		if err != nil {
+			// A failed lookup is a transport error (the Site vanished from DNS),
+			// not a gate refusal.
+			return nil, 0, fmt.Errorf("resolve %s: %w", host, err)
+		}
+		if len(ips) == 0 {
+			return nil, 0, fmt.Errorf("resolve %s: no addresses", host)
+		}
+	}
+	for _, ip := range ips {
+		if !publicAddr(ip) {
+			return nil, 0, fmt.Errorf("%w: %s resolves to non-public address %s", ErrGate, host, ip)
+		}
+	}
+	return ips, uint16(port), nil
+}
+
+// checkHostPublic is the gate's address check for the browser route, where the
+// sidecar resolves and connects on its own: the host must resolve to public
+// addresses here. (The sidecar may resolve differently; see browser.go.)
+func (g *gateDialer) checkHostPublic(ctx context.Context, u *url.URL) error {
+	port := u.Port()
+	if port == "" {
+		port = "443"
+	}
+	_, _, err := g.checkAddr(ctx, net.JoinHostPort(u.Hostname(), port))
+	return err
+}
+
+// hostPort is u's host:port with the scheme's default port filled in, lowercased.
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "443"
+		if u.Scheme == "http" {
+			port = "80"
+		}
+	}
+	return strings.ToLower(net.JoinHostPort(u.Hostname(), port))
+}

@@ -1,0 +1,364 @@
+package adapters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Route names.
+const (
+	RoutePlain   = "plain"
+	RouteBrowser = "browser"
+)
+
+// DefaultBrowserSites is BROWSER_SITES when unset: the Sites behind an anti-bot
+// challenge that a plain client cannot pass.
+const DefaultBrowserSites = "comix,kagane"
+
+// DefaultUserAgent names the project, so a Site's operator can tell who calls.
+const DefaultUserAgent = "mangabookmark/1.0 (self-hosted bookmark poller; +https://github.com/mangabookmark/mangabookmark)"
+
+// ReaderOptions configures a Reader. The zero value reads every Site over plain
+// HTTPS with the defaults below and no browser.
+type ReaderOptions struct {
+	// BaseURLs is SITE_BASE_URLS (see ParseBaseURLs): per Site, the scheme and
+	// host its addresses are rewritten to when fetching. Stored addresses keep the
+	// real host. It is the only way a loopback or private address passes the gate.
+	BaseURLs map[string]*url.URL
+	// BrowserSites is BROWSER_SITES (see ParseBrowserSites): the Sites read through
+	// the browser sidecar. nil means DefaultBrowserSites.
+	BrowserSites map[string]bool
+	// BrowserWSURL is BROWSER_WS_URL, the sidecar's DevTools address
+	// (ws://host:port or ws://host:port/devtools/browser/<id>). "" means no
+	// browser: Polls of browser Sites are unreachable.
+	BrowserWSURL string
+	// Logger receives the start-up lines (rewrites, routes). nil discards.
+	Logger *slog.Logger
+	// UserAgent of the plain route. Default DefaultUserAgent.
+	UserAgent string
+	// Timeout bounds one whole fetch (connect, headers, body; for the browser:
+	// the navigation and the wait). Default 45s.
+	Timeout time.Duration
+	// ConnectTimeout bounds the TCP and TLS handshakes. Default 10s.
+	ConnectTimeout time.Duration
+	// HeaderTimeout bounds the wait for response headers. Default 20s.
+	HeaderTimeout time.Duration
+	// MaxBody caps a body; a longer one is the outcome errors. Default 4 MiB.
+	MaxBody int64
+	// ChallengeWait bounds how long the browser route waits for a challenge to
+	// clear (then refused) and for the adapter's ready selector. Default 20s.
+	ChallengeWait time.Duration
+	// Resolve replaces the system resolver (tests). nil uses the system's.
+	Resolve Resolver
+	// Now replaces time.Now (tests of Retry-After dates).
+	Now func() time.Time
+	// Spacing, when positive, is the least time between the starts of two
+	// requests to one Site: Read waits for its turn (or for ctx). 0 leaves
+	// pacing to the caller (the Lane).
+	Spacing time.Duration
+}
+
+func (o *ReaderOptions) defaults() {
+	if o.UserAgent == "" {
+		o.UserAgent = DefaultUserAgent
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 45 * time.Second
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 10 * time.Second
+	}
+	if o.HeaderTimeout <= 0 {
+		o.HeaderTimeout = 20 * time.Second
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 4 << 20
+	}
+	if o.ChallengeWait <= 0 {
+		o.ChallengeWait = 20 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.BrowserSites == nil {
+		o.BrowserSites, _ = ParseBrowserSites(DefaultBrowserSites)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// Result is what one Poll's read learned.
+type Result struct {
+	Outcome Outcome
+	// Facts is meaningful when Outcome is OK, and on NoChapter (title, cover and
+	// completion may be set).
+	Facts Facts
+	// Checked is true when the Site's own answer arrived: a response or rendered
+	// page that is not a challenge (ok, no_chapter, not_found, and errors from a
+	// response: 5xx, plain 403, oversize).
+	Checked bool
+	Status  int
+	// RetryAfter is a 429's Retry-After, bounded to an hour; 0 when absent.
+	RetryAfter time.Duration
+	// Err says what went wrong, short and safe to log. nil on OK.
+	Err error
+}
+
+// Reader runs the read path: recognise → gate → fetch (route) → classify → parse.
+// It is safe for concurrent use.
+type Reader struct {
+	opts    ReaderOptions
+	spacing spacer
+	dial    *gateDialer
+	plain   *plainFetcher
+	browser *browserFetcher // nil: no sidecar configured
+}
+
+// NewReader builds a Reader. It starts nothing and connects to nothing; it logs
+// each SITE_BASE_URLS rewrite and each browser Site once.
+func NewReader(opts ReaderOptions) *Reader {
+	opts.defaults()
+	trusted := map[string]bool{}
+	for _, site := range sortedKeys(opts.BaseURLs) {
+		u := opts.BaseURLs[site]
+		trusted[hostPort(u)] = true
+		opts.Logger.Info("site base URL rewrite", "site", site, "base_url", u.String())
+	}
+	r := &Reader{opts: opts, dial: newGateDialer(opts.Resolve, trusted, opts.ConnectTimeout)}
+	r.plain = newPlainFetcher(r.dial, opts)
+	if opts.BrowserWSURL != "" {
+		r.browser = newBrowserFetcher(opts)
+	}
+	for _, site := range Sites {
+		if opts.BrowserSites[site] {
+			opts.Logger.Info("site route", "site", site, "route", RouteBrowser, "sidecar", r.browser != nil)
+		}
+	}
+	return r
+}
+
+// Route names the route a Site is read over: "plain" or "browser".
+func (r *Reader) Route(site string) string {
+	if r.opts.BrowserSites[site] {
+		return RouteBrowser
+	}
+	return RoutePlain
+}
+
+// HasBrowser reports whether a browser sidecar is configured.
+func (r *Reader) HasBrowser() bool { return r.browser != nil }
+
+// Read polls one Series once.
+func (r *Reader) Read(ctx context.Context, site, seriesURL string) Result {
+	a, ok := ByName(site)
+	if !ok {
+		return Result{Outcome: Unfetchable, Err: fmt.Errorf("unknown site %q", site)}
+	}
+	u, err := url.Parse(strings.TrimSpace(seriesURL))
+	if err != nil || seriesURL == "" {
+		return Result{Outcome: Unfetchable, Err: errors.New("the stored address is not a URL")}
+	}
+	ref, ok := a.Recognise(u)
+	if !ok {
+		if err := checkSiteURL(a, u); err != nil {
+			return Result{Outcome: Unfetchable, Err: err}
+		}
+		return Result{Outcome: Unfetchable, Err: fmt.Errorf("the stored address is not a %s Series page", site)}
+	}
+	target := a.Target(ref)
+	tu, err := url.Parse(target.URL)
+	if err != nil {
+		return Result{Outcome: Unfetchable, Err: fmt.Errorf("%w: bad target address", ErrGate)}
+	}
+	if err := checkSiteURL(a, tu); err != nil {
+		return Result{Outcome: Unfetchable, Err: err}
+	}
+	fr := fetchRequest{URL: tu.String(), API: target.API, Adapter: a, Base: r.opts.BaseURLs[site]}
+	if fr.Base != nil {
+		fr.URL = rewriteURL(tu, fr.Base).String()
+	}
+	if rs, ok := a.(ReadySelector); ok && !target.API {
+		fr.Ready = rs.ReadySelector()
+	}
+
+	if err := r.spacing.wait(ctx, site, r.opts.Spacing); err != nil {
+		return Result{Outcome: Errors, Err: fmt.Errorf("waiting for the Site's turn: %w", err)}
+	}
+	var res fetchResult
+	if r.Route(site) == RouteBrowser {
+		if r.browser == nil {
+			return Result{Outcome: Unreachable, Err: ErrNoBrowser}
+		}
+		if fr.Base == nil {
+			if err := r.dial.checkHostPublic(ctx, tu); err != nil {
+				return Result{Outcome: outcomeOfError(err), Err: err}
+			}
+		}
+		res, err = r.browser.fetch(ctx, fr)
+	} else {
+		res, err = r.plain.fetch(ctx, fr)
+	}
+	if err != nil {
+		return Result{Outcome: outcomeOfError(err), Err: err}
+	}
+	return r.judge(a, ref, res)
+}
+
+// judge classifies an answer and, for a page, parses it.
+func (r *Reader) judge(a Adapter, ref Ref, res fetchResult) Result {
+	out := Result{Status: res.Status}
+	if res.Oversize {
+		out.Outcome, out.Checked = Errors, true
+		out.Err = fmt.Errorf("body larger than %d bytes", r.opts.MaxBody)
+		return out
+	}
+	v, rule := classify(res.Status, res.Header, res.Body)
+	switch v {
+	case verdictRefused:
+		out.Outcome = Refused
+		out.RetryAfter = retryAfter(res.Header, r.opts.Now())
+		out.Err = fmt.Errorf("HTTP %d: %s", res.Status, rule)
+		return out
+	case verdictNotFound:
+		out.Outcome, out.Checked = NotFound, true
+		out.Err = fmt.Errorf("HTTP %d", res.Status)
+		return out
+	case verdictErrors:
+		out.Outcome, out.Checked = Errors, true
+		out.Err = fmt.Errorf("HTTP %d: %s", res.Status, rule)
+		return out
+	}
+	out.Checked = true
+	facts, err := a.Parse(res.Body, ref)
+	if err != nil {
+		// A 200 that is not the Series page: the markup moved, or the Site
+		// answered with something else. The Poll found no chapter.
+		out.Outcome, out.Err = NoChapter, err
+		return out
+	}
+	out.Facts = facts
+	if !facts.HasLatest {
+		out.Outcome, out.Err = NoChapter, errors.New("no chapter found on the page")
+		return out
+	}
+	out.Outcome = OK
+	return out
+}
+
+// ErrNoBrowser is the error of a browser Site's Poll when no sidecar is configured.
+var ErrNoBrowser = errors.New("no browser sidecar configured (BROWSER_WS_URL is unset)")
+
+// ErrUnreachable is wrapped when the browser sidecar cannot be reached, or its
+// connection drops mid-Poll.
+var ErrUnreachable = errors.New("browser sidecar unreachable")
+
+func outcomeOfError(err error) Outcome {
+	switch {
+	case errors.Is(err, ErrGate):
+		return Unfetchable
+	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrNoBrowser):
+		return Unreachable
+	}
+	return Errors
+}
+
+// ParseBaseURLs reads SITE_BASE_URLS: comma-separated site=URL pairs, e.g.
+// "asurascans=http://127.0.0.1:9001,kagane=https://mirror.example:8443". Each
+// URL is http or https with a host and nothing else (no path, query or
+// user-info). An empty string is no rewrites.
+func ParseBaseURLs(s string) (map[string]*url.URL, error) {
+	out := map[string]*url.URL{}
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		site, raw, ok := strings.Cut(part, "=")
+		site, raw = strings.TrimSpace(site), strings.TrimSpace(raw)
+		if !ok || site == "" || raw == "" {
+			return nil, fmt.Errorf("SITE_BASE_URLS: %q is not site=URL", part)
+		}
+		if _, known := ByName(site); !known {
+			return nil, fmt.Errorf("SITE_BASE_URLS: unknown site %q", site)
+		}
+		if _, dup := out[site]; dup {
+			return nil, fmt.Errorf("SITE_BASE_URLS: %s is given twice", site)
+		}
+		u, err := url.Parse(raw)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("SITE_BASE_URLS: %s: %q is not an http(s) base URL", site, raw)
+		}
+		if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("SITE_BASE_URLS: %s: the base URL must be scheme://host[:port] only", site)
+		}
+		out[site] = &url.URL{Scheme: u.Scheme, Host: strings.ToLower(u.Host)}
+	}
+	return out, nil
+}
+
+// ParseBrowserSites reads BROWSER_SITES: comma-separated Site names read through
+// the browser sidecar. "" means DefaultBrowserSites; "none" means no Site.
+func ParseBrowserSites(s string) (map[string]bool, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		s = DefaultBrowserSites
+	}
+	out := map[string]bool{}
+	if strings.EqualFold(s, "none") {
+		return out, nil
+	}
+	for site := range strings.SplitSeq(s, ",") {
+		site = strings.TrimSpace(site)
+		if site == "" {
+			continue
+		}
+		if _, ok := ByName(site); !ok {
+			return nil, fmt.Errorf("BROWSER_SITES: unknown site %q", site)
+		}
+		out[site] = true
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// spacer keeps requests to one Site apart.
+type spacer struct {
+	mu   sync.Mutex
+	next map[string]time.Time
+}
+
+// wait reserves the Site's next turn and sleeps until it comes.
+func (s *spacer) wait(ctx context.Context, site string, gap time.Duration) error {
+	if gap <= 0 {
+		return nil
+	}
+	s.mu.Lock()
+	if s.next == nil {
+		s.next = map[string]time.Time{}
+	}
+	now := time.Now()
+	at := s.next[site]
+	if at.Before(now) {
+		at = now
+	}
+	s.next[site] = at.Add(gap)
+	s.mu.Unlock()
+	return sleepCtx(ctx, at.Sub(now))
+}

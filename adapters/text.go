@@ -1,0 +1,79 @@
+package adapters
+
+import (
+	"html"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Caps on what page text may put into Facts.
+const (
+	maxTitleLen = 300
+	maxURLLen   = 2048
+)
+
+var spaceRun = regexp.MustCompile(`\s+`)
+
+// cleanText trims text the HTML parser already unescaped, folds whitespace runs to
+// one space and caps its length (on a rune boundary).
+func cleanText(s string, limit int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(dropControl, s)
+	s = strings.TrimSpace(spaceRun.ReplaceAllString(s, " "))
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.TrimSpace(s[:cut])
+}
+
+// dropControl removes control characters (whitespace becomes a space, folded
+// later) and the bidirectional overrides that could reorder a displayed title.
+func dropControl(r rune) rune {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v':
+		return ' '
+	case unicode.IsControl(r):
+		return -1
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		return -1
+	}
+	return r
+}
+
+// cleanRaw is cleanText for text no HTML parser has seen (JSON in a script element
+// or an API body): it is HTML-unescaped once first.
+func cleanRaw(s string, limit int) string {
+	return cleanText(html.UnescapeString(s), limit)
+}
+
+// cleanURL resolves ref against base and keeps it only if it is an absolute http(s)
+// address without user-info, of bounded length. Anything else (javascript:, data:,
+// garbage) is dropped: nothing from a page is trusted.
+func cleanURL(base *url.URL, ref string) string {
+	ref = strings.TrimSpace(ref)
+	if ref == "" || len(ref) > maxURLLen {
+		return ""
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ""
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return ""
+	}
+	s := u.String()
+	if len(s) > maxURLLen {
+		return ""
+	}
+	return s
+}
