@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 )
@@ -41,7 +41,7 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if dbURL == "" {
 		return errors.New("notices: DATABASE_URL is unset")
 	}
-	browser, err := browserSites(getenv("BROWSER_SITES"))
+	browser, err := adapters.ParseBrowserSites(getenv("BROWSER_SITES"))
 	if err != nil {
 		return fmt.Errorf("notices: %w", err)
 	}
@@ -101,24 +101,6 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 // browserSites parses BROWSER_SITES (comma-separated Site names; unset means
 // the default browser Sites). The lead's Config may replace this with its
 // own parsed value.
-func browserSites(v string) (map[string]bool, error) {
-	if strings.TrimSpace(v) == "" {
-		v = "comix,kagane"
-	}
-	out := map[string]bool{}
-	for _, s := range strings.Split(v, ",") {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
-		if !notify.KnownSite(s) {
-			return nil, fmt.Errorf("BROWSER_SITES names an unknown Site %q", s)
-		}
-		out[s] = true
-	}
-	return out, nil
-}
-
 func subjectName(site string) string {
 	if site == "" {
 		return "browser sidecar"

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
 )
 
 // Secret holds a value that must never be logged, printed or rendered. Every
@@ -45,8 +47,10 @@ type Config struct {
 	TokenKey   Secret // unset: generated once and kept in DataDir
 
 	BrowserWSURL      string
-	BrowserSites      string
-	SiteBaseURLs      string
+	BrowserSites      string          // BROWSER_SITES as given
+	BrowserSiteSet    map[string]bool // parsed
+	SiteBaseURLs      string          // SITE_BASE_URLS as given
+	SiteBases         map[string]*url.URL
 	DiscordWebhookURL Secret
 
 	LogLevel slog.Level
@@ -139,6 +143,12 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		if u, err := url.Parse(c.DiscordWebhookURL.Reveal()); err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
 			bad("DISCORD_WEBHOOK_URL", "must be an absolute https URL (plain http only to a loopback host)")
 		}
+	}
+	if c.BrowserSiteSet, err = adapters.ParseBrowserSites(c.BrowserSites); err != nil {
+		errs = append(errs, err)
+	}
+	if c.SiteBases, err = adapters.ParseBaseURLs(c.SiteBaseURLs); err != nil {
+		errs = append(errs, err)
 	}
 	switch strings.ToLower(get("LOG_LEVEL", "info")) {
 	case "debug":

@@ -17,6 +17,8 @@ func commands() map[string]command {
 	return map[string]command{
 		"serve":   {runServe, "run the server with its database (the default)"},
 		"testdb":  {runTestDB, "run a command with TEST_DATABASE_URL pointing at a PostgreSQL (what `make test` uses)"},
+		"parse":   {runParse, "parse a saved Site page: parse --site SITE [--url URL] FILE|-"},
+		"fetch":   {runFetch, "read one Series address through the real path and print the outcome and facts"},
 		"notices": {withDatabase(runNotices), "list the open owner notices (--json); exits non-zero while one is pending"},
 	}
 }

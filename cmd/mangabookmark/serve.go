@@ -76,15 +76,11 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 			APIBase:      handlers.DiscordAPIBase,
 		}
 	}
-	browserSites, err := browserSites(cfg.BrowserSites)
-	if err != nil {
-		return err
-	}
 	notifier, err := notify.New(notify.Options{
 		Store:         st,
 		WebhookURL:    notify.Secret(cfg.DiscordWebhookURL.Reveal()),
 		PublicBaseURL: cfg.PublicBaseURL,
-		BrowserSites:  browserSites,
+		BrowserSites:  cfg.BrowserSiteSet,
 		Logger:        log,
 	})
 	if err != nil {
