@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -39,7 +40,8 @@ func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
 	nowMS := now.UnixMilli()
 	row := components.LaneRow{
 		Site: l.Site, Route: "plain", Passes: l.Passes,
-		FailingHref: listHref(store.FilterFailing, l.Site, "", "", ""),
+		// Navigation, not attached to a number (seed 001): one link per Site.
+		FailingHref: "/admin/series?site=" + url.QueryEscape(l.Site) + "&filter=failing",
 		Counts: []components.LaneCount{
 			{Word: "ok", N: l.OK}, {Word: "no_chapter", N: l.NoChapter}, {Word: "unfetchable", N: l.Unfetchable},
 			{Word: "not_found", N: l.NotFound}, {Word: "errors", N: l.Errors}, {Word: "refused", N: l.Refused},
