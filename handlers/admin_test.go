@@ -339,7 +339,9 @@ func TestTheVerdictLineReadsTheFourConditions(t *testing.T) {
 		t.Run(c.Kind, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, func(d *handlers.Deps) {
-				d.Conditions = func(context.Context, time.Time) ([]components.Condition, error) { return []components.Condition{c}, nil }
+				d.Conditions = func(context.Context, time.Time) ([]components.Condition, error) {
+					return []components.Condition{c}, nil
+				}
 			})
 			v := h.get(h.owner(), "/admin").testid("verdict")
 			text := strings.Join(strings.Fields(v.Text()), " ")
