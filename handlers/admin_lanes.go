@@ -53,9 +53,9 @@ func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
 	}
 	switch {
 	case l.PausedUntil > nowMS:
-		row.State, row.Paused = "paused, resumes in "+ago(time.UnixMilli(l.PausedUntil).Sub(now)), true
+		row.State, row.Paused = "paused until "+until(now, l.PausedUntil), true
 	case l.RefuseUntil > nowMS:
-		row.State, row.StateFault = "refusing, rests another "+ago(time.UnixMilli(l.RefuseUntil).Sub(now)), true
+		row.State, row.StateFault = "refusing until "+until(now, l.RefuseUntil), true
 	case l.LastSkip == "browser-down":
 		row.State, row.StateFault = "browser down", true
 	case l.LastSkip == "no-browser":
@@ -217,4 +217,11 @@ func handleResumeLane(d Deps) http.Handler {
 		}
 		return "Resumed.", st, msg
 	})
+}
+
+// until is a future stamp as the owner reads it: the clock time in UTC and
+// how far off it is.
+func until(now time.Time, ms int64) string {
+	t := time.UnixMilli(ms).UTC()
+	return t.Format("2 Jan 15:04") + " UTC (in " + ago(t.Sub(now)) + ")"
 }

@@ -497,6 +497,10 @@ func TestTheControlsChangeWhatTheySayAndClearNothingElse(t *testing.T) {
 	if h.get(c, "/admin/series/asurascans/gate-refused").status != http.StatusNotFound {
 		t.Errorf("the orphan survived")
 	}
+	a = h.post(c, "/admin/series/asurascans/completed-finished/delete", nil, "HX-Request", "true")
+	if a.status != http.StatusOK || a.header.Get("HX-Redirect") != "/admin/series?filter=orphan" {
+		t.Errorf("delete by htmx: %d, redirect %q", a.status, a.header.Get("HX-Redirect"))
+	}
 	if h.get(c, "/admin/series/asurascans/healthy").testid("delete-control").Length() != 0 {
 		t.Errorf("delete is offered for a bookmarked Series")
 	}

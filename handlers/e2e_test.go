@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,17 +38,29 @@ func startChromium(t *testing.T) string {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	dir := t.TempDir()
+	// Not t.TempDir: Chromium's children may still write there for a moment
+	// after the kill, which fails TempDir's own cleanup.
+	dir, err := os.MkdirTemp("", "mangabookmark-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		fmt.Sprintf("--remote-debugging-port=%d", port), "--remote-debugging-address=127.0.0.1",
 		"--user-data-dir="+dir, "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--window-size=1200,900", "about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, so its helpers stop with it
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group of the process this test started
 		_ = cmd.Wait()
+		for range 50 {
+			if os.RemoveAll(dir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	})
 	addr := fmt.Sprintf("http://127.0.0.1:%d", port)
 	deadline := time.Now().Add(10 * time.Second)
@@ -187,6 +200,20 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 	step("lanes", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/lanes"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="lane-row"]`))))
 	shot("08-lanes")
+
+	// The owner opens these from a Discord link on a phone.
+	step("phone", chromedp.Do(ctx, chromedp.EmulateViewport(390, 844),
+		chromedp.Navigate(h.srv.URL+"/admin/series?filter=failing"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="series-row"]`))))
+	shot("09-phone-series-failing")
+	step("phone detail", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/series/asurascans/unverified"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="unverified-note"]`))))
+	shot("10-phone-series-detail")
+	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+	step("measure the phone page", err)
+	if wide {
+		t.Errorf("the detail page scrolls sideways on a phone")
+	}
 	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
 		t.Fatal("the browser test ran out of time")
 	}
