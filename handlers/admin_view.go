@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/components"
@@ -73,4 +74,13 @@ func factOf(s store.AdminSeries, now time.Time) components.Fact {
 
 func seriesHref(site, id string) string {
 	return "/admin/series/" + pathEscape(site) + "/" + pathEscape(id)
+}
+
+// coverURL keeps a Cover only when it is an https address: the stored value
+// came from a Site's page, and the CSP allows no other images anyway.
+func coverURL(u string) string {
+	if strings.HasPrefix(u, "https://") {
+		return u
+	}
+	return ""
 }

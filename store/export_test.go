@@ -14,7 +14,7 @@ func ListSQL(q SeriesQuery, now time.Time) (string, pgx.NamedArgs, error) {
 	return q.listSQL(now)
 }
 
-// StatsSQL exposes one figure's statement to the EXPLAIN test.
+// CountSQL exposes one figure's statement to the EXPLAIN test.
 func CountSQL(q SeriesQuery, now time.Time) (string, pgx.NamedArgs, error) {
 	where, args, err := q.where(now, false)
 	return `SELECT count(*) FROM ` + adminFrom + ` WHERE ` + where, args, err
