@@ -1,9 +1,10 @@
 // Temporary: replaced by the poller branch at merge.
-//
+
 // The owner's controls whose writes belong to the poller branch. These are
 // the admin branch's stand-ins, written to the same signatures so that the
 // handlers compile and are tested; the poller's own versions replace this
 // whole file when the branches merge.
+
 package store
 
 import "context"

@@ -60,6 +60,8 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		PublicBaseURL: cfg.PublicBaseURL,
 		OwnerID:       cfg.OwnerDiscordID,
 		SessionKey:    sessionKey,
+		// The Lanes page names each Site's route (plain or browser).
+		BrowserSites: strings.Split(strings.ReplaceAll(cfg.BrowserSites, " ", ""), ","),
 	}
 	if cfg.OAuth() {
 		deps.Discord = &handlers.DiscordAuth{
