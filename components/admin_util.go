@@ -48,3 +48,12 @@ func correctionValue(d SeriesDetail) string {
 	}
 	return d.Latest
 }
+
+// verdictSep ends each named condition: a semicolon between, a full stop
+// after the last.
+func verdictSep(i, n int) string {
+	if i == n-1 {
+		return "."
+	}
+	return ";"
+}
