@@ -434,7 +434,7 @@ func TestFinishTakesARealSecondStepWithAndWithoutJavaScript(t *testing.T) {
 	if a.status != http.StatusOK || a.testid("series-detail").Length() != 1 || a.testid("finish-control").Length() != 1 {
 		t.Errorf("un-finish by htmx: %d", a.status)
 	}
-	if !slices.Contains(h.woken, "asurascans") {
+	if !h.wasWoken("asurascans") {
 		t.Errorf("un-finish did not wake the Lane")
 	}
 }
@@ -485,8 +485,8 @@ func TestTheControlsChangeWhatTheySayAndClearNothingElse(t *testing.T) {
 		t.Errorf("kagane's Forced Poll is not shown pending")
 	}
 	for _, s := range []string{"asurascans", "comix", "kagane"} {
-		if !slices.Contains(h.woken, s) {
-			t.Errorf("%s was not woken (%v)", s, h.woken)
+		if !h.wasWoken(s) {
+			t.Errorf("%s was not woken", s)
 		}
 	}
 	// Delete: an orphan goes, in one POST.

@@ -8,6 +8,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -82,6 +83,13 @@ func (h *harness) client(discordID string) *http.Client {
 		h.t.Fatalf("sign-in link answered %d", resp.StatusCode)
 	}
 	return c
+}
+
+// wasWoken reports whether Deps.Wake was called for site.
+func (h *harness) wasWoken(site string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Contains(h.woken, site)
 }
 
 func (h *harness) owner() *http.Client { return h.client(ownerID) }
