@@ -4,11 +4,13 @@
 package handlers
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
 	"golang.org/x/oauth2"
 
+	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
@@ -29,6 +31,20 @@ type Deps struct {
 
 	// Discord is nil when OAuth is not configured (local mode: one-time links).
 	Discord *DiscordAuth
+
+	// Conditions reports which of the four owner-notice conditions hold now
+	// (the notify branch provides it); the verdict line reads it. nil means
+	// none is known to hold.
+	Conditions func(ctx context.Context, now time.Time) ([]components.Condition, error)
+
+	// Wake asks a Lane to pass now (after a Forced Poll, a Resume or an
+	// Un-finish); nil does nothing and the Lane finds the request on its
+	// next pass.
+	Wake func(site string)
+
+	// BrowserSites are the Sites read through the browser sidecar
+	// (BROWSER_SITES); nil means the default, comix and kagane.
+	BrowserSites []string
 }
 
 // DiscordAuth configures sign-in with Discord. Endpoint and APIBase are the
@@ -56,4 +72,23 @@ func (d Deps) now() time.Time {
 		return d.Now()
 	}
 	return time.Now()
+}
+
+func (d Deps) wake(site string) {
+	if d.Wake != nil {
+		d.Wake(site)
+	}
+}
+
+func (d Deps) browserSite(site string) bool {
+	bs := d.BrowserSites
+	if bs == nil {
+		bs = []string{"comix", "kagane"}
+	}
+	for _, b := range bs {
+		if b == site {
+			return true
+		}
+	}
+	return false
 }

@@ -12,12 +12,6 @@ func handleHome(d Deps) http.Handler {
 	})
 }
 
-func handleAdminLanding(d Deps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		render(w, r, d.Logger, http.StatusOK, components.AdminLanding(viewerFrom(r.Context())))
-	})
-}
-
 func handleNotFound(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, d.Logger, http.StatusNotFound, "There is no page at this address.")

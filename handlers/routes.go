@@ -9,7 +9,11 @@ import (
 )
 
 // NewServer builds the whole HTTP surface. It starts nothing.
-func NewServer(d Deps) http.Handler {
+func NewServer(d Deps) http.Handler { return Routes(d) }
+
+// Routes is NewServer's router with its type showing, so a test can walk
+// the route table (chi.Walk) and prove every route is gated.
+func Routes(d Deps) chi.Router {
 	a := newAuth(d)
 	r := chi.NewRouter()
 	r.Use(requestLog(d.Logger), securityHeaders, csrf(d.Logger), a.loadViewer)
@@ -33,6 +37,18 @@ func NewServer(d Deps) http.Handler {
 	r.Route("/admin", func(r chi.Router) {
 		r.Use(a.requireOwner)
 		r.Method(http.MethodGet, "/", handleAdminLanding(d))
+		r.Method(http.MethodGet, "/series", handleAdminSeriesList(d))
+		r.Method(http.MethodGet, "/series/{site}/{id}", handleAdminSeriesDetail(d))
+		r.Method(http.MethodPost, "/series/{site}/{id}/finish", handleFinish(d))
+		r.Method(http.MethodPost, "/series/{site}/{id}/unfinish", handleUnfinish(d))
+		r.Method(http.MethodPost, "/series/{site}/{id}/latest", handleCorrectLatest(d))
+		r.Method(http.MethodPost, "/series/{site}/{id}/clear-attribution", handleClearAttribution(d))
+		r.Method(http.MethodPost, "/series/{site}/{id}/poll", handleForceSeriesPoll(d))
+		r.Method(http.MethodPost, "/series/{site}/{id}/delete", handleDeleteSeries(d))
+		r.Method(http.MethodGet, "/lanes", handleAdminLanes(d))
+		r.Method(http.MethodPost, "/lanes/{site}/poll", handleForceLanePoll(d))
+		r.Method(http.MethodPost, "/lanes/{site}/pause", handlePauseLane(d))
+		r.Method(http.MethodPost, "/lanes/{site}/resume", handleResumeLane(d))
 	})
 	return r
 }

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,6 +68,8 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		OwnerID:       cfg.OwnerDiscordID,
 		SessionKey:    sessionKey,
 		TokenKey:      tokenKey,
+		// The Lanes page names each Site's route (plain or browser).
+		BrowserSites: slices.Sorted(maps.Keys(cfg.BrowserSiteSet)),
 	}
 	if cfg.OAuth() {
 		deps.Discord = &handlers.DiscordAuth{

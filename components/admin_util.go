@@ -1,0 +1,59 @@
+package components
+
+import "strconv"
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func i64(n int64) string { return strconv.FormatInt(n, 10) }
+
+func statID(filter string) string {
+	if filter == "" {
+		return "stat-all"
+	}
+	return "stat-" + filter
+}
+
+// verdictPhrase names one condition with its subject and age.
+func verdictPhrase(it VerdictItem) string {
+	switch it.Kind {
+	case "stall":
+		return it.Subject + " has stalled for " + it.Age + " (stall)"
+	case "no-browser-route":
+		return it.Subject + " has refused us for " + it.Age + " and has no browser route (no-browser-route)"
+	case "sidecar-down":
+		return "no browser Lane has reached the " + it.Subject + " for " + it.Age + " (sidecar-down)"
+	case "adapter-broken":
+		return it.Subject + "'s adapter has looked broken for " + it.Age + ": most of its Series yield no chapter (adapter-broken)"
+	}
+	return it.Subject + ": " + it.Kind + " for " + it.Age
+}
+
+func filterKey(v string) string {
+	if v == "" {
+		return "all"
+	}
+	return v
+}
+
+func titleOr(title, id string) string {
+	if title == "" {
+		return id
+	}
+	return title
+}
+
+func correctionValue(d SeriesDetail) string {
+	if d.Correction != "" {
+		return d.Correction
+	}
+	return d.Latest
+}
+
+// verdictSep ends each named condition: a semicolon between, a full stop
+// after the last.
+func verdictSep(i, n int) string {
+	if i == n-1 {
+		return "."
+	}
+	return ";"
+}

@@ -1,0 +1,147 @@
+package components
+
+import "time"
+
+// The admin view models: shaped like the screen, filled by the handlers,
+// every age already a string ("3 h", "2 mo") so a component decides nothing.
+
+// FailureMarker is the fact line's failure marker: the outcome word and how
+// long the run of failures has lasted. One look at every age.
+type FailureMarker struct {
+	Outcome string
+	Age     string
+}
+
+// Fact is the one-line summary of a Series (SPEC.md glossary, "Fact line").
+type Fact struct {
+	Site     string
+	Kind     string
+	Latest   string // "" when no chapter was ever known
+	RaisedBy string // the Reader whose Sighting raised Latest Chapter; "" = a Poll or the owner
+	Checked  string // "checked 5 min ago" or "never checked"
+	Failure  *FailureMarker
+	Finished string // "" or the age of the Finished flag
+}
+
+// SeriesRow is one row of the list.
+type SeriesRow struct {
+	Site, ID, Title, Cover, Href string
+	Fact                         Fact
+}
+
+// Option is one choice of a select or a radio group.
+type Option struct {
+	Value, Label string
+}
+
+// SeriesList is the swapped list region.
+type SeriesList struct {
+	Caption   string // e.g. "failing · asurascans"
+	Count     int64  // the filter's figure, with site and kind stacked
+	Rows      []SeriesRow
+	NextHref  string // "" on the last page
+	FirstHref string // "" on the first page
+}
+
+// SeriesListPage is the whole list page.
+type SeriesListPage struct {
+	Filter, Site, Kind string
+	Filters            []Option
+	Sites              []Option
+	Kinds              []Option
+	List               SeriesList
+}
+
+// Stat is one figure of the landing stats block.
+type Stat struct {
+	Filter string // "" for every Series (testid stat-all)
+	Label  string
+	N      int64
+	Href   string
+}
+
+// Condition is one of the four owner-notice conditions that holds now
+// (stall, no-browser-route, sidecar-down, adapter-broken), as the notify
+// branch reports it.
+type Condition struct {
+	Kind  string
+	Site  string // "" for sidecar-down
+	Since time.Time
+}
+
+// VerdictItem is one condition as the verdict line names it.
+type VerdictItem struct {
+	Kind, Subject, Age, Href string
+}
+
+// Verdict is the landing verdict line.
+type Verdict struct {
+	Items  []VerdictItem
+	Broken bool // the conditions could not be read
+}
+
+// Landing is the /admin page.
+type Landing struct {
+	Verdict Verdict
+	Stats   []Stat
+}
+
+// BookmarkRow is one Reader's Bookmark on the detail page.
+type BookmarkRow struct {
+	Reader, Progress, Updated string
+}
+
+// SeriesDetail is the detail page's swapped region.
+type SeriesDetail struct {
+	Site, ID, Title, Cover, Address, Base string
+
+	Fact         Fact
+	Latest       string
+	Raised       bool
+	Unverified   bool
+	Finished     bool
+	Hint         string // completion hint sentence; "" when none or Finished
+	ForcePending string // age of a Forced Poll not yet served; ""
+	Bookmarks    []BookmarkRow
+	Orphan       bool
+
+	ConfirmFinish bool   // the Finish control is at its second step
+	Message       string // what the last control did or why it refused
+	Fault         bool   // Message is a refusal
+	Correction    string // the owner's rejected input, shown back to them
+}
+
+// LaneCount is one outcome word's count over ownerWindow (never a link).
+type LaneCount struct {
+	Word string
+	N    int64
+}
+
+// LaneRow is one Site on the Lanes page.
+type LaneRow struct {
+	Site         string
+	Route        string // "plain" or "browser"
+	State        string
+	StateFault   bool
+	LastPass     string
+	Counts       []LaneCount
+	Passes       int64
+	FailingHref  string
+	Paused       bool
+	ForcePending string // age of a Forced Poll not yet served; ""
+	Message      string
+	Fault        bool
+}
+
+// Notice is one open owner notice.
+type Notice struct {
+	Kind, Subject, Sent string
+}
+
+// LanesPage is /admin/lanes.
+type LanesPage struct {
+	Window  string
+	Lanes   []LaneRow
+	Notices []Notice
+	Pauses  []Option
+}

@@ -1,0 +1,87 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/store"
+)
+
+// filterLabels are the words the owner reads for each filter.
+var filterLabels = map[store.Filter]string{
+	store.FilterAll:           "every Series",
+	store.FilterNeverChecked:  "never checked",
+	store.FilterStale:         "stale",
+	store.FilterUnpollable:    "unpollable",
+	store.FilterNoChapter:     "no chapter",
+	store.FilterFailing:       "failing",
+	store.FilterUnverified:    "unverified",
+	store.FilterSiteCompleted: "site-completed",
+	store.FilterFinished:      "finished",
+	store.FilterOrphan:        "orphan",
+}
+
+func listHref(f store.Filter, site, kind, afterSite, afterID string) string {
+	v := url.Values{}
+	if f != store.FilterAll {
+		v.Set("filter", string(f))
+	}
+	if site != "" {
+		v.Set("site", site)
+	}
+	if kind != "" {
+		v.Set("kind", kind)
+	}
+	if afterSite != "" || afterID != "" {
+		v.Set("after", afterSite+":"+afterID)
+	}
+	if len(v) == 0 {
+		return "/admin/series"
+	}
+	return "/admin/series?" + v.Encode()
+}
+
+// handleAdminLanding is /admin: the verdict line and one figure per filter.
+func handleAdminLanding(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, now := r.Context(), d.now()
+		stats, err := d.Store.AdminStats(ctx, now)
+		if err != nil {
+			d.Logger.Error("admin landing: stats", "err", err)
+			fail(w, r, d.Logger, http.StatusInternalServerError, "The figures could not be read. Try again.")
+			return
+		}
+		var l components.Landing
+		for _, f := range store.Filters {
+			l.Stats = append(l.Stats, components.Stat{Filter: string(f), Label: filterLabels[f], N: stats[f], Href: listHref(f, "", "", "", "")})
+		}
+		l.Verdict = verdict(d, r, now)
+		render(w, r, d.Logger, http.StatusOK, components.AdminLanding(viewerFrom(ctx), l))
+	})
+}
+
+// verdict reads the four conditions through Deps.Conditions.
+func verdict(d Deps, r *http.Request, now time.Time) components.Verdict {
+	if d.Conditions == nil {
+		return components.Verdict{}
+	}
+	conds, err := d.Conditions(r.Context(), now)
+	if err != nil {
+		d.Logger.Error("admin landing: conditions", "err", err)
+		return components.Verdict{Broken: true}
+	}
+	var v components.Verdict
+	for _, c := range conds {
+		it := components.VerdictItem{Kind: c.Kind, Subject: c.Site, Age: ago(now.Sub(c.Since)), Href: "/admin/lanes"}
+		switch c.Kind {
+		case "sidecar-down":
+			it.Subject = "browser sidecar"
+		case "adapter-broken":
+			it.Href = listHref(store.FilterNoChapter, c.Site, "", "", "")
+		}
+		v.Items = append(v.Items, it)
+	}
+	return v
+}

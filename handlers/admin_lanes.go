@@ -1,0 +1,227 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/store"
+)
+
+// pauseChoices are the lengths of a Pause the owner may choose.
+var pauseChoices = []struct {
+	value string
+	d     time.Duration
+	label string
+}{
+	{"1h", time.Hour, "1 hour"},
+	{"6h", 6 * time.Hour, "6 hours"},
+	{"12h", 12 * time.Hour, "12 hours"},
+	{"24h", 24 * time.Hour, "1 day"},
+	{"72h", 72 * time.Hour, "3 days"},
+	{"168h", 168 * time.Hour, "1 week"},
+}
+
+func pauseOptions() []components.Option {
+	var o []components.Option
+	for _, c := range pauseChoices {
+		o = append(o, components.Option{Value: c.value, Label: c.label})
+	}
+	return o
+}
+
+// laneRowOf builds one Lane's row.
+func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
+	nowMS := now.UnixMilli()
+	row := components.LaneRow{
+		Site: l.Site, Route: "plain", Passes: l.Passes,
+		// Navigation, not attached to a number (seed 001): one link per Site.
+		FailingHref: "/admin/series?site=" + url.QueryEscape(l.Site) + "&filter=failing",
+		Counts: []components.LaneCount{
+			{Word: "ok", N: l.OK}, {Word: "no_chapter", N: l.NoChapter}, {Word: "unfetchable", N: l.Unfetchable},
+			{Word: "not_found", N: l.NotFound}, {Word: "errors", N: l.Errors}, {Word: "refused", N: l.Refused},
+			{Word: "unreachable", N: l.Unreachable},
+		},
+	}
+	if d.browserSite(l.Site) {
+		row.Route = "browser"
+	}
+	switch {
+	case l.PausedUntil > nowMS:
+		row.State, row.Paused = "paused until "+until(now, l.PausedUntil), true
+	case l.RefuseUntil > nowMS:
+		row.State, row.StateFault = "refusing until "+until(now, l.RefuseUntil), true
+	case l.LastSkip == "browser-down":
+		row.State, row.StateFault = "browser down", true
+	case l.LastSkip == "no-browser":
+		row.State, row.StateFault = "browser down: no sidecar configured", true
+	default:
+		row.State = "running"
+	}
+	if l.LastStartedAt == 0 {
+		row.LastPass = "never"
+	} else {
+		row.LastPass = fmt.Sprintf("%s ago: %d due, %d checked", since(now, l.LastStartedAt), l.LastDue, l.LastChecked)
+		if l.LastSkip != "" {
+			row.LastPass += ", skipped (" + l.LastSkip + ")"
+		}
+	}
+	if l.ForcePollAt > 0 && l.ForcePollAt > l.LastStartedAt {
+		row.ForcePending = since(now, l.ForcePollAt)
+	}
+	return row
+}
+
+// handleAdminLanes is /admin/lanes.
+func handleAdminLanes(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, now := r.Context(), d.now()
+		lanes, err := d.Store.AdminLanes(ctx, now)
+		var notices []store.OwnerNotice
+		if err == nil {
+			notices, err = d.Store.AdminNotices(ctx)
+		}
+		if err != nil {
+			d.Logger.Error("admin lanes", "err", err)
+			fail(w, r, d.Logger, http.StatusInternalServerError, "The Lanes could not be read. Try again.")
+			return
+		}
+		p := components.LanesPage{Window: ago(store.OwnerWindow), Pauses: pauseOptions()}
+		for _, l := range lanes {
+			p.Lanes = append(p.Lanes, laneRowOf(d, l, now))
+		}
+		for _, n := range notices {
+			v := components.Notice{Kind: n.Kind, Subject: n.Site, Sent: "not sent yet"}
+			if n.Site == "" {
+				v.Subject = "browser sidecar"
+			}
+			if n.NotifiedAt > 0 {
+				v.Sent = "sent " + since(now, n.NotifiedAt) + " ago"
+			}
+			p.Notices = append(p.Notices, v)
+		}
+		render(w, r, d.Logger, http.StatusOK, components.AdminLanesPage(viewerFrom(ctx), p))
+	})
+}
+
+// laneControl parses, lets act write, then answers htmx with the Lane's
+// row and a plain browser with a 303 to the Lanes page.
+func laneControl(d Deps, act func(r *http.Request, site string) (done string, status int, refusal string)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+		if err := r.ParseForm(); err != nil {
+			fail(w, r, d.Logger, http.StatusBadRequest, "That form could not be read.")
+			return
+		}
+		site := chi.URLParam(r, "site")
+		if !knownSite(site) {
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
+			return
+		}
+		done, status, refusal := act(r, site)
+		switch {
+		case status == http.StatusNotFound:
+			fail(w, r, d.Logger, status, "There is no such Lane.")
+			return
+		case status >= 500:
+			fail(w, r, d.Logger, status, refusal)
+			return
+		case status == 0 && !wantsFragment(r):
+			http.Redirect(w, r, "/admin/lanes", http.StatusSeeOther)
+			return
+		}
+		now := d.now()
+		lanes, err := d.Store.AdminLanes(r.Context(), now)
+		if err != nil {
+			d.Logger.Error("admin lanes", "err", err)
+			fail(w, r, d.Logger, http.StatusInternalServerError, "The Lane could not be read. Try again.")
+			return
+		}
+		for _, l := range lanes {
+			if l.Site != site {
+				continue
+			}
+			row := laneRowOf(d, l, now)
+			row.Message, row.Fault = done, false
+			if refusal != "" {
+				row.Message, row.Fault = refusal, true
+			}
+			if status == 0 {
+				status = http.StatusOK
+			}
+			if !wantsFragment(r) {
+				// A refusal without JavaScript: the whole page, the message on its row.
+				p := components.LanesPage{Window: ago(store.OwnerWindow), Pauses: pauseOptions()}
+				for _, o := range lanes {
+					if o.Site == site {
+						p.Lanes = append(p.Lanes, row)
+					} else {
+						p.Lanes = append(p.Lanes, laneRowOf(d, o, now))
+					}
+				}
+				render(w, r, d.Logger, status, components.AdminLanesPage(viewerFrom(r.Context()), p))
+				return
+			}
+			render(w, r, d.Logger, status, components.LaneRowView(row, pauseOptions(), ago(store.OwnerWindow)))
+			return
+		}
+		fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
+	})
+}
+
+func laneResult(d Deps, what string, err error) (int, string) {
+	switch {
+	case err == nil:
+		return 0, ""
+	case errors.Is(err, store.ErrNotFound):
+		return http.StatusNotFound, ""
+	default:
+		d.Logger.Error("admin control failed", "control", what, "err", err)
+		return http.StatusInternalServerError, "That change could not be saved. Nothing was changed; try again."
+	}
+}
+
+func handleForceLanePoll(d Deps) http.Handler {
+	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
+		st, msg := laneResult(d, "force lane", d.Store.ForceLanePoll(r.Context(), site, d.now().UnixMilli()))
+		if st == 0 {
+			d.wake(site)
+		}
+		return "Pass requested.", st, msg
+	})
+}
+
+func handlePauseLane(d Deps) http.Handler {
+	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
+		choice := r.PostForm.Get("for")
+		for _, c := range pauseChoices {
+			if c.value == choice {
+				st, msg := laneResult(d, "pause lane", d.Store.PauseLane(r.Context(), site, d.now().Add(c.d).UnixMilli()))
+				return "Paused for " + c.label + ".", st, msg
+			}
+		}
+		return "", http.StatusBadRequest, "Choose how long to pause from the list. The Lane was not paused."
+	})
+}
+
+func handleResumeLane(d Deps) http.Handler {
+	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
+		st, msg := laneResult(d, "resume lane", d.Store.ResumeLane(r.Context(), site))
+		if st == 0 {
+			d.wake(site)
+		}
+		return "Resumed.", st, msg
+	})
+}
+
+// until is a future stamp as the owner reads it: the clock time in UTC and
+// how far off it is.
+func until(now time.Time, ms int64) string {
+	t := time.UnixMilli(ms).UTC()
+	return t.Format("2 Jan 15:04") + " UTC (in " + ago(t.Sub(now)) + ")"
+}

@@ -1,0 +1,349 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/store"
+)
+
+func pathEscape(s string) string { return url.PathEscape(s) }
+
+var (
+	filterOptions = func() []components.Option {
+		var o []components.Option
+		for _, f := range store.Filters {
+			o = append(o, components.Option{Value: string(f), Label: filterLabels[f]})
+		}
+		return o
+	}()
+	siteOptions = func() []components.Option {
+		o := []components.Option{{Value: "", Label: "every Site"}}
+		for _, s := range Sites {
+			o = append(o, components.Option{Value: s, Label: s})
+		}
+		return o
+	}()
+	kindOptions = []components.Option{{Value: "", Label: "manga and novels"}, {Value: "manga", Label: "manga"}, {Value: "novel", Label: "novels"}}
+)
+
+// parseListQuery reads ?filter=&site=&kind=&after= strictly: an unknown word
+// is a 400, never silently "everything".
+func parseListQuery(r *http.Request) (store.SeriesQuery, string) {
+	v := r.URL.Query()
+	f, ok := store.ParseFilter(v.Get("filter"))
+	if !ok {
+		return store.SeriesQuery{}, "There is no filter called " + quote(v.Get("filter")) + "."
+	}
+	q := store.SeriesQuery{Filter: f, Site: v.Get("site"), Kind: v.Get("kind")}
+	if q.Site != "" && !knownSite(q.Site) {
+		return store.SeriesQuery{}, "There is no Site called " + quote(q.Site) + "."
+	}
+	if q.Kind != "" && q.Kind != "manga" && q.Kind != "novel" {
+		return store.SeriesQuery{}, "A kind is manga or novel."
+	}
+	if a := v.Get("after"); a != "" {
+		site, id, ok := strings.Cut(a, ":")
+		if !ok || !knownSite(site) || id == "" {
+			return store.SeriesQuery{}, "That page address is not one this list made."
+		}
+		q.AfterSite, q.AfterID = site, id
+	}
+	return q, ""
+}
+
+func quote(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return "“" + s + "”"
+}
+
+// handleAdminSeriesList is /admin/series: the full page, or for htmx only
+// the list region (with the canonical address to push).
+func handleAdminSeriesList(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, now := r.Context(), d.now()
+		q, bad := parseListQuery(r)
+		if bad != "" {
+			if wantsFragment(r) {
+				render(w, r, d.Logger, http.StatusBadRequest, components.Flash(bad, true))
+				return
+			}
+			fail(w, r, d.Logger, http.StatusBadRequest, bad)
+			return
+		}
+		page, err := d.Store.ListAdminSeries(ctx, q, now)
+		var n int64
+		if err == nil {
+			n, err = d.Store.CountAdminSeries(ctx, q, now)
+		}
+		if err != nil {
+			d.Logger.Error("admin series: list", "filter", string(q.Filter), "err", err)
+			fail(w, r, d.Logger, http.StatusInternalServerError, "The list could not be read. Try again.")
+			return
+		}
+		list := components.SeriesList{Count: n, Caption: caption(q)}
+		for _, s := range page.Rows {
+			list.Rows = append(list.Rows, components.SeriesRow{
+				Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL),
+				Href: seriesHref(s.Site, s.SeriesID), Fact: factOf(s, now),
+			})
+		}
+		if page.More {
+			last := page.Rows[len(page.Rows)-1]
+			list.NextHref = listHref(q.Filter, q.Site, q.Kind, last.Site, last.SeriesID)
+		}
+		if q.AfterSite != "" {
+			list.FirstHref = listHref(q.Filter, q.Site, q.Kind, "", "")
+		}
+		if wantsFragment(r) {
+			// The form sends empty fields; push the canonical address.
+			w.Header().Set("HX-Push-Url", listHref(q.Filter, q.Site, q.Kind, q.AfterSite, q.AfterID))
+			render(w, r, d.Logger, http.StatusOK, components.SeriesListRegion(list))
+			return
+		}
+		render(w, r, d.Logger, http.StatusOK, components.AdminSeriesPage(viewerFrom(ctx), components.SeriesListPage{
+			Filter: string(q.Filter), Site: q.Site, Kind: q.Kind,
+			Filters: filterOptions, Sites: siteOptions, Kinds: kindOptions, List: list,
+		}))
+	})
+}
+
+func caption(q store.SeriesQuery) string {
+	c := "Series"
+	if q.Filter != store.FilterAll {
+		c += " · " + filterLabels[q.Filter]
+	}
+	if q.Site != "" {
+		c += " · " + q.Site
+	}
+	if q.Kind != "" {
+		c += " · " + q.Kind
+	}
+	return c
+}
+
+// detailOf builds the detail view model.
+func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail, error) {
+	ctx, now := r.Context(), d.now()
+	s, err := d.Store.GetAdminSeries(ctx, site, id, now)
+	if err != nil {
+		return components.SeriesDetail{}, err
+	}
+	bms, err := d.Store.SeriesBookmarks(ctx, site, id)
+	if err != nil {
+		return components.SeriesDetail{}, err
+	}
+	v := components.SeriesDetail{
+		Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL), Address: s.URL,
+		Base: seriesHref(s.Site, s.SeriesID), Fact: factOf(s.AdminSeries, now),
+		Raised: s.LatestRaisedBy != nil, Unverified: s.Unverified, Finished: s.FinishedAt > 0,
+		Orphan: s.Bookmarks == 0,
+	}
+	if s.LatestChapter != nil {
+		v.Latest = *s.LatestChapter
+	}
+	if s.SiteCompletedAt > 0 && s.FinishedAt == 0 {
+		v.Hint = s.Site + " marks this work completed (seen by the read " + since(now, s.SiteCompletedAt) + " ago)."
+	}
+	if s.ForcePollAt > s.CheckedAt {
+		v.ForcePending = since(now, s.ForcePollAt)
+	}
+	for _, b := range bms {
+		row := components.BookmarkRow{Reader: b.ReaderName, Progress: "no Progress yet", Updated: "never updated"}
+		if b.ReaderName == "" {
+			row.Reader = b.ReaderID
+		}
+		if b.Progress != nil {
+			row.Progress = "ch. " + *b.Progress
+		}
+		if b.UpdatedAt > 0 {
+			row.Updated = "updated " + since(now, b.UpdatedAt) + " ago"
+		}
+		v.Bookmarks = append(v.Bookmarks, row)
+	}
+	return v, nil
+}
+
+// showDetail renders the detail page, or for htmx its region, after letting
+// adjust set a message or a step.
+func showDetail(d Deps, w http.ResponseWriter, r *http.Request, status int, adjust func(*components.SeriesDetail)) {
+	site, id := chi.URLParam(r, "site"), chi.URLParam(r, "id")
+	v, err := detailOf(d, r, site, id)
+	if errors.Is(err, store.ErrNotFound) {
+		fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
+		return
+	}
+	if err != nil {
+		d.Logger.Error("admin series: detail", "site", site, "series_id", id, "err", err)
+		fail(w, r, d.Logger, http.StatusInternalServerError, "The Series could not be read. Try again.")
+		return
+	}
+	if adjust != nil {
+		adjust(&v)
+	}
+	if wantsFragment(r) {
+		render(w, r, d.Logger, status, components.SeriesDetailRegion(v))
+		return
+	}
+	render(w, r, d.Logger, status, components.AdminDetailPage(viewerFrom(r.Context()), v))
+}
+
+func handleAdminSeriesDetail(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		showDetail(d, w, r, http.StatusOK, nil)
+	})
+}
+
+// seriesControl is the shape of every detail control: parse the form, let
+// act validate and write, then answer htmx with the changed region and a
+// plain browser with a 303 back to the page. act returns a refusal (status
+// and sentence) when nothing was changed.
+func seriesControl(d Deps, act func(r *http.Request, site, id string) (done string, status int, refusal string, adjust func(*components.SeriesDetail))) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+		if err := r.ParseForm(); err != nil {
+			fail(w, r, d.Logger, http.StatusBadRequest, "That form could not be read.")
+			return
+		}
+		site, id := chi.URLParam(r, "site"), chi.URLParam(r, "id")
+		done, status, refusal, adjust := act(r, site, id)
+		if status == http.StatusNotFound {
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
+			return
+		}
+		if status >= 500 {
+			fail(w, r, d.Logger, status, refusal)
+			return
+		}
+		if refusal != "" || status != 0 {
+			if status == 0 {
+				status = http.StatusOK
+			}
+			showDetail(d, w, r, status, func(v *components.SeriesDetail) {
+				v.Message, v.Fault = refusal, refusal != "" && status >= 400
+				if adjust != nil {
+					adjust(v)
+				}
+			})
+			return
+		}
+		if !wantsFragment(r) {
+			http.Redirect(w, r, seriesHref(site, id), http.StatusSeeOther)
+			return
+		}
+		showDetail(d, w, r, http.StatusOK, func(v *components.SeriesDetail) { v.Message = done })
+	})
+}
+
+// storeResult maps a store error onto the control's answer.
+func storeResult(d Deps, what string, err error) (int, string) {
+	switch {
+	case err == nil:
+		return 0, ""
+	case errors.Is(err, store.ErrNotFound):
+		return http.StatusNotFound, ""
+	default:
+		d.Logger.Error("admin control failed", "control", what, "err", err)
+		return http.StatusInternalServerError, "That change could not be saved. Nothing was changed; try again."
+	}
+}
+
+func handleFinish(d Deps) http.Handler {
+	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
+		confirmStep := func(v *components.SeriesDetail) { v.ConfirmFinish = true }
+		if r.PostForm.Get("step") != "confirm" {
+			// Step one: the second step, never pre-ticked, in place of the control.
+			return "", http.StatusOK, "", confirmStep
+		}
+		if r.PostForm.Get("confirm") != "yes" {
+			return "", http.StatusUnprocessableEntity, "Tick the box to confirm, or cancel. The Series was not finished.", confirmStep
+		}
+		st, msg := storeResult(d, "finish", d.Store.FinishSeries(r.Context(), site, id, d.now().UnixMilli()))
+		return "Finished: it is no longer polled.", st, msg, nil
+	})
+}
+
+func handleUnfinish(d Deps) http.Handler {
+	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
+		st, msg := storeResult(d, "unfinish", d.Store.UnfinishSeries(r.Context(), site, id))
+		if st == 0 {
+			d.wake(site)
+		}
+		return "Un-finished: it is due for a Poll again.", st, msg, nil
+	})
+}
+
+// chapterNumber is a Latest Chapter as the owner may type it.
+var chapterNumber = regexp.MustCompile(`^[0-9]{1,7}(\.[0-9]{1,4})?$`)
+
+func handleCorrectLatest(d Deps) http.Handler {
+	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
+		num := strings.TrimSpace(r.PostForm.Get("num"))
+		if !chapterNumber.MatchString(num) {
+			keep := r.PostForm.Get("num")
+			if len(keep) > 16 {
+				keep = keep[:16]
+			}
+			return "", http.StatusBadRequest, "Type a chapter number such as 12 or 12.5. Latest Chapter was not changed.",
+				func(v *components.SeriesDetail) { v.Correction = keep }
+		}
+		st, msg := storeResult(d, "correct latest", d.Store.CorrectLatestChapter(r.Context(), site, id, num))
+		return "Latest Chapter corrected to " + num + ".", st, msg, nil
+	})
+}
+
+func handleClearAttribution(d Deps) http.Handler {
+	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
+		st, msg := storeResult(d, "clear attribution", d.Store.ClearAttribution(r.Context(), site, id))
+		return "Attribution cleared.", st, msg, nil
+	})
+}
+
+func handleForceSeriesPoll(d Deps) http.Handler {
+	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
+		st, msg := storeResult(d, "force poll", d.Store.ForceSeriesPoll(r.Context(), site, id, d.now().UnixMilli()))
+		if st == 0 {
+			d.wake(site)
+		}
+		return "Poll requested.", st, msg, nil
+	})
+}
+
+// handleDeleteSeries deletes an orphan. A Bookmark refuses it in the
+// database (the orphan guard), so a bookmarked Series gets a 409 and loses
+// nothing.
+func handleDeleteSeries(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		site, id := chi.URLParam(r, "site"), chi.URLParam(r, "id")
+		err := d.Store.DeleteSeries(r.Context(), site, id)
+		switch {
+		case errors.Is(err, store.ErrBookmarked):
+			showDetail(d, w, r, http.StatusConflict, func(v *components.SeriesDetail) {
+				v.Message, v.Fault = "A Reader bookmarks this Series, so it was not deleted. Nothing was lost.", true
+			})
+			return
+		case errors.Is(err, store.ErrNotFound):
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
+			return
+		case err != nil:
+			d.Logger.Error("admin control failed", "control", "delete", "err", err)
+			fail(w, r, d.Logger, http.StatusInternalServerError, "The Series could not be deleted. Nothing was changed; try again.")
+			return
+		}
+		d.Logger.Info("series deleted", "site", site, "series_id", id)
+		if wantsFragment(r) {
+			w.Header().Set("HX-Redirect", "/admin/series?filter=orphan")
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		http.Redirect(w, r, "/admin/series?filter=orphan", http.StatusSeeOther)
+	})
+}

@@ -1,0 +1,220 @@
+package handlers_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
+
+	"github.com/mangabookmark/mangabookmark/handlers"
+)
+
+const chromiumPath = "/usr/bin/chromium"
+
+// startChromium starts a headless Chromium with a debugging port on
+// loopback and returns its address; the test stops it.
+func startChromium(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("chromium is required in CI: %v", err)
+		}
+		t.Skip("chromium is not installed")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	// Not t.TempDir: Chromium's children may still write there for a moment
+	// after the kill, which fails TempDir's own cleanup.
+	dir, err := os.MkdirTemp("", "mangabookmark-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		fmt.Sprintf("--remote-debugging-port=%d", port), "--remote-debugging-address=127.0.0.1",
+		"--user-data-dir="+dir, "--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--window-size=1200,900", "about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, so its helpers stop with it
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group of the process this test started
+		_ = cmd.Wait()
+		for range 50 {
+			if os.RemoveAll(dir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	addr := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(addr + "/json/version")
+		if err == nil {
+			resp.Body.Close()
+			return addr + "/"
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("chromium did not open its debugging port: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser is the one
+// end-to-end test: real Chromium, the real router, a real database.
+func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	browserURL := startChromium(t)
+	h := newHarness(t)
+	h.seed(dataset)
+	h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok, no_chapter, errors)
+		VALUES ('asurascans', $1, $1, 12, 12, 9, 1, 2)`, t0.Add(-20*time.Minute).UnixMilli())
+
+	shots := filepath.Join("..", "artifacts", "screenshots")
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	allocCtx, cancelAlloc := remote.NewAllocator(ctx, browserURL)
+	defer cancelAlloc()
+	ctx, cancelTab := chromedp.NewContext(allocCtx)
+	defer cancelTab()
+
+	step := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	shot := func(name string) {
+		t.Helper()
+		buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100 = PNG
+		step("screenshot "+name, err)
+		step("save "+name, os.WriteFile(filepath.Join(shots, name+".png"), buf, 0o644))
+	}
+	rows := func() []string {
+		t.Helper()
+		ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+			`Array.from(document.querySelectorAll('[data-testid="series-row"]')).map(r => r.dataset.seriesId)`))
+		step("read rows", err)
+		return ids
+	}
+
+	// Sign in through a one-time link, as the console would print it.
+	link, err := handlers.NewLoginLink(ctx, h.store, h.srv.URL, ownerID, t0)
+	step("login link", err)
+	step("open link", chromedp.Do(ctx, chromedp.Navigate(link)))
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-testid="link-login"]`)))
+	step("sign in", err)
+	step("landing", chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="verdict"]`))))
+	shot("01-admin-landing")
+
+	// The list, then the failing filter: only the list region changes.
+	step("list", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/series"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="series-row"]`))))
+	if n := len(rows()); n != len(dataset) {
+		t.Fatalf("the whole list shows %d rows, want %d", n, len(dataset))
+	}
+	shot("02-series-list")
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`
+		document.querySelector('[data-testid="series-heading"]').__kept = 'heading';
+		document.querySelector('[data-testid="filter-form"]').__kept = 'form';
+		document.getElementById('series-list').__kept = 'region';
+		true`))
+	step("mark nodes outside the list", err)
+	step("click failing", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="filter-failing"]`))))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
+		`location.search === '?filter=failing' && document.querySelectorAll('[data-testid="series-row"]').length === 5`,
+		chromedp.WithPollingTimeout(5*time.Second)))
+	step("the failing list arrives and the address bar shows it", err)
+	kept, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[
+		document.querySelector('[data-testid="series-heading"]').__kept,
+		document.querySelector('[data-testid="filter-form"]').__kept,
+		document.getElementById('series-list').__kept].join(',')`))
+	step("read marks", err)
+	if kept != "heading,form,region" {
+		t.Fatalf("more than the list region was replaced (marks: %q)", kept)
+	}
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	step("location", err)
+	if !strings.HasSuffix(loc, "/admin/series?filter=failing") {
+		t.Errorf("address bar shows %q", loc)
+	}
+	if got := rows(); strings.Join(got, ",") != "completed-failing,failing-3mo,failing-finished,gate-refused,unverified" {
+		t.Errorf("failing rows %v", got)
+	}
+	shot("03-series-failing")
+
+	// Open a Series from the list and Finish it through the confirm step.
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-series-id="completed-failing"] a.title`)))
+	step("open the Series", err)
+	step("detail", chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="finish-control"] button`))))
+	shot("04-series-detail")
+	step("finish, step one", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="finish-control"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="finish-confirm-box"]`))))
+	checked, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid="finish-confirm-box"]').checked`))
+	step("read the box", err)
+	if checked {
+		t.Fatal("the confirmation arrived pre-ticked")
+	}
+	shot("05-finish-confirm")
+	step("finish, step two", chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="finish-confirm-box"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="finish-confirm-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="unfinish-control"]`))))
+	shot("06-series-finished")
+
+	// It leaves the site-completed list (and keeps its evidence in failing).
+	step("site-completed list", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/series"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="series-row"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="filter-site-completed"]`))))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
+		`location.search === '?filter=site-completed' && document.querySelectorAll('[data-testid="series-row"]').length === 1`,
+		chromedp.WithPollingTimeout(5*time.Second)))
+	step("the Finished Series left the list", err)
+	if got := rows(); len(got) != 1 || got[0] != "completed" {
+		t.Errorf("site-completed rows after Finish: %v", got)
+	}
+	shot("07-site-completed-after-finish")
+
+	step("lanes", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/lanes"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="lane-row"]`))))
+	shot("08-lanes")
+
+	// The owner opens these from a Discord link on a phone.
+	step("phone", chromedp.Do(ctx, chromedp.EmulateViewport(390, 844),
+		chromedp.Navigate(h.srv.URL+"/admin/series?filter=failing"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="series-row"]`))))
+	shot("09-phone-series-failing")
+	step("phone detail", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/series/asurascans/unverified"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="unverified-note"]`))))
+	shot("10-phone-series-detail")
+	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+	step("measure the phone page", err)
+	if wide {
+		t.Errorf("the detail page scrolls sideways on a phone")
+	}
+	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
+		t.Fatal("the browser test ran out of time")
+	}
+}

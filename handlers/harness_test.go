@@ -1,0 +1,258 @@
+package handlers_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+)
+
+const ownerID = "owner-1"
+
+// t0 is the fixed clock of every router test.
+var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// harness is the real router on a real database behind a loopback server.
+type harness struct {
+	t     *testing.T
+	pool  *pgxpool.Pool
+	store *store.Store
+	deps  handlers.Deps
+	srv   *httptest.Server
+
+	mu    sync.Mutex
+	woken []string
+}
+
+func newHarness(t *testing.T, adjust ...func(*handlers.Deps)) *harness {
+	t.Helper()
+	pool := storetest.Pool(t, nil)
+	h := &harness{t: t, pool: pool, store: store.New(pool)}
+	h.deps = handlers.Deps{
+		Store:      h.store,
+		Logger:     slog.New(slog.DiscardHandler),
+		Now:        func() time.Time { return t0 },
+		OwnerID:    ownerID,
+		SessionKey: []byte("0123456789abcdef0123456789abcdef-test-key"),
+		Wake: func(site string) {
+			h.mu.Lock()
+			h.woken = append(h.woken, site)
+			h.mu.Unlock()
+		},
+	}
+	for _, a := range adjust {
+		a(&h.deps)
+	}
+	h.srv = httptest.NewServer(handlers.NewServer(h.deps))
+	h.deps.PublicBaseURL = h.srv.URL
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+// client signs in through a one-time link as discordID and returns a
+// cookie-carrying client that does not follow redirects.
+func (h *harness) client(discordID string) *http.Client {
+	h.t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	link, err := handlers.NewLoginLink(context.Background(), h.store, h.srv.URL, discordID, t0)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	resp, err := c.Post(link, "application/x-www-form-urlencoded", nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		h.t.Fatalf("sign-in link answered %d", resp.StatusCode)
+	}
+	return c
+}
+
+// wasWoken reports whether Deps.Wake was called for site.
+func (h *harness) wasWoken(site string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Contains(h.woken, site)
+}
+
+func (h *harness) owner() *http.Client { return h.client(ownerID) }
+
+// anonymous is a client with no session that does not follow redirects.
+func anonymous() *http.Client {
+	return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   string
+	doc    *goquery.Document
+}
+
+func (a answer) find(sel string) *goquery.Selection { return a.doc.Find(sel) }
+
+func (a answer) testid(id string) *goquery.Selection {
+	return a.doc.Find(`[data-testid="` + id + `"]`)
+}
+
+func (h *harness) do(c *http.Client, method, path string, form url.Values, headers ...string) answer {
+	h.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, h.srv.URL+path, body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(b)))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return answer{status: resp.StatusCode, header: resp.Header, body: string(b), doc: doc}
+}
+
+func (h *harness) get(c *http.Client, path string, headers ...string) answer {
+	h.t.Helper()
+	return h.do(c, http.MethodGet, path, nil, headers...)
+}
+
+func (h *harness) post(c *http.Client, path string, form url.Values, headers ...string) answer {
+	h.t.Helper()
+	if form == nil {
+		form = url.Values{}
+	}
+	return h.do(c, http.MethodPost, path, form, headers...)
+}
+
+func (h *harness) exec(sql string, args ...any) {
+	h.t.Helper()
+	if _, err := h.pool.Exec(context.Background(), sql, args...); err != nil {
+		h.t.Fatalf("%v\n%s", err, sql)
+	}
+}
+
+// snapshot is every row the admin controls could change, as text, so a
+// test can prove a refused control changed nothing.
+func (h *harness) snapshot() string {
+	h.t.Helper()
+	var s string
+	err := h.pool.QueryRow(context.Background(), `SELECT
+		coalesce((SELECT string_agg(t::text, E'\n' ORDER BY t.site, t.series_id) FROM series t), '') || E'\n--\n' ||
+		coalesce((SELECT string_agg(t::text, E'\n' ORDER BY t.site) FROM poll_lanes t), '') || E'\n--\n' ||
+		coalesce((SELECT string_agg(t::text, E'\n' ORDER BY t.site, t.series_id) FROM poll_failures t), '') || E'\n--\n' ||
+		coalesce((SELECT string_agg(t::text, E'\n' ORDER BY t.reader_id, t.site, t.series_id) FROM bookmarks t), '')`).Scan(&s)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return s
+}
+
+// fixture is one Series and the facts the admin surface reads.
+type fixture struct {
+	site          string
+	id            string
+	title         string
+	url           string
+	chapter       string // "" = NULL
+	raisedBy      string
+	checkedAgo    time.Duration // 0 = never
+	finished      bool
+	siteCompleted bool
+	failure       string // outcome word; "" = no failure row
+	failingFor    time.Duration
+	bookmarked    bool
+	cover         string
+}
+
+const addr = "https://asuracomic.net/series/x"
+
+// dataset puts Series in every filter, plus the edge cases seed 001 names.
+var dataset = []fixture{
+	{id: "healthy", title: "Healthy Work", url: addr, chapter: "12", checkedAgo: time.Minute, bookmarked: true, cover: "https://example.test/c.jpg"},
+	{id: "never", url: addr, bookmarked: true},
+	{id: "stale", url: addr, chapter: "3", checkedAgo: 13 * time.Hour, bookmarked: true},
+	{id: "no-address", url: "", checkedAgo: time.Minute, chapter: "1", bookmarked: true},
+	{id: "gate-refused", url: "http://wrong.example/x", chapter: "4", checkedAgo: time.Minute, failure: "unfetchable", failingFor: 14 * time.Hour},
+	{id: "never-yielded", url: addr, checkedAgo: time.Minute, failure: "no_chapter", failingFor: 90 * 24 * time.Hour, bookmarked: true},
+	{id: "failing-3mo", title: "Broken Since Spring", url: addr, chapter: "40", checkedAgo: time.Minute, failure: "not_found", failingFor: 92 * 24 * time.Hour, bookmarked: true},
+	{id: "failing-1h", url: addr, chapter: "40", checkedAgo: time.Minute, failure: "errors", failingFor: 90 * time.Minute, bookmarked: true},
+	{id: "failing-finished", url: addr, chapter: "40", checkedAgo: time.Minute, failure: "errors", failingFor: 13 * time.Hour, finished: true, bookmarked: true},
+	{id: "unverified", url: addr, chapter: "41", raisedBy: "r1", checkedAgo: time.Minute, failure: "no_chapter", failingFor: 13 * time.Hour, bookmarked: true},
+	{id: "completed", title: "Completed Work", url: addr, chapter: "100", checkedAgo: time.Minute, siteCompleted: true, bookmarked: true},
+	{id: "completed-failing", title: "Completed And Failing", url: addr, chapter: "100", checkedAgo: time.Minute, siteCompleted: true, failure: "errors", failingFor: 20 * time.Hour},
+	{id: "completed-finished", url: addr, chapter: "100", checkedAgo: time.Minute, siteCompleted: true, finished: true},
+	{site: "novelfull", id: "novel-stale", url: "https://novelfull.com/x.html", chapter: "7", checkedAgo: 30 * time.Hour, bookmarked: true},
+}
+
+func (h *harness) seed(fs []fixture) {
+	h.t.Helper()
+	h.exec(`INSERT INTO readers (discord_id, name, created_at) VALUES ('r1', 'Reader One', 0) ON CONFLICT DO NOTHING`)
+	for _, f := range fs {
+		site, kind := f.site, "manga"
+		if site == "" {
+			site = "asurascans"
+		}
+		if site == "novelfull" || site == "lightnovelworld" {
+			kind = "novel"
+		}
+		var chapter, raised any
+		if f.chapter != "" {
+			chapter = f.chapter
+		}
+		if f.raisedBy != "" {
+			raised = f.raisedBy
+		}
+		var checked, finished, completed int64
+		if f.checkedAgo > 0 {
+			checked = t0.Add(-f.checkedAgo).UnixMilli()
+		}
+		if f.finished {
+			finished = t0.Add(-48 * time.Hour).UnixMilli()
+		}
+		if f.siteCompleted {
+			completed = t0.Add(-3 * time.Hour).UnixMilli()
+		}
+		h.exec(`INSERT INTO series (site, series_id, url, title, cover_url, kind, latest_chapter_num, latest_raised_by,
+			checked_at, finished_at, site_completed_at, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8, $9, $10, $11, 0)`,
+			site, f.id, f.url, f.title, f.cover, kind, chapter, raised, checked, finished, completed)
+		if f.failure != "" {
+			h.exec(`INSERT INTO poll_failures (site, series_id, outcome, failing_since) VALUES ($1, $2, $3, $4)`,
+				site, f.id, f.failure, t0.Add(-f.failingFor).UnixMilli())
+		}
+		if f.bookmarked {
+			h.exec(`INSERT INTO bookmarks (reader_id, site, series_id, progress_num, created_at, updated_at)
+				VALUES ('r1', $1, $2, 2, 0, $3)`, site, f.id, t0.Add(-time.Hour).UnixMilli())
+		}
+	}
+}

@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS poll_failures_unfetchable;

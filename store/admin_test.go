@@ -1,0 +1,377 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+)
+
+var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// fixture is one Series and the facts the filters read.
+type fixture struct {
+	id            string
+	url           string
+	chapter       string // "" = NULL
+	raisedBy      string
+	checkedAgo    time.Duration // 0 = never
+	finished      bool
+	siteCompleted bool
+	failure       string // outcome word; "" = no failure row
+	failingFor    time.Duration
+	bookmarked    bool
+}
+
+func seedFixtures(t *testing.T, pool *pgxpool.Pool, fs []fixture) {
+	t.Helper()
+	ctx := context.Background()
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%v\n%s", err, sql)
+		}
+	}
+	exec(`INSERT INTO readers (discord_id, name, created_at) VALUES ('r1', 'Reader One', 0) ON CONFLICT DO NOTHING`)
+	for _, f := range fs {
+		var chapter, raised any
+		if f.chapter != "" {
+			chapter = f.chapter
+		}
+		if f.raisedBy != "" {
+			raised = f.raisedBy
+		}
+		var checked, finished, completed int64
+		if f.checkedAgo > 0 {
+			checked = t0.Add(-f.checkedAgo).UnixMilli()
+		}
+		if f.finished {
+			finished = t0.Add(-time.Hour).UnixMilli()
+		}
+		if f.siteCompleted {
+			completed = t0.Add(-time.Hour).UnixMilli()
+		}
+		exec(`INSERT INTO series (site, series_id, url, title, kind, latest_chapter_num, latest_raised_by,
+			checked_at, finished_at, site_completed_at, created_at)
+			VALUES ('asurascans', $1, $2, $1, 'manga', $3::numeric, $4, $5, $6, $7, 0)`,
+			f.id, f.url, chapter, raised, checked, finished, completed)
+		if f.failure != "" {
+			exec(`INSERT INTO poll_failures (site, series_id, outcome, failing_since) VALUES ('asurascans', $1, $2, $3)`,
+				f.id, f.failure, t0.Add(-f.failingFor).UnixMilli())
+		}
+		if f.bookmarked {
+			exec(`INSERT INTO bookmarks (reader_id, site, series_id, created_at, updated_at) VALUES ('r1', 'asurascans', $1, 0, 0)`, f.id)
+		}
+	}
+}
+
+const addr = "https://asuracomic.net/series/x"
+
+// filterFixtures puts at least one Series in every filter, and the edge
+// cases seed 001 names beside them.
+var filterFixtures = []fixture{
+	{id: "healthy", url: addr, chapter: "12", checkedAgo: time.Minute, bookmarked: true},
+	{id: "never", url: addr, bookmarked: true},
+	{id: "never-finished", url: addr, finished: true, bookmarked: true},
+	{id: "stale", url: addr, chapter: "3", checkedAgo: 13 * time.Hour, bookmarked: true},
+	{id: "stale-finished", url: addr, chapter: "3", checkedAgo: 13 * time.Hour, finished: true, bookmarked: true},
+	{id: "no-address", url: "", checkedAgo: time.Minute, chapter: "1", bookmarked: true},
+	{id: "gate-refused", url: "http://wrong.example/x", chapter: "4", checkedAgo: time.Minute, failure: "unfetchable", failingFor: 2 * time.Hour},
+	{id: "never-yielded", url: addr, checkedAgo: time.Minute, failure: "no_chapter", failingFor: 90 * 24 * time.Hour, bookmarked: true},
+	{id: "failing-3mo", url: addr, chapter: "40", checkedAgo: time.Minute, failure: "not_found", failingFor: 90 * 24 * time.Hour, bookmarked: true},
+	{id: "failing-1h", url: addr, chapter: "40", checkedAgo: time.Minute, failure: "errors", failingFor: time.Hour, bookmarked: true},
+	{id: "failing-finished", url: addr, chapter: "40", checkedAgo: time.Minute, failure: "errors", failingFor: 13 * time.Hour, finished: true, bookmarked: true},
+	{id: "unverified", url: addr, chapter: "41", raisedBy: "r1", checkedAgo: time.Minute, failure: "no_chapter", failingFor: 13 * time.Hour, bookmarked: true},
+	{id: "raised-healthy", url: addr, chapter: "41", raisedBy: "r1", checkedAgo: time.Minute, bookmarked: true},
+	{id: "raised-1h", url: addr, chapter: "41", raisedBy: "r1", checkedAgo: time.Minute, failure: "errors", failingFor: time.Hour, bookmarked: true},
+	{id: "completed", url: addr, chapter: "100", checkedAgo: time.Minute, siteCompleted: true, bookmarked: true},
+	{id: "completed-finished", url: addr, chapter: "100", checkedAgo: time.Minute, siteCompleted: true, finished: true},
+}
+
+// want is each filter's exact membership over filterFixtures.
+var want = map[store.Filter][]string{
+	store.FilterNeverChecked:  {"never"},
+	store.FilterStale:         {"stale"},
+	store.FilterUnpollable:    {"gate-refused", "no-address"},
+	store.FilterNoChapter:     {"never-yielded"},
+	store.FilterFailing:       {"failing-3mo", "failing-finished", "unverified"},
+	store.FilterUnverified:    {"unverified"},
+	store.FilterSiteCompleted: {"completed"},
+	store.FilterFinished:      {"completed-finished", "failing-finished", "never-finished", "stale-finished"},
+	store.FilterOrphan:        {"completed-finished", "gate-refused"},
+}
+
+func listIDs(t *testing.T, s *store.Store, q store.SeriesQuery) []string {
+	t.Helper()
+	var ids []string
+	for {
+		page, err := s.ListAdminSeries(context.Background(), q, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range page.Rows {
+			ids = append(ids, r.SeriesID)
+		}
+		if !page.More {
+			return ids
+		}
+		last := page.Rows[len(page.Rows)-1]
+		q.AfterSite, q.AfterID = last.Site, last.SeriesID
+	}
+}
+
+func TestEachFilterListsExactlyItsSeriesAndItsFigureAgrees(t *testing.T) {
+	t.Parallel()
+	pool := storetest.Pool(t, nil)
+	s := store.New(pool)
+	seedFixtures(t, pool, filterFixtures)
+	stats, err := s.AdminStats(context.Background(), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want[store.FilterAll] = nil
+	for _, f := range filterFixtures {
+		want[store.FilterAll] = append(want[store.FilterAll], f.id)
+	}
+	slices.Sort(want[store.FilterAll])
+	for _, f := range store.Filters {
+		t.Run("filter "+string(f), func(t *testing.T) {
+			// Page size 2 walks the keyset cursor too.
+			got := listIDs(t, s, store.SeriesQuery{Filter: f, Limit: 2})
+			if !slices.Equal(got, want[f]) {
+				t.Errorf("list = %v, want %v", got, want[f])
+			}
+			if stats[f] != int64(len(got)) {
+				t.Errorf("figure %d, list has %d", stats[f], len(got))
+			}
+			n, err := s.CountAdminSeries(context.Background(), store.SeriesQuery{Filter: f}, t0)
+			if err != nil || n != int64(len(got)) {
+				t.Errorf("count %d (%v), list has %d", n, err, len(got))
+			}
+		})
+	}
+}
+
+func TestFailingIsDisjointFromNoChapterAndNeedsTwelveHours(t *testing.T) {
+	t.Parallel()
+	pool := storetest.Pool(t, nil)
+	s := store.New(pool)
+	seedFixtures(t, pool, filterFixtures)
+	failing := listIDs(t, s, store.SeriesQuery{Filter: store.FilterFailing})
+	unverified := listIDs(t, s, store.SeriesQuery{Filter: store.FilterUnverified})
+	noChapter := listIDs(t, s, store.SeriesQuery{Filter: store.FilterNoChapter})
+	for _, id := range noChapter {
+		if slices.Contains(failing, id) {
+			t.Errorf("%s is in both no-chapter and failing", id)
+		}
+	}
+	if !slices.Contains(noChapter, "never-yielded") || slices.Contains(failing, "never-yielded") {
+		t.Errorf("a Series that never succeeded must be in no-chapter and never in failing")
+	}
+	for _, id := range []string{"failing-1h", "raised-1h"} {
+		if slices.Contains(failing, id) || slices.Contains(unverified, id) {
+			t.Errorf("%s fails for under twelve hours and must be in neither filter", id)
+		}
+	}
+	if !slices.Contains(failing, "failing-finished") {
+		t.Errorf("a Finished Series keeps its evidence in failing")
+	}
+	if slices.Contains(unverified, "raised-healthy") {
+		t.Errorf("a raised number a Poll reads is not unverified")
+	}
+	completed := listIDs(t, s, store.SeriesQuery{Filter: store.FilterSiteCompleted})
+	if slices.Contains(completed, "completed-finished") {
+		t.Errorf("site-completed must exclude a Finished Series")
+	}
+}
+
+func TestSiteAndKindStackOnAFilter(t *testing.T) {
+	t.Parallel()
+	pool := storetest.Pool(t, nil)
+	s := store.New(pool)
+	ctx := context.Background()
+	for _, in := range []store.Series{
+		{Site: "asurascans", SeriesID: "a", URL: addr, Kind: "manga"},
+		{Site: "novelfull", SeriesID: "n", URL: addr, Kind: "novel"},
+		{Site: "comix", SeriesID: "c", URL: addr, Kind: "manga"},
+	} {
+		if err := s.CreateSeries(ctx, in, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		q    store.SeriesQuery
+		want []string
+	}{
+		{store.SeriesQuery{Filter: store.FilterNeverChecked}, []string{"a", "c", "n"}},
+		{store.SeriesQuery{Filter: store.FilterNeverChecked, Site: "comix"}, []string{"c"}},
+		{store.SeriesQuery{Filter: store.FilterNeverChecked, Kind: "novel"}, []string{"n"}},
+		{store.SeriesQuery{Filter: store.FilterNeverChecked, Kind: "novel", Site: "comix"}, nil},
+	}
+	for _, c := range cases {
+		got := listIDs(t, s, c.q)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%+v: got %v, want %v", c.q, got, c.want)
+		}
+		n, _ := s.CountAdminSeries(ctx, c.q, t0)
+		if n != int64(len(c.want)) {
+			t.Errorf("%+v: figure %d, want %d", c.q, n, len(c.want))
+		}
+	}
+}
+
+func TestTheAdminJoinProjectsTheOutcomeWordAndItsAge(t *testing.T) {
+	t.Parallel()
+	pool := storetest.Pool(t, nil)
+	s := store.New(pool)
+	seedFixtures(t, pool, filterFixtures)
+	d, err := s.GetAdminSeries(context.Background(), "asurascans", "unverified", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.FailureOutcome != "no_chapter" || d.FailingSince != t0.Add(-13*time.Hour).UnixMilli() {
+		t.Errorf("failure projected as %q since %d", d.FailureOutcome, d.FailingSince)
+	}
+	if !d.Failing || !d.Unverified || d.RaisedByName != "Reader One" || d.Bookmarks != 1 {
+		t.Errorf("detail flags: %+v", d)
+	}
+	h, err := s.GetAdminSeries(context.Background(), "asurascans", "healthy", t0)
+	if err != nil || h.FailureOutcome != "" || h.FailingSince != 0 || h.Failing {
+		t.Errorf("healthy Series: %+v %v", h, err)
+	}
+	if _, err := s.GetAdminSeries(context.Background(), "asurascans", "nope", t0); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("missing Series: %v", err)
+	}
+}
+
+// countingTracer counts the statements a pool sends.
+type countingTracer struct{ n atomic.Int64 }
+
+func (c *countingTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	c.n.Add(1)
+	return ctx
+}
+
+func (c *countingTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func TestDeletingAnOrphanIsOneStatementAndCascadesItsFailureRow(t *testing.T) {
+	t.Parallel()
+	tracer := &countingTracer{}
+	pool := storetest.Pool(t, func(c *pgxpool.Config) { c.ConnConfig.Tracer = tracer })
+	s := store.New(pool)
+	seedFixtures(t, pool, filterFixtures)
+	ctx := context.Background()
+	if err := s.DeleteSeries(ctx, "asurascans", "failing-3mo"); !errors.Is(err, store.ErrBookmarked) {
+		t.Fatalf("bookmarked delete: %v", err)
+	}
+	before := tracer.n.Load()
+	if err := s.DeleteSeries(ctx, "asurascans", "gate-refused"); err != nil {
+		t.Fatal(err)
+	}
+	if n := tracer.n.Load() - before; n != 1 {
+		t.Errorf("deleting an orphan took %d statements, want 1", n)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM poll_failures WHERE series_id = 'gate-refused'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("failure row survived the delete: %d %v", n, err)
+	}
+}
+
+func TestFinishAndUnfinishMoveASeriesBetweenFilters(t *testing.T) {
+	t.Parallel()
+	pool := storetest.Pool(t, nil)
+	s := store.New(pool)
+	seedFixtures(t, pool, filterFixtures)
+	ctx := context.Background()
+	if err := s.FinishSeries(ctx, "asurascans", "completed", t0.UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	if ids := listIDs(t, s, store.SeriesQuery{Filter: store.FilterSiteCompleted}); len(ids) != 0 {
+		t.Errorf("finished Series still site-completed: %v", ids)
+	}
+	if err := s.UnfinishSeries(ctx, "asurascans", "completed"); err != nil {
+		t.Fatal(err)
+	}
+	if ids := listIDs(t, s, store.SeriesQuery{Filter: store.FilterSiteCompleted}); !slices.Equal(ids, []string{"completed"}) {
+		t.Errorf("un-finished Series not back: %v", ids)
+	}
+	if err := s.FinishSeries(ctx, "asurascans", "nope", 1); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("finish of a missing Series: %v", err)
+	}
+}
+
+func TestACorrectionClearsNothing(t *testing.T) {
+	t.Parallel()
+	pool := storetest.Pool(t, nil)
+	s := store.New(pool)
+	seedFixtures(t, pool, filterFixtures)
+	ctx := context.Background()
+	if err := s.CorrectLatestChapter(ctx, "asurascans", "unverified", "42.5"); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.GetAdminSeries(ctx, "asurascans", "unverified", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.LatestChapter == nil || *d.LatestChapter != "42.5" || d.LatestRaisedBy == nil || d.FailureOutcome != "no_chapter" {
+		t.Errorf("after correction: %+v", d)
+	}
+	if err := s.ClearAttribution(ctx, "asurascans", "unverified"); err != nil {
+		t.Fatal(err)
+	}
+	d, _ = s.GetAdminSeries(ctx, "asurascans", "unverified", t0)
+	if d.LatestRaisedBy != nil || d.Unverified || !d.Failing {
+		t.Errorf("after clearing attribution: %+v", d)
+	}
+}
+
+func TestTheLanesReadCountsTheWindowAndFindsTheLastPass(t *testing.T) {
+	t.Parallel()
+	pool := storetest.Pool(t, nil)
+	s := store.New(pool)
+	ctx := context.Background()
+	ins := func(startedAgo time.Duration, ok, refused int, skip string) {
+		st := t0.Add(-startedAgo).UnixMilli()
+		if _, err := pool.Exec(ctx, `INSERT INTO poll_passes (site, started_at, finished_at, due, checked, skip, ok, refused)
+			VALUES ('comix', $1, $5, 3, $2, $4, $2, $3)`, st, ok, refused, skip, st+1000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ins(20*time.Hour, 100, 0, "") // outside the window
+	ins(2*time.Hour, 2, 1, "")
+	ins(time.Hour, 0, 0, "paused")
+	if err := s.PauseLane(ctx, "comix", t0.Add(time.Hour).UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	lanes, err := s.AdminLanes(ctx, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lanes) != 6 {
+		t.Fatalf("%d lanes", len(lanes))
+	}
+	var c store.AdminLane
+	for _, l := range lanes {
+		if l.Site == "comix" {
+			c = l
+		}
+	}
+	if c.Passes != 2 || c.OK != 2 || c.Refused != 1 || c.LastSkip != "paused" || c.LastStartedAt != t0.Add(-time.Hour).UnixMilli() || c.PausedUntil == 0 {
+		t.Errorf("comix lane: %+v", c)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO owner_notices (kind, site, notified_at) VALUES ('stall', 'comix', 5), ('sidecar-down', '', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := s.AdminNotices(ctx)
+	if err != nil || len(ns) != 2 || ns[0].Kind != "sidecar-down" || ns[1].NotifiedAt != 5 {
+		t.Errorf("notices: %+v %v", ns, err)
+	}
+}
