@@ -1,6 +1,5 @@
 package components
 
-import "time"
 
 // The admin view models: shaped like the screen, filled by the handlers,
 // every age already a string ("3 h", "2 mo") so a component decides nothing.
@@ -60,15 +59,6 @@ type Stat struct {
 	Href   string
 }
 
-// Condition is one of the four owner-notice conditions that holds now
-// (stall, no-browser-route, sidecar-down, adapter-broken), as the notify
-// branch reports it.
-type Condition struct {
-	Kind  string
-	Site  string // "" for sidecar-down
-	Since time.Time
-}
-
 // VerdictItem is one condition as the verdict line names it.
 type VerdictItem struct {
 	Kind, Subject, Age, Href string
@@ -76,8 +66,9 @@ type VerdictItem struct {
 
 // Verdict is the landing verdict line.
 type Verdict struct {
-	Items  []VerdictItem
-	Broken bool // the conditions could not be read
+	Items       []VerdictItem
+	Broken      bool   // the conditions could not be read
+	WebhookDead string // age of Discord's 404 for the webhook; "" while it works
 }
 
 // Landing is the /admin page.
@@ -133,15 +124,19 @@ type LaneRow struct {
 	Fault        bool
 }
 
-// Notice is one open owner notice.
+// Notice is one open owner notice: what holds, since when, and whether the
+// owner was told (or why not yet).
 type Notice struct {
-	Kind, Subject, Sent string
+	Kind, Subject, Since, Sent string
+	Pending                    bool
 }
 
 // LanesPage is /admin/lanes.
 type LanesPage struct {
-	Window  string
-	Lanes   []LaneRow
-	Notices []Notice
-	Pauses  []Option
+	Window      string
+	NoticesOff  bool   // DISCORD_WEBHOOK_URL unset
+	WebhookDead string // age of Discord's 404 for the webhook
+	Lanes       []LaneRow
+	Notices     []Notice
+	Pauses      []Option
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
@@ -62,26 +63,39 @@ func handleAdminLanding(d Deps) http.Handler {
 	})
 }
 
-// verdict reads the four conditions through Deps.Conditions.
+// verdict reads the four conditions through the same derivation the push
+// uses (Deps.Notices), and says when Discord has refused the webhook.
 func verdict(d Deps, r *http.Request, now time.Time) components.Verdict {
-	if d.Conditions == nil {
+	if d.Notices == nil {
 		return components.Verdict{}
 	}
-	conds, err := d.Conditions(r.Context(), now)
+	conds, err := d.Notices.Conditions(r.Context(), now)
 	if err != nil {
 		d.Logger.Error("admin landing: conditions", "err", err)
 		return components.Verdict{Broken: true}
 	}
 	var v components.Verdict
 	for _, c := range conds {
-		it := components.VerdictItem{Kind: c.Kind, Subject: c.Site, Age: ago(now.Sub(c.Since)), Href: "/admin/lanes"}
-		switch c.Kind {
-		case "sidecar-down":
+		it := components.VerdictItem{Kind: string(c.Kind), Subject: c.Site, Age: ago(now.Sub(c.Since)), Href: notify.PagePath(c)}
+		if c.Kind == notify.SidecarDown {
 			it.Subject = "browser sidecar"
-		case "adapter-broken":
-			it.Href = listHref(store.FilterNoChapter, c.Site, "", "", "")
 		}
 		v.Items = append(v.Items, it)
 	}
+	v.WebhookDead = webhookDead(d, r, now)
 	return v
+}
+
+// webhookDead is the age of Discord's "Unknown Webhook" answer, or "" while
+// the webhook works (or none is configured).
+func webhookDead(d Deps, r *http.Request, now time.Time) string {
+	st, err := d.Notices.Status(r.Context(), now)
+	if err != nil {
+		d.Logger.Error("admin: notice status", "err", err)
+		return ""
+	}
+	if st.WebhookDeadAt.IsZero() {
+		return ""
+	}
+	return ago(now.Sub(st.WebhookDeadAt))
 }

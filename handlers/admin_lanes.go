@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
@@ -82,9 +83,9 @@ func handleAdminLanes(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, now := r.Context(), d.now()
 		lanes, err := d.Store.AdminLanes(ctx, now)
-		var notices []store.OwnerNotice
-		if err == nil {
-			notices, err = d.Store.AdminNotices(ctx)
+		var status notify.Status
+		if err == nil && d.Notices != nil {
+			status, err = d.Notices.Status(ctx, now)
 		}
 		if err != nil {
 			d.Logger.Error("admin lanes", "err", err)
@@ -95,15 +96,12 @@ func handleAdminLanes(d Deps) http.Handler {
 		for _, l := range lanes {
 			p.Lanes = append(p.Lanes, laneRowOf(d, l, now))
 		}
-		for _, n := range notices {
-			v := components.Notice{Kind: n.Kind, Subject: n.Site, Sent: "not sent yet"}
-			if n.Site == "" {
-				v.Subject = "browser sidecar"
-			}
-			if n.NotifiedAt > 0 {
-				v.Sent = "sent " + since(now, n.NotifiedAt) + " ago"
-			}
-			p.Notices = append(p.Notices, v)
+		p.NoticesOff = !status.Enabled
+		if !status.WebhookDeadAt.IsZero() {
+			p.WebhookDead = ago(now.Sub(status.WebhookDeadAt))
+		}
+		for _, n := range status.Notices {
+			p.Notices = append(p.Notices, noticeView(n, now))
 		}
 		render(w, r, d.Logger, http.StatusOK, components.AdminLanesPage(viewerFrom(ctx), p))
 	})
@@ -224,4 +222,25 @@ func handleResumeLane(d Deps) http.Handler {
 func until(now time.Time, ms int64) string {
 	t := time.UnixMilli(ms).UTC()
 	return t.Format("2 Jan 15:04") + " UTC (in " + ago(t.Sub(now)) + ")"
+}
+
+// noticeView is one open notice as the Lanes page shows it, in the words of
+// the notices command.
+func noticeView(n notify.Notice, now time.Time) components.Notice {
+	v := components.Notice{Kind: string(n.Kind), Subject: n.Site}
+	if n.Site == "" {
+		v.Subject = "browser sidecar"
+	}
+	if n.Holds {
+		v.Since = ago(now.Sub(n.Since))
+	}
+	switch {
+	case !n.Pending():
+		v.Sent = "sent " + ago(now.Sub(n.SentAt)) + " ago"
+	case n.LastError != "":
+		v.Sent, v.Pending = "pending — last attempt failed: "+n.LastError, true
+	default:
+		v.Sent, v.Pending = "pending — not attempted yet", true
+	}
+	return v
 }

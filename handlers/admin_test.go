@@ -2,7 +2,10 @@ package handlers_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -14,8 +17,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
@@ -228,6 +231,7 @@ func TestOutcomeCountsStayUnlinkedBesideOneNavigationLinkPerSite(t *testing.T) {
 		VALUES ('comix', $1, $1, 9, 5, 3, 2, 4, 1)`, t0.Add(-time.Hour).UnixMilli())
 	h.exec(`UPDATE poll_lanes SET force_poll_at = $1 WHERE site = 'kagane'`, t0.Add(-3*time.Hour).UnixMilli())
 	h.exec(`INSERT INTO owner_notices (kind, site, notified_at) VALUES ('stall', 'asurascans', $1), ('sidecar-down', '', 0)`, t0.Add(-2*time.Hour).UnixMilli())
+	h.exec(`INSERT INTO owner_notice_attempts (kind, site, attempts, last_attempt_at, last_error) VALUES ('sidecar-down', '', 2, $1, 'Discord answered 500')`, t0.Add(-time.Hour).UnixMilli())
 	a := h.get(h.owner(), "/admin/lanes")
 	rows := a.testid("lane-row")
 	if rows.Length() != 6 {
@@ -263,7 +267,7 @@ func TestOutcomeCountsStayUnlinkedBesideOneNavigationLinkPerSite(t *testing.T) {
 		t.Fatalf("%d owner notices", notices.Length())
 	}
 	text := strings.Join(strings.Fields(notices.Text()), " ")
-	if !strings.Contains(text, "sent 2 h ago") || !strings.Contains(text, "not sent yet") || !strings.Contains(text, "browser sidecar") {
+	if !strings.Contains(text, "sent 2 h ago") || !strings.Contains(text, "pending — last attempt failed: Discord answered 500") || !strings.Contains(text, "browser sidecar") {
 		t.Errorf("notices read %q", text)
 	}
 }
@@ -327,61 +331,128 @@ func TestTheHintSitsBesideAnUnchangedFinishControlAndLeavesAFinishedSeries(t *te
 	}
 }
 
+// passes writes one pass-log row per age (hours before t0) for site, with
+// the given skip value and counts.
+func (h *harness) passes(site, skip string, due, checked, refused int, hoursAgo ...int) {
+	h.t.Helper()
+	for _, hr := range hoursAgo {
+		at := t0.Add(-time.Duration(hr) * time.Hour).UnixMilli()
+		h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, skip, refused)
+			VALUES ($1, $2, $2, $3, $4, $5, $6)`, site, at, due, checked, skip, refused)
+	}
+}
+
+// The verdict line reads the real derivation (the notify package) over a
+// pass log and failure rows seeded so that each condition holds.
 func TestTheVerdictLineReadsTheFourConditions(t *testing.T) {
 	t.Parallel()
-	conds := []components.Condition{
-		{Kind: "stall", Site: "asurascans", Since: t0.Add(-14 * time.Hour)},
-		{Kind: "no-browser-route", Site: "novelfull", Since: t0.Add(-3 * 24 * time.Hour)},
-		{Kind: "sidecar-down", Since: t0.Add(-13 * time.Hour)},
-		{Kind: "adapter-broken", Site: "demonicscans", Since: t0.Add(-90 * 24 * time.Hour)},
-	}
-	for _, c := range conds {
-		t.Run(c.Kind, func(t *testing.T) {
-			t.Parallel()
-			h := newHarness(t, func(d *handlers.Deps) {
-				d.Conditions = func(context.Context, time.Time) ([]components.Condition, error) {
-					return []components.Condition{c}, nil
+	seeds := map[string]func(h *harness){
+		"stall": func(h *harness) { h.passes("asurascans", "", 3, 0, 0, 14, 10, 5, 1) },
+		"no-browser-route": func(h *harness) {
+			h.passes("novelfull", "refusing", 2, 0, 0, 72, 40, 1)
+		},
+		"sidecar-down": func(h *harness) {
+			h.passes("comix", "browser-down", 2, 0, 0, 13, 6, 1)
+			h.passes("kagane", "browser-down", 2, 0, 0, 12, 2)
+		},
+		"adapter-broken": func(h *harness) {
+			for i, id := range []string{"a", "b", "c", "d"} {
+				h.exec(`INSERT INTO series (site, series_id, url, kind, latest_chapter_num, checked_at, created_at)
+					VALUES ('demonicscans', $1, 'https://demonicscans.org/manga/'||$1, 'manga', 5, $2, 0)`, id, t0.UnixMilli())
+				if i < 3 {
+					h.exec(`INSERT INTO poll_failures VALUES ('demonicscans', $1, 'no_chapter', $2)`, id, t0.Add(-90*24*time.Hour).UnixMilli())
 				}
-			})
+			}
+		},
+	}
+	want := map[string]struct{ subject, age, href string }{
+		"stall":            {"asurascans", "14 h", "/admin/lanes"},
+		"no-browser-route": {"novelfull", "3 d", "/admin/lanes"},
+		"sidecar-down":     {"browser sidecar", "13 h", "/admin/lanes"},
+		"adapter-broken":   {"demonicscans", "3 mo", "/admin/series?filter=failing&site=demonicscans"},
+	}
+	for kind, seed := range seeds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			seed(h)
 			v := h.get(h.owner(), "/admin").testid("verdict")
 			text := strings.Join(strings.Fields(v.Text()), " ")
-			subject := c.Site
-			if c.Kind == "sidecar-down" {
-				subject = "browser sidecar"
+			w := want[kind]
+			if !strings.Contains(text, kind) || !strings.Contains(text, w.subject) || !strings.Contains(text, w.age) || strings.Contains(text, "Healthy") {
+				t.Errorf("verdict %q does not name %s, %s, %s", text, kind, w.subject, w.age)
 			}
-			age := map[string]string{"stall": "14 h", "no-browser-route": "3 d", "sidecar-down": "13 h", "adapter-broken": "3 mo"}[c.Kind]
-			if !strings.Contains(text, c.Kind) || !strings.Contains(text, subject) || !strings.Contains(text, age) || strings.Contains(text, "Healthy") {
-				t.Errorf("verdict %q does not name %s, %s, %s", text, c.Kind, subject, age)
+			if n := v.Find("a[data-kind]").Length(); n != 1 {
+				t.Errorf("%d conditions named, want 1", n)
+			}
+			if href := v.Find("a[data-kind]").AttrOr("href", ""); href != w.href {
+				t.Errorf("links to %q, want %q (the page the message links to)", href, w.href)
 			}
 		})
 	}
 	t.Run("all four at once", func(t *testing.T) {
 		t.Parallel()
-		h := newHarness(t, func(d *handlers.Deps) {
-			d.Conditions = func(context.Context, time.Time) ([]components.Condition, error) { return conds, nil }
-		})
+		h := newHarness(t)
+		for _, seed := range seeds {
+			seed(h)
+		}
 		if n := h.get(h.owner(), "/admin").find(`[data-testid="verdict"] a[data-kind]`).Length(); n != 4 {
 			t.Errorf("%d conditions named", n)
 		}
 	})
+	t.Run("a condition under twelve hours is not named yet", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.passes("asurascans", "", 3, 0, 0, 11, 1)
+		if v := h.get(h.owner(), "/admin").testid("verdict").Text(); !strings.HasPrefix(strings.TrimSpace(v), "Healthy") {
+			t.Errorf("verdict reads %q", v)
+		}
+	})
 	t.Run("none", func(t *testing.T) {
 		t.Parallel()
-		h := newHarness(t, func(d *handlers.Deps) {
-			d.Conditions = func(context.Context, time.Time) ([]components.Condition, error) { return nil, nil }
-		})
+		h := newHarness(t)
 		if v := h.get(h.owner(), "/admin").testid("verdict").Text(); !strings.HasPrefix(strings.TrimSpace(v), "Healthy") {
 			t.Errorf("healthy verdict reads %q", v)
 		}
 	})
 	t.Run("unreadable", func(t *testing.T) {
 		t.Parallel()
-		h := newHarness(t, func(d *handlers.Deps) {
-			d.Conditions = func(context.Context, time.Time) ([]components.Condition, error) { return nil, errors.New("boom") }
-		})
+		h := newHarness(t, func(d *handlers.Deps) { d.Notices = brokenNotices{} })
 		if v := h.get(h.owner(), "/admin").testid("verdict").Text(); strings.Contains(v, "Healthy") || strings.Contains(v, "boom") {
 			t.Errorf("an unreadable verdict must not claim health or leak the error: %q", v)
 		}
 	})
+	t.Run("a dead webhook is shown until the setting changes", func(t *testing.T) {
+		t.Parallel()
+		const hook = "https://discord.example/api/webhooks/1/x"
+		h := newHarness(t, func(d *handlers.Deps) {
+			n, err := notify.New(notify.Options{Store: d.Store, WebhookURL: hook, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.Notices = n
+		})
+		sum := sha256.Sum256([]byte(hook))
+		h.exec(`INSERT INTO dead_webhooks VALUES ($1, $2)`, hex.EncodeToString(sum[:]), t0.Add(-5*time.Hour).UnixMilli())
+		c := h.owner()
+		for _, p := range []string{"/admin", "/admin/lanes"} {
+			dead := h.get(c, p).testid("webhook-dead")
+			if dead.Length() != 1 || !strings.Contains(dead.Text(), "5 h") || strings.Contains(dead.Text(), hook) {
+				t.Errorf("%s: dead webhook line %q", p, dead.Text())
+			}
+		}
+	})
+}
+
+// brokenNotices stands for a database that cannot answer.
+type brokenNotices struct{}
+
+func (brokenNotices) Conditions(context.Context, time.Time) ([]notify.Condition, error) {
+	return nil, errors.New("boom")
+}
+
+func (brokenNotices) Status(context.Context, time.Time) (notify.Status, error) {
+	return notify.Status{}, errors.New("boom")
 }
 
 func TestFinishTakesARealSecondStepWithAndWithoutJavaScript(t *testing.T) {

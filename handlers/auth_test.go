@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -19,14 +18,9 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
-	"github.com/mangabookmark/mangabookmark/store"
-	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
 
-const (
-	guildID = "111"
-	ownerID = "900"
-)
+const guildID = "111"
 
 // fakeDiscord is a loopback OAuth2 provider that checks PKCE like Discord.
 type fakeDiscord struct {
@@ -88,45 +82,21 @@ func newFakeDiscord(t *testing.T, userID string, guilds ...string) *fakeDiscord 
 	return f
 }
 
-type site struct {
-	srv   *httptest.Server
-	store *store.Store
-	logs  *strings.Builder
-}
-
-// newSite serves the real router on loopback over a fresh database.
-func newSite(t *testing.T, discord *fakeDiscord) *site {
+// newSite serves the real router over a fresh database, with Discord
+// sign-in pointed at the fake provider when one is given.
+func newSite(t *testing.T, discord *fakeDiscord) *harness {
 	t.Helper()
-	st := storetest.New(t)
-	logs := &strings.Builder{}
-	var mu sync.Mutex
-	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, logs}, nil))
-	s := &site{store: st, logs: logs}
-	var h http.Handler
-	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	t.Cleanup(s.srv.Close)
-	d := handlers.Deps{Store: st, Logger: log, PublicBaseURL: s.srv.URL, OwnerID: ownerID, SessionKey: []byte(strings.Repeat("k", 32))}
-	if discord != nil {
-		d.Discord = &handlers.DiscordAuth{
-			ClientID: "client", ClientSecret: discord.secret, GuildID: guildID,
-			Endpoint: oauthEndpoint(discord.srv.URL), APIBase: discord.srv.URL + "/api",
+	return newHarness(t, func(d *handlers.Deps) {
+		if discord != nil {
+			d.Discord = &handlers.DiscordAuth{
+				ClientID: "client", ClientSecret: discord.secret, GuildID: guildID,
+				Endpoint: oauthEndpoint(discord.srv.URL), APIBase: discord.srv.URL + "/api",
+			}
 		}
-	}
-	h = handlers.NewServer(d)
-	return s
+	})
 }
 
-type lockedWriter struct {
-	mu *sync.Mutex
-	b  *strings.Builder
-}
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
+// client follows redirects like a browser and keeps cookies.
 func client(t *testing.T) *http.Client {
 	jar, _ := cookiejar.New(nil)
 	return &http.Client{Jar: jar, Timeout: 10 * time.Second}
@@ -268,7 +238,7 @@ func TestTheOwnerGateRedirectsAnonymousVisitorsAndRefusesOtherReaders(t *testing
 func TestAOneTimeLinkSignsTheOwnerInOnceAndOnlyOnce(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, nil)
-	link, err := handlers.NewLoginLink(context.Background(), s.store, s.srv.URL, ownerID, time.Now())
+	link, err := handlers.NewLoginLink(context.Background(), s.store, s.srv.URL, ownerID, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
@@ -32,10 +32,9 @@ type Deps struct {
 	// Discord is nil when OAuth is not configured (local mode: one-time links).
 	Discord *DiscordAuth
 
-	// Conditions reports which of the four owner-notice conditions hold now
-	// (the notify branch provides it); the verdict line reads it. nil means
-	// none is known to hold.
-	Conditions func(ctx context.Context, now time.Time) ([]components.Condition, error)
+	// Notices derives the four owner-notice conditions and the state of their
+	// delivery (a *notify.Notifier); nil means no condition holds.
+	Notices NoticeSource
 
 	// Wake asks a Lane to pass now (after a Forced Poll, a Resume or an
 	// Un-finish); nil does nothing and the Lane finds the request on its
@@ -91,4 +90,11 @@ func (d Deps) browserSite(site string) bool {
 		}
 	}
 	return false
+}
+
+// NoticeSource is what the admin pages read of owner notices: the same
+// derivation the push uses, so the page and the message never disagree.
+type NoticeSource interface {
+	Conditions(ctx context.Context, now time.Time) ([]notify.Condition, error)
+	Status(ctx context.Context, now time.Time) (notify.Status, error)
 }

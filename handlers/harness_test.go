@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
@@ -34,33 +35,62 @@ type harness struct {
 	store *store.Store
 	deps  handlers.Deps
 	srv   *httptest.Server
+	logs  *lockedBuilder
 
 	mu    sync.Mutex
 	woken []string
 }
 
+// lockedBuilder collects log output written from many goroutines.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 func newHarness(t *testing.T, adjust ...func(*handlers.Deps)) *harness {
 	t.Helper()
 	pool := storetest.Pool(t, nil)
-	h := &harness{t: t, pool: pool, store: store.New(pool)}
+	h := &harness{t: t, pool: pool, store: store.New(pool), logs: &lockedBuilder{}}
+	// The server exists before the handler so that PublicBaseURL (the OAuth
+	// redirect address, cookie security) is known when NewServer runs.
+	var handler http.Handler
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(h.srv.Close)
 	h.deps = handlers.Deps{
-		Store:      h.store,
-		Logger:     slog.New(slog.DiscardHandler),
-		Now:        func() time.Time { return t0 },
-		OwnerID:    ownerID,
-		SessionKey: []byte("0123456789abcdef0123456789abcdef-test-key"),
+		Store:         h.store,
+		Logger:        slog.New(slog.NewTextHandler(h.logs, nil)),
+		PublicBaseURL: h.srv.URL,
+		Now:           func() time.Time { return t0 },
+		OwnerID:       ownerID,
+		SessionKey:    []byte("0123456789abcdef0123456789abcdef-test-key"),
 		Wake: func(site string) {
 			h.mu.Lock()
 			h.woken = append(h.woken, site)
 			h.mu.Unlock()
 		},
 	}
+	// The verdict and the Lanes page read the real derivation, with the push off.
+	n, err := notify.New(notify.Options{Store: h.store, BrowserSites: map[string]bool{"comix": true, "kagane": true}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.deps.Notices = n
 	for _, a := range adjust {
 		a(&h.deps)
 	}
-	h.srv = httptest.NewServer(handlers.NewServer(h.deps))
-	h.deps.PublicBaseURL = h.srv.URL
-	t.Cleanup(h.srv.Close)
+	handler = handlers.NewServer(h.deps)
 	return h
 }
 

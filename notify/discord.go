@@ -147,19 +147,23 @@ func Age(d time.Duration) string {
 	}
 }
 
+// PagePath is the path (and query) of the admin page that explains the
+// condition. The embed's link and the verdict line both use it, so a message
+// and the page it points to never disagree.
+func PagePath(c Condition) string {
+	if c.Kind == AdapterBroken {
+		return "/admin/series?" + url.Values{"site": {c.Site}, "filter": {"failing"}}.Encode()
+	}
+	// stall, no-browser-route, sidecar-down: the Lanes page says why.
+	return "/admin/lanes"
+}
+
 // link is the page that explains the condition, or "" without a base URL.
 func (n *Notifier) link(c Condition) string {
 	if n.base == nil {
 		return ""
 	}
-	switch c.Kind {
-	case AdapterBroken:
-		u := n.base.JoinPath("admin", "series")
-		u.RawQuery = url.Values{"site": {c.Site}, "filter": {"failing"}}.Encode()
-		return u.String()
-	default: // stall, no-browser-route, sidecar-down: the Lanes page says why
-		return n.base.JoinPath("admin", "lanes").String()
-	}
+	return strings.TrimRight(n.base.String(), "/") + PagePath(c)
 }
 
 func truncate(s string, n int) string {

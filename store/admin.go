@@ -419,22 +419,3 @@ func (s *Store) AdminLanes(ctx context.Context, now time.Time) ([]AdminLane, err
 	return v, nil
 }
 
-// OwnerNotice is one open episode of an owner notice (seed 001): the row
-// exists while the condition holds; NotifiedAt is 0 until Discord accepted
-// the message. Site is "" for sidecar-down.
-type OwnerNotice struct {
-	Kind       string `db:"kind"`
-	Site       string `db:"site"`
-	NotifiedAt int64  `db:"notified_at"`
-}
-
-const adminNoticesSQL = `SELECT kind, site, notified_at FROM owner_notices ORDER BY kind, site`
-
-// AdminNotices lists the open owner notices.
-func (s *Store) AdminNotices(ctx context.Context) ([]OwnerNotice, error) {
-	v, err := getMany[OwnerNotice](ctx, s, adminNoticesSQL)
-	if err != nil {
-		return nil, fmt.Errorf("store: owner notices: %w", err)
-	}
-	return v, nil
-}

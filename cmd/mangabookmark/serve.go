@@ -90,7 +90,7 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 	if err != nil {
 		return fmt.Errorf("DISCORD_WEBHOOK_URL: %w", err)
 	}
-	_ = notifier // wired into the poller and the admin pages below
+	deps.Notices = notifier
 	if cfg.BrowserWSURL == "" {
 		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites will not be polled", "browser_sites", cfg.BrowserSites)
 	}
