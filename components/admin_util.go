@@ -6,6 +6,14 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
 
+// figure prints a stats-block figure; above the cap it says so.
+func figure(s Stat) string {
+	if s.Capped {
+		return strconv.FormatInt(s.N, 10) + "+"
+	}
+	return strconv.FormatInt(s.N, 10)
+}
+
 func statID(filter string) string {
 	if filter == "" {
 		return "stat-all"

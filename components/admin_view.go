@@ -56,6 +56,7 @@ type Stat struct {
 	Filter string // "" for every Series (testid stat-all)
 	Label  string
 	N      int64
+	Capped bool // more than N rows: N is the cap
 	Href   string
 }
 

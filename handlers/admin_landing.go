@@ -56,7 +56,11 @@ func handleAdminLanding(d Deps) http.Handler {
 		}
 		var l components.Landing
 		for _, f := range store.Filters {
-			l.Stats = append(l.Stats, components.Stat{Filter: string(f), Label: filterLabels[f], N: stats[f], Href: listHref(f, "", "", "", "")})
+			n, capped := stats[f], stats[f] > store.FigureCap
+			if capped {
+				n = store.FigureCap
+			}
+			l.Stats = append(l.Stats, components.Stat{Filter: string(f), Label: filterLabels[f], N: n, Capped: capped, Href: listHref(f, "", "", "", "")})
 		}
 		l.Verdict = verdict(d, r, now)
 		render(w, r, d.Logger, http.StatusOK, components.AdminLanding(viewerFrom(ctx), l))

@@ -73,8 +73,9 @@ var predicates = map[Filter]string{
 	FilterUnverified:    `(s.latest_raised_by IS NOT NULL AND ` + failingSQL + `)`,
 	FilterSiteCompleted: `(s.site_completed_at > 0 AND s.finished_at = 0)`,
 	FilterFinished:      `(s.finished_at > 0)`,
-	FilterOrphan: `(NOT EXISTS (
-		SELECT 1 FROM bookmarks b WHERE b.site = s.site AND b.series_id = s.series_id))`,
+	// bookmark_count is kept by a trigger on bookmarks (migration 0005), so
+	// orphans have their own partial index (series_orphan).
+	FilterOrphan: `(s.bookmark_count = 0)`,
 }
 
 // customPlan runs a filter query as an unnamed statement, so PostgreSQL
@@ -172,12 +173,12 @@ type AdminSeriesPage struct {
 //   - unpollable:        the key set (Index Only Scans of series_no_address
 //     and poll_failures_unfetchable, hashed) Merge Joined against
 //     series_pkey in keyset order, stopping at the limit.
-//   - orphan:            Index Only Scan on series_pkey in keyset order, Merge
-//     Anti Join against bookmarks_series, stopping at the limit.
+//   - orphan:            Index Scan on series_orphan in keyset order,
+//     stopping at the limit.
 //
 // Measured (BenchmarkSeriesList, 50 000 Series, first page and a deep page):
-// every filter 0.5–1.1 ms, except unpollable 1.4–3.3 ms and orphan 2.7–3.7 ms,
-// whose key sets are sparse in keyset order.
+// every filter 0.5–1.1 ms, except unpollable 1.4–3.3 ms, whose key set is
+// sparse in keyset order.
 func (s *Store) ListAdminSeries(ctx context.Context, q SeriesQuery, now time.Time) (AdminSeriesPage, error) {
 	if q.Limit <= 0 || q.Limit > 500 {
 		q.Limit = 50
@@ -230,39 +231,31 @@ func (s *Store) CountAdminSeries(ctx context.Context, q SeriesQuery, now time.Ti
 	return n, nil
 }
 
+// FigureCap bounds every figure of the landing stats block: a figure counts
+// at most FigureCap+1 rows of its list and the page prints "1000+" above the
+// cap. So no figure ever reads a whole table, at 50 000 Series or at
+// 1 000 000, whatever its predicate — and each is still computed from the
+// same predicate as its list.
+const FigureCap = 1000
+
 // AdminStats is every figure of the landing stats block, keyed by filter.
+// A value above FigureCap means "more than FigureCap".
 //
 // One round trip, one scalar subquery per filter, each built from the same
-// predicate string as its list. What each costs at 1M Series (migration 0004
-// adds the indexes that make most of them index-only):
-//   - never-checked, no-chapter, site-completed, finished: Index Only Scan of
-//     the filter's own partial index — proportional to the figure, not to
-//     the table.
-//   - stale: Index Only Scan of the range checked_at ∈ (0, cutoff) on
-//     series_stale — proportional to the stale rows.
-//   - failing/unverified: driven from poll_failures_since (failing_since <
-//     cutoff), then series_pkey lookups — proportional to old failure rows.
-//   - unpollable: series_no_address plus poll_failures_unfetchable —
-//     proportional to the unpollable rows.
-//   - all and orphan are the two figures that are a fact about every row:
-//     all is an Index Only Scan of series_pkey, orphan a Merge Anti Join of
-//     series_pkey against bookmarks_series (both index-only, never reading
-//     the heap while autovacuum keeps the visibility map current). They are
-//     O(rows) in index pages — a few ms at 50k, tens of ms at 1M. We chose
-//     exact figures over a trigger-maintained counter table, because a
-//     counter is a second writer on every Series and Bookmark write and a
-//     second truth that can drift from the list, and the figure would no
-//     longer be computed by its list's predicate.
+// predicate string as its list and stopped by LIMIT after FigureCap+1 rows.
+// Each one walks the filter's own partial index (never-checked, no-chapter,
+// site-completed, finished, stale, orphan), old failure rows through
+// poll_failures_since (failing, unverified), series_no_address plus
+// poll_failures_unfetchable (unpollable), or the table itself (every Series),
+// and the LIMIT bounds the walk.
 //
-// Measured: 23 ms for all ten figures at 50 000 Series, most of it the two
-// O(rows) figures and the failing/unverified hash joins the planner prefers
-// at this size.
+// Measured: see the "stats" case of BenchmarkSeriesList (make bench).
 func (s *Store) AdminStats(ctx context.Context, now time.Time) (map[Filter]int64, error) {
 	cols := make([]string, len(Filters))
 	for i, f := range Filters {
-		cols[i] = `(SELECT count(*) FROM ` + adminFrom + ` WHERE ` + predicates[f] + `)`
+		cols[i] = `(SELECT count(*) FROM (SELECT 1 FROM ` + adminFrom + ` WHERE ` + predicates[f] + ` LIMIT @cap) capped)`
 	}
-	args := pgx.NamedArgs{"cutoff": now.Add(-OwnerWindow).UnixMilli()}
+	args := pgx.NamedArgs{"cutoff": now.Add(-OwnerWindow).UnixMilli(), "cap": FigureCap + 1}
 	vals := make([]int64, len(Filters))
 	dest := make([]any, len(Filters))
 	for i := range vals {
@@ -292,7 +285,7 @@ func (s *Store) GetAdminSeries(ctx context.Context, site, id string, now time.Ti
 	sql := `SELECT ` + adminSeriesColumns + `,
 		` + predicates[FilterFailing] + ` AS failing,
 		` + predicates[FilterUnverified] + ` AS unverified,
-		(SELECT count(*)::int FROM bookmarks b WHERE b.site = s.site AND b.series_id = s.series_id) AS bookmarks
+		s.bookmark_count AS bookmarks
 	  FROM ` + adminFrom + `
 	  LEFT JOIN readers r ON r.discord_id = s.latest_raised_by
 	 WHERE s.site = @site AND s.series_id = @id`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
@@ -105,5 +106,72 @@ func TestATokenFindsItsReaderUntilRevoked(t *testing.T) {
 	}
 	if _, err := s.ReaderByToken(ctx, []byte("hash"), 3); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("revoked token still works: %v", err)
+	}
+}
+
+func TestASeriesIsAnOrphanExactlyWhileNoBookmarkHoldsIt(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	seedBookmarks(t, s)
+	ctx := context.Background()
+	orphans := func() []string {
+		t.Helper()
+		page, err := s.ListAdminSeries(ctx, store.SeriesQuery{Filter: store.FilterOrphan}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, r := range page.Rows {
+			ids = append(ids, r.SeriesID)
+		}
+		return ids
+	}
+	if got := orphans(); len(got) != 0 {
+		t.Fatalf("bookmarked series listed as orphans: %v", got)
+	}
+	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "r2"}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddBookmark(ctx, "r2", "novelfull", "a", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddBookmark(ctx, "r2", "novelfull", "a", 3); err != nil { // idempotent: counted once
+		t.Fatal(err)
+	}
+	if err := s.RemoveBookmark(ctx, "r", "novelfull", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if got := orphans(); len(got) != 0 {
+		t.Fatalf("a still-bookmarked series listed as orphan: %v", got)
+	}
+	if err := s.RemoveBookmark(ctx, "r2", "novelfull", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if got := orphans(); len(got) != 1 || got[0] != "a" {
+		t.Fatalf("orphans %v, want [a]", got)
+	}
+	if err := s.DeleteSeries(ctx, "novelfull", "a"); err != nil {
+		t.Fatalf("deleting the orphan: %v", err)
+	}
+}
+
+func TestAFigureStopsCountingPastItsCap(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	if _, err := s.Pool().Exec(ctx, `INSERT INTO series (site, series_id, url, kind, created_at)
+		SELECT 'novelfull', 'n' || i, 'https://novelfull.com/n' || i || '.html', 'novel', 0
+		  FROM generate_series(1, $1::int) i`, store.FigureCap+5); err != nil {
+		t.Fatal(err)
+	}
+	stats, err := s.AdminStats(ctx, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats[store.FilterAll] != store.FigureCap+1 || stats[store.FilterOrphan] != store.FigureCap+1 {
+		t.Fatalf("every Series %d, orphan %d: want the cap+1 (%d) meaning more", stats[store.FilterAll], stats[store.FilterOrphan], store.FigureCap+1)
+	}
+	if stats[store.FilterFinished] != 0 {
+		t.Fatalf("finished %d", stats[store.FilterFinished])
 	}
 }
