@@ -1,6 +1,5 @@
 package components
 
-
 // The admin view models: shaped like the screen, filled by the handlers,
 // every age already a string ("3 h", "2 mo") so a component decides nothing.
 

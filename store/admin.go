@@ -411,4 +411,3 @@ func (s *Store) AdminLanes(ctx context.Context, now time.Time) ([]AdminLane, err
 	}
 	return v, nil
 }
-
