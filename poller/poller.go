@@ -4,7 +4,7 @@
 //
 // Skip values: one per early-return path of RunPass, written to
 // poll_passes.skip. A pass that polled (even one broken by refusals, or one
-// with nothing due) writes ”.
+// with nothing due) writes the empty string.
 //
 //	skip           the path
 //	------------   -----------------------------------------------------------
