@@ -19,17 +19,17 @@ import (
 //
 // $2 is the cutoff: max(now - pollEvery, the Lane's unserved Forced Poll).
 //
-// Plan (EXPLAIN with 10 000 rows over six Sites, PostgreSQL 16; with a few
-// rows the planner rightly prefers a sequential scan):
+// Plan (EXPLAIN on PostgreSQL 15 with 10 000 Series over six Sites; with a
+// few rows the planner rightly prefers a sequential scan). TestThePlans
+// keeps it true:
 //
-//	Limit
-//	  -> Sort  (Sort Key: ((force_poll_at > checked_at)) DESC, checked_at, series_id)
-//	       -> Bitmap Heap Scan on series
-//	            Recheck Cond: (((site = $1) AND (checked_at <= $2) AND (finished_at = 0) AND (url <> ''))
-//	                           OR ((site = $1) AND (force_poll_at > checked_at) AND (finished_at = 0) AND (url <> '')))
-//	            -> BitmapOr
-//	                 -> Bitmap Index Scan on series_due     (Index Cond: site = $1 AND checked_at <= $2)
-//	                 -> Bitmap Index Scan on series_forced  (Index Cond: site = $1)
+//	Sort  (Sort Key: ((force_poll_at > checked_at)) DESC, checked_at, series_id)
+//	  -> Bitmap Heap Scan on series
+//	       Recheck Cond: ((site = $1 AND checked_at <= $2 AND finished_at = 0 AND url <> '')
+//	                   OR (site = $1 AND finished_at = 0 AND url <> '' AND force_poll_at > checked_at))
+//	       -> BitmapOr
+//	            -> Bitmap Index Scan on series_due     (Index Cond: site = $1 AND checked_at <= $2)
+//	            -> Bitmap Index Scan on series_forced  (Index Cond: site = $1)
 //
 // Both arms are partial indexes, so neither a Finished Series nor one
 // without an address is ever read.
