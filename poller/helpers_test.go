@@ -217,9 +217,8 @@ func newRig(t *testing.T) *rig {
 func (r *rig) poller(st *store.Store) *poller.Poller {
 	p := &poller.Poller{
 		Store: st, Reader: r.rd, Now: r.clk.Now,
-		Logger:  slog.New(slog.NewTextHandler(r.logs, nil)),
-		Sites:   []string{"novelfull"},
-		Spacing: -1,
+		Logger: slog.New(slog.NewTextHandler(r.logs, nil)),
+		Sites:  []string{"novelfull"},
 	}
 	r.t.Cleanup(p.Close)
 	return p

@@ -85,6 +85,11 @@ func TestEverySkipPathWritesItsOwnValue(t *testing.T) {
 			}
 		}},
 		{poller.SkipDueError, site, func(r *rig) { r.exec(`ALTER TABLE series RENAME TO series_gone`) }},
+		{poller.SkipStopped, site, func(r *rig) {
+			ctx, cancel := context.WithCancel(r.ctx)
+			cancel()
+			r.ctx = ctx // the pass begins after shutdown
+		}},
 	}
 	for _, c := range cases {
 		t.Run("a pass skipped as "+c.skip+" logs "+c.skip, func(t *testing.T) {
@@ -97,6 +102,7 @@ func TestEverySkipPathWritesItsOwnValue(t *testing.T) {
 			r.p.Notifier = n.hook(r.st)
 			r.clk.Advance(time.Minute)
 			pass := r.p.RunPass(r.ctx, c.site)
+			r.ctx = context.Background()
 			if pass.Skip != c.skip {
 				t.Fatalf("skip %q, want %q", pass.Skip, c.skip)
 			}
@@ -114,7 +120,7 @@ func TestEverySkipPathWritesItsOwnValue(t *testing.T) {
 			if !strings.Contains(r.logs.String(), "notifier failed") {
 				t.Fatal("the notifier's error was not logged")
 			}
-			if pass.Rest <= 0 || pass.Rest > time.Hour {
+			if c.skip != poller.SkipStopped && (pass.Rest <= 0 || pass.Rest > time.Hour) {
 				t.Fatalf("rest %v outside (0, 1h]", pass.Rest)
 			}
 		})
@@ -543,6 +549,54 @@ func TestTheDatabaseGoingAwayMidPassIsLoggedAndTheLaneResumes(t *testing.T) {
 	for _, id := range []string{"a", "b", "c", "d"} {
 		if f, ok := r.failure(id); ok {
 			t.Fatalf("%s still failing after the database came back: %+v", id, f)
+		}
+	}
+}
+
+func TestAReadCutShortByShutdownWritesNothingAboutTheSeries(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b")
+	ctx, cancel := context.WithCancel(r.ctx)
+	r.rd.script(url("a"), failResult(adapters.Errors, 0, false))
+	r.rd.before = func(string) { cancel() }
+	r.clk.Advance(time.Hour)
+	pass := r.p.RunPass(ctx, site)
+	if pass.Counts[adapters.Errors] != 0 || r.rd.readsOf(url("b")) != 0 {
+		t.Fatalf("pass: %+v", pass)
+	}
+	if _, ok := r.failure("a"); ok {
+		t.Fatal("shutdown was recorded as a failure of the Series")
+	}
+	if rows := r.passes(site); len(rows) != 1 || rows[0].Due != 2 {
+		t.Fatalf("the interrupted pass was not recorded: %+v", rows)
+	}
+}
+
+func TestRequestsToOneSiteAreSpaced(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b", "c")
+	r.p.Spacing = 25 * time.Millisecond
+	var mu sync.Mutex
+	var at []time.Time
+	r.rd.before = func(string) {
+		mu.Lock()
+		defer mu.Unlock()
+		at = append(at, time.Now())
+	}
+	r.pass()
+	r.clk.Advance(time.Minute)
+	if err := r.p.ForceSeries(r.ctx, site, "a"); err != nil {
+		t.Fatal(err)
+	}
+	r.p.RunPass(r.ctx, site) // a forced pass right after: still spaced
+	if len(at) != 4 {
+		t.Fatalf("%d reads", len(at))
+	}
+	for i := 1; i < len(at); i++ {
+		if gap := at[i].Sub(at[i-1]); gap < 25*time.Millisecond {
+			t.Fatalf("read %d came %v after the one before", i, gap)
 		}
 	}
 }

@@ -19,6 +19,8 @@
 //	browser-down   a browser Lane of this process lost the sidecar less than
 //	               BrowserDownFor ago.
 //	due-error      the due query failed.
+//	stopped        the context was already cancelled (shutdown) when the
+//	               pass began; nothing was read.
 //	''             the pass ran.
 package poller
 
@@ -47,7 +49,11 @@ const (
 	SkipNoBrowser   = "no-browser"
 	SkipBrowserDown = "browser-down"
 	SkipDueError    = "due-error"
+	SkipStopped     = "stopped"
 )
+
+// AllSites are the six Sites, one Lane each.
+var AllSites = []string{"asurascans", "demonicscans", "comix", "kagane", "novelfull", "lightnovelworld"}
 
 // Routes a Reader answers.
 const (
@@ -98,7 +104,8 @@ type Poller struct {
 	Sites []string
 	// PollEvery is each Site's pace (default one hour).
 	PollEvery map[string]time.Duration
-	// Spacing is the pause between two requests to one Site. Negative means none.
+	// Spacing is the least time between two requests to one Site. Zero
+	// means none (tests); New sets DefaultSpacing, which a server wants.
 	Spacing time.Duration
 	// BrowserDownFor is how long an unreachable sidecar keeps every browser
 	// Lane of this process skipping.
@@ -135,6 +142,7 @@ type lane struct {
 	wake      chan struct{}
 	lock      *store.LaneLock
 	lastPrune time.Time
+	lastRead  time.Time // real time of the last request to the Site (spacing)
 }
 
 // Pass is what one pass did.
@@ -199,11 +207,13 @@ func (p *Poller) pollEvery(site string) time.Duration {
 
 func (p *Poller) defaultRest() time.Duration { return or(p.DefaultRest, DefaultDefaultRest) }
 
-func (p *Poller) spacing() time.Duration {
-	if p.Spacing < 0 {
-		return 0
-	}
-	return or(p.Spacing, DefaultSpacing)
+func (p *Poller) spacing() time.Duration { return max(p.Spacing, 0) }
+
+// New returns a Poller with a server's settings: every Site's Lane, and
+// requests to one Site spaced DefaultSpacing apart. Other zero fields take
+// their defaults when used.
+func New(st *store.Store, r Reader, logger *slog.Logger) *Poller {
+	return &Poller{Store: st, Reader: r, Logger: logger, Sites: AllSites, Spacing: DefaultSpacing}
 }
 
 // clampRest keeps a rest within [0, DefaultRest].
@@ -330,6 +340,10 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 	// notifier (two of its conditions live on early returns).
 	defer func() { p.finish(ctx, &pass) }()
 
+	if ctx.Err() != nil {
+		pass.Skip = SkipStopped
+		return pass
+	}
 	if !p.leading(ctx, site, l) {
 		pass.Skip = SkipNotLeader
 		pass.Rest = or(p.LeaderRetry, DefaultLeaderRetry)
@@ -387,24 +401,16 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 	completed := true // every due Series was polled
 	var retryAfter time.Duration
 	refusals := 0
-	for i, s := range due {
+	for _, s := range due {
 		if ctx.Err() != nil {
 			completed = false
 			break
 		}
-		if i > 0 && p.spacing() > 0 {
-			t := time.NewTimer(p.spacing())
-			select {
-			case <-ctx.Done():
-			case <-t.C:
-			}
-			t.Stop()
-			if ctx.Err() != nil {
-				completed = false
-				break
-			}
+		if !p.space(ctx, l) {
+			completed = false
+			break
 		}
-		res, counted := p.pollOne(ctx, s)
+		res, counted := p.pollOne(ctx, l, s)
 		if !counted {
 			continue
 		}
@@ -417,7 +423,9 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 			refusals++
 			retryAfter = max(retryAfter, res.RetryAfter)
 		case adapters.Unreachable:
-			p.markBrowserDown(p.now())
+			if browser {
+				p.markBrowserDown(p.now())
+			}
 		}
 		if refusals >= 2 {
 			// Not an early return: the pass falls through to its
@@ -454,6 +462,22 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 		pass.Rest = p.clampRest(max(pass.Rest, retryAfter))
 	}
 	return pass
+}
+
+// space waits until Spacing has passed since the Lane's last request (across
+// passes too: a forced wake right after a pass is still polite). It
+// reports false when ctx ended first.
+func (p *Poller) space(ctx context.Context, l *lane) bool {
+	if d := p.spacing() - time.Since(l.lastRead); p.spacing() > 0 && d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+	}
+	return ctx.Err() == nil
 }
 
 // nextRest is the time until the Lane's next Series falls due, bounded.
@@ -507,7 +531,7 @@ func (p *Poller) finish(ctx context.Context, pass *Pass) {
 // pollOne Polls one Series: stamp, read, write. counted is false when the
 // Series was not this pass's to poll (its stamp moved: another pass took it).
 // A panic anywhere inside is recovered and counted as errors.
-func (p *Poller) pollOne(ctx context.Context, s store.Series) (res adapters.Result, counted bool) {
+func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adapters.Result, counted bool) {
 	begin := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
@@ -535,6 +559,15 @@ func (p *Poller) pollOne(ctx context.Context, s store.Series) (res adapters.Resu
 	rctx, cancel := context.WithTimeout(ctx, or(p.ReadTimeout, DefaultReadTimeout))
 	res = p.Reader.Read(rctx, s.Site, s.URL)
 	cancel()
+	l.lastRead = time.Now()
+	if ctx.Err() != nil && res.Outcome != adapters.OK {
+		// Shutdown cut the read short: that says nothing about the Series.
+		p.log().Info("poll interrupted by shutdown", "site", s.Site, "series_id", s.SeriesID)
+		return adapters.Result{}, false
+	}
+	// The read happened; its writes should land even if shutdown began.
+	ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	if !validOutcome(res.Outcome) {
 		res = adapters.Result{Outcome: adapters.Errors, Checked: res.Checked, Status: res.Status,
 			Err: fmt.Errorf("poller: reader returned outcome %q", res.Outcome)}

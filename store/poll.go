@@ -348,6 +348,9 @@ type LaneLock struct {
 // server do not collide.
 const laneLockSQL = `SELECT pg_try_advisory_lock(hashtext('mangabookmark.lane'), hashtext($1))`
 
+const laneKeepaliveSQL = `SELECT set_config('tcp_keepalives_idle', '30', false),
+	set_config('tcp_keepalives_interval', '10', false), set_config('tcp_keepalives_count', '3', false)`
+
 // TryLockLane takes site's Lane lock without waiting. It returns nil and no
 // error when another session holds it.
 func (s *Store) TryLockLane(ctx context.Context, site string) (*LaneLock, error) {
@@ -357,6 +360,13 @@ func (s *Store) TryLockLane(ctx context.Context, site string) (*LaneLock, error)
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: lock lane %s: connect: %w", site, redactConnErr(err))
+	}
+	// Server-side keepalives bound how long a vanished holder (a host that
+	// died without closing its socket) keeps the lock: about a minute,
+	// where the operating system's default is hours. No-ops on a socket.
+	if _, err := conn.Exec(ctx, laneKeepaliveSQL); err != nil {
+		conn.Close(context.Background())
+		return nil, fmt.Errorf("store: lock lane %s: keepalive: %w", site, translate(err))
 	}
 	var got bool
 	if err := conn.QueryRow(ctx, laneLockSQL, site).Scan(&got); err != nil {
