@@ -600,3 +600,30 @@ func TestRequestsToOneSiteAreSpaced(t *testing.T) {
 		}
 	}
 }
+
+func TestABoundedPassServesAForcedLaneOnlyWhenItReachedEverySeries(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b")
+	r.p.MaxPerPass = 1
+	r.pass()
+	r.pass() // both checked once, an hour apart
+	r.clk.Advance(time.Minute)
+	if err := r.p.ForceLane(r.ctx, site); err != nil {
+		t.Fatal(err)
+	}
+	r.clk.Advance(time.Minute)
+	if p := r.p.RunPass(r.ctx, site); p.Due != 1 {
+		t.Fatalf("%+v", p)
+	}
+	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt == 0 {
+		t.Fatal("the force was marked served with a Series still owed")
+	}
+	r.clk.Advance(time.Minute)
+	if p := r.p.RunPass(r.ctx, site); p.Due != 1 {
+		t.Fatalf("%+v", p)
+	}
+	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt != 0 {
+		t.Fatal("the force was never served")
+	}
+}

@@ -389,20 +389,33 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 	if ln.ForcePollAt > 0 {
 		cutoff = max(cutoff, ln.ForcePollAt)
 	}
-	due, err := p.Store.DueSeries(ctx, site, cutoff, p.MaxPerPass)
+	limit := 0
+	if p.MaxPerPass > 0 {
+		limit = p.MaxPerPass + 1 // one more tells whether the bound cut the list
+	}
+	due, err := p.Store.DueSeries(ctx, site, cutoff, limit)
 	if err != nil {
 		p.log().Error("due query failed", "site", site, "err", err)
 		pass.Skip = SkipDueError
 		pass.Rest = or(p.ErrorRest, DefaultErrorRest)
 		return pass
 	}
+	// completed: every Series the Lane owed was polled, so a Forced Poll of
+	// the whole Lane is served.
+	completed := true
+	if p.MaxPerPass > 0 && len(due) > p.MaxPerPass {
+		due, completed = due[:p.MaxPerPass], false
+	}
 	pass.Due = len(due)
-
-	completed := true // every due Series was polled
 	var retryAfter time.Duration
 	refusals := 0
 	for _, s := range due {
 		if ctx.Err() != nil {
+			completed = false
+			break
+		}
+		if browser && p.BrowserDownUntil().After(p.now()) {
+			// A sibling browser Lane lost the sidecar mid-pass.
 			completed = false
 			break
 		}
@@ -434,7 +447,7 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 			wait := max(or(p.RefuseFor, DefaultRefuseFor), retryAfter)
 			wait = min(wait, or(p.MaxRefuse, DefaultMaxRefuse))
 			until := p.now().Add(wait)
-			if err := p.Store.SetLaneRefusal(ctx, site, ms(until)); err != nil {
+			if err := p.Store.SetLaneRefusal(context.WithoutCancel(ctx), site, ms(until)); err != nil {
 				p.log().Error("lane refusal not recorded", "site", site, "err", err)
 			}
 			pass.Rest = p.clampRest(wait)
