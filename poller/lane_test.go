@@ -2,6 +2,7 @@ package poller_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -626,4 +627,38 @@ func TestABoundedPassServesAForcedLaneOnlyWhenItReachedEverySeries(t *testing.T)
 	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt != 0 {
 		t.Fatal("the force was never served")
 	}
+}
+
+func TestARequestWrittenByAnotherProcessWakesTheLeadersLane(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	r.seriesOn("comix", "c")
+	r.p.Sites = []string{site, "comix"}
+	ctx, cancel := context.WithCancel(r.ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	waitFor(t, "the first passes", func() bool { return r.rd.readsOf(url("a")) == 1 && r.rd.readsOf(url("c")) == 1 })
+
+	// The admin handlers of another replica write through the store alone.
+	other := r.second()
+	r.clk.Advance(time.Minute)
+	if err := other.ForceSeriesPoll(r.ctx, site, "a", r.clk.Now().UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the forced Series", func() bool { return r.rd.readsOf(url("a")) == 2 })
+	r.clk.Advance(time.Minute)
+	if err := other.ForceLanePoll(r.ctx, "comix", r.clk.Now().UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the forced Lane", func() bool { return r.rd.readsOf(url("c")) == 2 })
+	if r.rd.readsOf(url("a")) != 2 {
+		t.Fatal("a wake for comix woke novelfull")
+	}
+	if err := other.ForceSeriesPoll(r.ctx, site, "missing", 1); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("forcing a missing Series: %v", err)
+	}
+	cancel()
+	<-done
 }

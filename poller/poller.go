@@ -232,9 +232,12 @@ func (p *Poller) wakeLane(site string) {
 }
 
 // ForceSeries asks for a Poll of one Series now and wakes its Lane. The
-// request writes force_poll_at and nothing else: it is not evidence.
+// request writes force_poll_at and nothing else: it is not evidence. The
+// store's own ForceSeriesPoll (what the admin handlers call) wakes the Lane
+// through the database just the same; this also wakes a Lane of this
+// process that is not holding its lock yet.
 func (p *Poller) ForceSeries(ctx context.Context, site, id string) error {
-	if err := p.Store.ForceSeries(ctx, site, id, ms(p.now())); err != nil {
+	if err := p.Store.ForceSeriesPoll(ctx, site, id, ms(p.now())); err != nil {
 		return fmt.Errorf("poller: force series: %w", err)
 	}
 	p.wakeLane(site)
@@ -243,7 +246,7 @@ func (p *Poller) ForceSeries(ctx context.Context, site, id string) error {
 
 // ForceLane asks for a Poll of every Series of a Lane now and wakes it.
 func (p *Poller) ForceLane(ctx context.Context, site string) error {
-	if err := p.Store.ForceLane(ctx, site, ms(p.now())); err != nil {
+	if err := p.Store.ForceLanePoll(ctx, site, ms(p.now())); err != nil {
 		return fmt.Errorf("poller: force lane: %w", err)
 	}
 	p.wakeLane(site)
@@ -252,7 +255,7 @@ func (p *Poller) ForceLane(ctx context.Context, site string) error {
 
 // Pause stops a Lane until the given time.
 func (p *Poller) Pause(ctx context.Context, site string, until time.Time) error {
-	if err := p.Store.SetLanePause(ctx, site, ms(until)); err != nil {
+	if err := p.Store.PauseLane(ctx, site, ms(until)); err != nil {
 		return fmt.Errorf("poller: pause: %w", err)
 	}
 	p.wakeLane(site) // so the Lane's rest reflects the pause now
@@ -261,7 +264,7 @@ func (p *Poller) Pause(ctx context.Context, site string, until time.Time) error 
 
 // Resume lifts a pause and wakes the Lane.
 func (p *Poller) Resume(ctx context.Context, site string) error {
-	if err := p.Store.SetLanePause(ctx, site, 0); err != nil {
+	if err := p.Store.ResumeLane(ctx, site); err != nil {
 		return fmt.Errorf("poller: resume: %w", err)
 	}
 	p.wakeLane(site)

@@ -51,14 +51,34 @@ func (p *Poller) safePass(ctx context.Context, site string) (pass Pass) {
 	return p.RunPass(ctx, site)
 }
 
-// rest waits d (at most DefaultRest), or until the Lane is woken or ctx ends.
+// rest waits d (at most DefaultRest), or until the Lane is woken, or ctx
+// ends. A wake comes in-process (the channel) or through the database: the
+// leader's lock session LISTENs, so a Forced Poll written by any process,
+// through poller or store, ends the rest at once.
 func (p *Poller) rest(ctx context.Context, l *lane, d time.Duration) {
-	d = p.clampRest(d)
-	t := time.NewTimer(d)
-	defer t.Stop()
+	wctx, cancel := context.WithTimeout(ctx, p.clampRest(d))
+	defer cancel()
+	l.pass.Lock()
+	lock := l.lock
+	l.pass.Unlock()
+	if lock != nil {
+		woke := make(chan error, 1)
+		go func() { woke <- lock.WaitWake(wctx) }()
+		select {
+		case err := <-woke:
+			if err == nil || wctx.Err() != nil {
+				return
+			}
+			// The session failed: the next pass finds out and steps down.
+			// Until then, rest on the timer alone.
+		case <-l.wake:
+			cancel()
+			<-woke
+			return
+		}
+	}
 	select {
-	case <-ctx.Done():
-	case <-t.C:
+	case <-wctx.Done():
 	case <-l.wake:
 	}
 }

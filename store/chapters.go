@@ -32,13 +32,13 @@ func (s *Store) RaiseLatest(ctx context.Context, site, id, num, url, readerID st
 // correctLatestSQL sets the owner's number. It clears nothing: not the
 // failure row, not the attribution (clearing that is its own act).
 const correctLatestSQL = `
-UPDATE series SET latest_chapter_num = $3::text::numeric, latest_chapter_url = $4
+UPDATE series SET latest_chapter_num = $3::text::numeric
 WHERE site = $1 AND series_id = $2`
 
-// CorrectLatest sets Latest Chapter to the owner's hand-typed number, up or
-// down. ErrNotFound when the Series does not exist.
-func (s *Store) CorrectLatest(ctx context.Context, site, id, num, url string) error {
-	tag, err := s.pool.Exec(ctx, correctLatestSQL, site, id, num, url)
+// CorrectLatestChapter sets Latest Chapter to the owner's hand-typed
+// number, up or down. ErrNotFound when the Series does not exist.
+func (s *Store) CorrectLatestChapter(ctx context.Context, site, id, num string) error {
+	tag, err := s.pool.Exec(ctx, correctLatestSQL, site, id, num)
 	if err != nil {
 		return fmt.Errorf("store: correct latest %s/%s: %w", site, id, translate(err))
 	}

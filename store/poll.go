@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -189,19 +190,55 @@ func (s *Store) SetSeriesFace(ctx context.Context, site, id, title, cover string
 	return nil
 }
 
-const forceSeriesSQL = `UPDATE series SET force_poll_at = $3 WHERE site = $1 AND series_id = $2`
+// LaneWakeChannel is the LISTEN channel a Lane's leader waits on; the
+// payload is the Site. The owner's controls notify it in the same statement
+// that records the request, so the Lane wakes at once in whichever process
+// holds it, whoever wrote the request.
+const LaneWakeChannel = "mangabookmark_lane_wake"
 
-// ForceSeries records a Forced Poll request for one Series. The request
-// clears nothing: it only makes the Series due.
-func (s *Store) ForceSeries(ctx context.Context, site, id string, at int64) error {
-	tag, err := s.pool.Exec(ctx, forceSeriesSQL, site, id, at)
-	if err != nil {
-		return fmt.Errorf("store: force series %s/%s: %w", site, id, translate(err))
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("store: force series %s/%s: %w", site, id, ErrNotFound)
+// wakeSQL wraps an UPDATE ... RETURNING site so that each updated row
+// notifies its Lane; no row, no notification (and ErrNotFound).
+func wakeSQL(update string) string {
+	return `WITH u AS (` + update + `)
+SELECT 1 FROM u, LATERAL (SELECT pg_notify('` + LaneWakeChannel + `', u.site)) n`
+}
+
+func (s *Store) execWake(ctx context.Context, what, sql string, args ...any) error {
+	var one int
+	if err := s.pool.QueryRow(ctx, sql, args...).Scan(&one); err != nil {
+		return fmt.Errorf("store: %s: %w", what, translate(err))
 	}
 	return nil
+}
+
+var forceSeriesSQL = wakeSQL(`UPDATE series SET force_poll_at = $3 WHERE site = $1 AND series_id = $2 RETURNING site`)
+
+// ForceSeriesPoll records a Forced Poll request for one Series and wakes its
+// Lane. The request clears nothing: it only makes the Series due.
+func (s *Store) ForceSeriesPoll(ctx context.Context, site, id string, now int64) error {
+	return s.execWake(ctx, "force poll "+site+"/"+id, forceSeriesSQL, site, id, now)
+}
+
+var forceLaneSQL = wakeSQL(`UPDATE poll_lanes SET force_poll_at = $2 WHERE site = $1 RETURNING site`)
+
+// ForceLanePoll records a Forced Poll of a whole Lane (every Series checked
+// at or before now is due on its next pass) and wakes it.
+func (s *Store) ForceLanePoll(ctx context.Context, site string, now int64) error {
+	return s.execWake(ctx, "force lane "+site, forceLaneSQL, site, now)
+}
+
+var pauseLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = $2 WHERE site = $1 RETURNING site`)
+
+// PauseLane stops a Lane until a time: the owner's own act, never a fault.
+func (s *Store) PauseLane(ctx context.Context, site string, until int64) error {
+	return s.execWake(ctx, "pause lane "+site, pauseLaneSQL, site, until)
+}
+
+var resumeLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = 0 WHERE site = $1 RETURNING site`)
+
+// ResumeLane ends a Pause and wakes the Lane.
+func (s *Store) ResumeLane(ctx context.Context, site string) error {
+	return s.execWake(ctx, "resume lane "+site, resumeLaneSQL, site)
 }
 
 // Lane is one Site's poll_lanes row.
@@ -236,31 +273,16 @@ func (s *Store) ListLanes(ctx context.Context) ([]Lane, error) {
 	return v, nil
 }
 
-func (s *Store) execLane(ctx context.Context, what, sql string, args ...any) error {
-	tag, err := s.pool.Exec(ctx, sql, args...)
-	if err != nil {
-		return fmt.Errorf("store: %s %v: %w", what, args[0], translate(err))
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("store: %s %v: %w", what, args[0], ErrNotFound)
-	}
-	return nil
-}
-
-// SetLanePause pauses a Lane until the given time (0 resumes it).
-func (s *Store) SetLanePause(ctx context.Context, site string, until int64) error {
-	return s.execLane(ctx, "pause lane", `UPDATE poll_lanes SET paused_until = $2 WHERE site = $1`, site, until)
-}
-
 // SetLaneRefusal records that the Site refused until the given time.
 func (s *Store) SetLaneRefusal(ctx context.Context, site string, until int64) error {
-	return s.execLane(ctx, "set lane refusal", `UPDATE poll_lanes SET refuse_until = $2 WHERE site = $1`, site, until)
-}
-
-// ForceLane records a Forced Poll of a whole Lane: every Series checked at or
-// before at is due on the Lane's next pass.
-func (s *Store) ForceLane(ctx context.Context, site string, at int64) error {
-	return s.execLane(ctx, "force lane", `UPDATE poll_lanes SET force_poll_at = $2 WHERE site = $1`, site, at)
+	tag, err := s.pool.Exec(ctx, `UPDATE poll_lanes SET refuse_until = $2 WHERE site = $1`, site, until)
+	if err != nil {
+		return fmt.Errorf("store: set lane refusal %s: %w", site, translate(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("store: set lane refusal %s: %w", site, ErrNotFound)
+	}
+	return nil
 }
 
 const serveLaneForceSQL = `UPDATE poll_lanes SET force_poll_at = 0 WHERE site = $1 AND force_poll_at = $2`
@@ -339,7 +361,12 @@ func (s *Store) PrunePasses(ctx context.Context, site string, before int64) (int
 // the lock with it, and six held connections would starve a small pool).
 // The lock dies with the session, so a process that dies hands its Lanes
 // over as soon as PostgreSQL notices the connection is gone.
+//
+// The same session LISTENs on LaneWakeChannel, so the leader is the one
+// woken by a Forced Poll, a Pause or a Resume written by any process.
 type LaneLock struct {
+	site string
+	mu   sync.Mutex // a pgx.Conn is not safe for concurrent use
 	conn *pgx.Conn
 }
 
@@ -377,12 +404,39 @@ func (s *Store) TryLockLane(ctx context.Context, site string) (*LaneLock, error)
 		conn.Close(context.Background())
 		return nil, nil
 	}
-	return &LaneLock{conn: conn}, nil
+	if _, err := conn.Exec(ctx, `LISTEN `+LaneWakeChannel); err != nil {
+		conn.Close(context.Background())
+		return nil, fmt.Errorf("store: lock lane %s: listen: %w", site, translate(err))
+	}
+	return &LaneLock{site: site, conn: conn}, nil
+}
+
+// WaitWake blocks until a wake for this Lane's Site arrives (nil), ctx ends
+// (ctx's error), or the session fails (another error). Wakes for other
+// Sites are skipped. A wake sent while the Lane was busy is kept by the
+// session and returned at once.
+func (l *LaneLock) WaitWake(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for {
+		n, err := l.conn.WaitForNotification(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("store: lane wake %s: %w", l.site, err)
+		}
+		if n != nil && n.Payload == l.site {
+			return nil
+		}
+	}
 }
 
 // Alive reports whether the session holding the lock still answers. A dead
 // session means the lock is gone (another process may hold it by now).
 func (l *LaneLock) Alive(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := l.conn.Ping(ctx); err != nil {
@@ -393,6 +447,8 @@ func (l *LaneLock) Alive(ctx context.Context) error {
 
 // Release ends the session, which releases the lock.
 func (l *LaneLock) Release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = l.conn.Close(ctx)

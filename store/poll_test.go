@@ -3,11 +3,9 @@ package store_test
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -16,12 +14,8 @@ import (
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
 
-var now = time.Date(2026, 8, 21, 8, 0, 0, 0, time.UTC)
-
-func ago(d time.Duration) int64 { return now.Add(-d).UnixMilli() }
-
-// fixture creates a Series and sets columns on it directly.
-func fixture(t *testing.T, s *store.Store, site, id, set string, args ...any) {
+// pollSeries creates a Series and sets columns on it directly.
+func pollSeries(t *testing.T, s *store.Store, site, id, set string, args ...any) {
 	t.Helper()
 	ctx := context.Background()
 	if err := s.CreateSeries(ctx, store.Series{Site: site, SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, 1); err != nil {
@@ -35,128 +29,34 @@ func fixture(t *testing.T, s *store.Store, site, id, set string, args ...any) {
 	}
 }
 
-func failing(t *testing.T, s *store.Store, site, id, outcome string, since int64) {
+func pollFailing(t *testing.T, s *store.Store, site, id, outcome string, since int64) {
 	t.Helper()
 	if err := s.RecordFailure(context.Background(), site, id, outcome, since); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func ids(rows []store.SeriesRow) []string {
-	var v []string
-	for _, r := range rows {
-		v = append(v, r.SeriesID)
-	}
-	return v
-}
-
-func TestTheFailureFiltersSelectTheirSeriesAndNoOthers(t *testing.T) {
-	t.Parallel()
-	s := storetest.New(t)
-	ctx := context.Background()
-	const nf = "novelfull"
-	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "reader"}, 1); err != nil {
-		t.Fatal(err)
-	}
-	fixture(t, s, nf, "broken", "latest_chapter_num = 10, checked_at = $3", ago(time.Minute))
-	failing(t, s, nf, "broken", "not_found", ago(13*time.Hour))
-	fixture(t, s, nf, "raised-broken", "latest_chapter_num = 12, latest_raised_by = 'reader', checked_at = $3", ago(time.Minute))
-	failing(t, s, nf, "raised-broken", "no_chapter", ago(90*24*time.Hour))
-	fixture(t, s, nf, "never-worked", "checked_at = $3", ago(time.Minute))
-	failing(t, s, nf, "never-worked", "no_chapter", ago(13*time.Hour))
-	fixture(t, s, nf, "broke-an-hour-ago", "latest_chapter_num = 10, latest_raised_by = 'reader', checked_at = $3", ago(time.Minute))
-	failing(t, s, nf, "broke-an-hour-ago", "errors", ago(time.Hour))
-	fixture(t, s, nf, "finished-broken", "latest_chapter_num = 3, finished_at = $3, checked_at = $3", ago(time.Hour))
-	failing(t, s, nf, "finished-broken", "not_found", ago(13*time.Hour))
-	fixture(t, s, nf, "raised-healthy", "latest_chapter_num = 4, latest_raised_by = 'reader', checked_at = $3", ago(time.Minute))
-	fixture(t, s, nf, "completed", "latest_chapter_num = 5, site_completed_at = $3, checked_at = $3", ago(time.Minute))
-	fixture(t, s, nf, "finished-completed", "latest_chapter_num = 5, site_completed_at = $3, finished_at = $3, checked_at = $3", ago(time.Minute))
-	fixture(t, s, "comix", "elsewhere", "latest_chapter_num = 1, checked_at = $3", ago(time.Minute))
-	failing(t, s, "comix", "elsewhere", "errors", ago(13*time.Hour))
-
-	cases := []struct {
-		name   string
-		filter store.Filter
-		site   string
-		want   []string
-	}{
-		{"failing holds Series failing over twelve hours that once had a chapter, finished or not", store.FilterFailing, nf,
-			[]string{"broken", "finished-broken", "raised-broken"}},
-		{"unverified is the failing subset whose number a Reader raised", store.FilterUnverified, nf,
-			[]string{"raised-broken"}},
-		{"no-chapter holds the Series that never once yielded a chapter", store.FilterNoChapter, nf,
-			[]string{"never-worked"}},
-		{"site-completed leaves out a finished Series", store.FilterSiteCompleted, nf,
-			[]string{"completed"}},
-		{"finished holds the finished Series", store.FilterFinished, nf,
-			[]string{"finished-broken", "finished-completed"}},
-		{"the site parameter narrows failing", store.FilterFailing, "comix",
-			[]string{"elsewhere"}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			rows, err := s.AdminSeries(ctx, c.filter, c.site, "", now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := ids(rows); !slices.Equal(got, c.want) {
-				t.Fatalf("got %q, want %q", got, c.want)
-			}
-		})
-	}
-
-	failingRows, _ := s.AdminSeries(ctx, store.FilterFailing, "", "", now)
-	noChapter, _ := s.AdminSeries(ctx, store.FilterNoChapter, "", "", now)
-	for _, id := range ids(noChapter) {
-		if slices.Contains(ids(failingRows), id) {
-			t.Fatalf("%s is in both no-chapter and failing", id)
-		}
-	}
-}
-
-func TestTheAdminJoinProjectsTheOutcomeWordAndTheAge(t *testing.T) {
-	t.Parallel()
-	s := storetest.New(t)
-	fixture(t, s, "novelfull", "a", "")
-	fixture(t, s, "novelfull", "b", "")
-	failing(t, s, "novelfull", "a", "not_found", ago(3*time.Hour))
-	rows, err := s.AdminSeries(context.Background(), store.FilterAll, "novelfull", "novel", now)
-	if err != nil || len(rows) != 2 {
-		t.Fatalf("%v %v", rows, err)
-	}
-	a, b := rows[0], rows[1]
-	if a.FailureOutcome == nil || *a.FailureOutcome != "not_found" || a.FailingSince == nil || *a.FailingSince != ago(3*time.Hour) {
-		t.Fatalf("a: %+v", a)
-	}
-	if b.FailureOutcome != nil || b.FailingSince != nil {
-		t.Fatalf("b has a failure it never had: %+v", b)
-	}
-	if _, err := s.AdminSeries(context.Background(), store.Filter("; DROP TABLE series"), "", "", now); err == nil {
-		t.Fatal("an unknown filter word was accepted")
-	}
-}
-
-// counter counts the statements a pool runs.
-type counter struct {
+// stmtCounter counts the statements a pool runs.
+type stmtCounter struct {
 	mu  sync.Mutex
 	sql []string
 }
 
-func (c *counter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+func (c *stmtCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sql = append(c.sql, d.SQL)
 	return ctx
 }
-func (c *counter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (c *stmtCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
 func TestDeletingAnOrphanIsOneStatementThatCascadesItsFailureRow(t *testing.T) {
 	t.Parallel()
-	c := &counter{}
+	c := &stmtCounter{}
 	s := store.New(storetest.Pool(t, func(cfg *pgxpool.Config) { cfg.ConnConfig.Tracer = c }))
 	ctx := context.Background()
-	fixture(t, s, "novelfull", "orphan", "")
-	failing(t, s, "novelfull", "orphan", "not_found", 5)
+	pollSeries(t, s, "novelfull", "orphan", "")
+	pollFailing(t, s, "novelfull", "orphan", "not_found", 5)
 	c.mu.Lock()
 	c.sql = nil
 	c.mu.Unlock()
@@ -175,7 +75,7 @@ func TestTheFailureWriteKeepsItsAgeAndWritesNothingOnARepeat(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)
 	ctx := context.Background()
-	fixture(t, s, "novelfull", "a", "")
+	pollSeries(t, s, "novelfull", "a", "")
 	xmin := func() string {
 		var v string
 		if err := s.Pool().QueryRow(ctx, `SELECT xmin::text FROM poll_failures`).Scan(&v); err != nil {
@@ -183,13 +83,13 @@ func TestTheFailureWriteKeepsItsAgeAndWritesNothingOnARepeat(t *testing.T) {
 		}
 		return v
 	}
-	failing(t, s, "novelfull", "a", "no_chapter", 100)
+	pollFailing(t, s, "novelfull", "a", "no_chapter", 100)
 	v := xmin()
-	failing(t, s, "novelfull", "a", "no_chapter", 200)
+	pollFailing(t, s, "novelfull", "a", "no_chapter", 200)
 	if xmin() != v {
 		t.Fatal("an identical failure rewrote the row")
 	}
-	failing(t, s, "novelfull", "a", "not_found", 300)
+	pollFailing(t, s, "novelfull", "a", "not_found", 300)
 	if f, _ := s.GetFailure(ctx, "novelfull", "a"); f != (store.Failure{Outcome: "not_found", FailingSince: 100}) {
 		t.Fatalf("got %+v", f)
 	}
@@ -205,7 +105,7 @@ func TestTheCheckStampIsTakenOnceAndReportsAFailureRow(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)
 	ctx := context.Background()
-	fixture(t, s, "novelfull", "a", "")
+	pollSeries(t, s, "novelfull", "a", "")
 	failingNow, err := s.StampChecked(ctx, "novelfull", "a", 0, 10)
 	if err != nil || failingNow {
 		t.Fatalf("%v %v", failingNow, err)
@@ -213,7 +113,7 @@ func TestTheCheckStampIsTakenOnceAndReportsAFailureRow(t *testing.T) {
 	if _, err := s.StampChecked(ctx, "novelfull", "a", 0, 11); !errors.Is(err, store.ErrAlreadyChecked) {
 		t.Fatalf("a second stamp for the same due reading: %v", err)
 	}
-	failing(t, s, "novelfull", "a", "errors", 10)
+	pollFailing(t, s, "novelfull", "a", "errors", 10)
 	if f, err := s.StampChecked(ctx, "novelfull", "a", 10, 20); err != nil || !f {
 		t.Fatalf("%v %v", f, err)
 	}
@@ -228,8 +128,8 @@ func TestSightingsCorrectionsAndAttribution(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fixture(t, s, "novelfull", "a", "latest_chapter_num = 9")
-	failing(t, s, "novelfull", "a", "no_chapter", 5)
+	pollSeries(t, s, "novelfull", "a", "latest_chapter_num = 9")
+	pollFailing(t, s, "novelfull", "a", "no_chapter", 5)
 	get := func() store.Series {
 		v, err := s.GetSeries(ctx, "novelfull", "a")
 		if err != nil {
@@ -252,7 +152,7 @@ func TestSightingsCorrectionsAndAttribution(t *testing.T) {
 		{"10.5 is above 10 as a number",
 			func() (bool, error) { return s.RaiseLatest(ctx, "novelfull", "a", "10.5", "u105", "r2") }, "10.5", "r2"},
 		{"the owner's Correction sets the number, even downwards, and clears nothing",
-			func() (bool, error) { return true, s.CorrectLatest(ctx, "novelfull", "a", "8", "u8") }, "8", "r2"},
+			func() (bool, error) { return true, s.CorrectLatestChapter(ctx, "novelfull", "a", "8") }, "8", "r2"},
 		{"clearing the attribution is its own act",
 			func() (bool, error) { return true, s.ClearAttribution(ctx, "novelfull", "a") }, "8", ""},
 	}
@@ -272,7 +172,7 @@ func TestSightingsCorrectionsAndAttribution(t *testing.T) {
 	if f, err := s.GetFailure(ctx, "novelfull", "a"); err != nil || f.FailingSince != 5 {
 		t.Fatalf("a Sighting or Correction touched the failure row: %+v %v", f, err)
 	}
-	if err := s.CorrectLatest(ctx, "novelfull", "missing", "1", ""); !errors.Is(err, store.ErrNotFound) {
+	if err := s.CorrectLatestChapter(ctx, "novelfull", "missing", "1"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("correcting a missing Series: %v", err)
 	}
 }
