@@ -662,3 +662,22 @@ func TestARequestWrittenByAnotherProcessWakesTheLeadersLane(t *testing.T) {
 	cancel()
 	<-done
 }
+
+func TestALockThatCannotBeAskedForIsALockErrorNotAnotherLeader(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	if err := r.pool.Ping(r.ctx); err != nil { // keep one pooled connection open
+		t.Fatal(err)
+	}
+	// New sessions are refused; the pool's open one still works.
+	r.exec(`DO $$ BEGIN EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC, %I', current_database(), current_user); END $$`)
+	r.clk.Advance(time.Hour)
+	pass := r.p.RunPass(r.ctx, site)
+	if pass.Skip != poller.SkipLockError {
+		t.Fatalf("%+v", pass)
+	}
+	if rows := r.passes(site); len(rows) != 1 || rows[0].Skip != poller.SkipLockError {
+		t.Fatalf("pass log: %+v", rows)
+	}
+}

@@ -11,6 +11,7 @@
 //	not-leader     another process holds this Lane's lock (replicas). The Lane
 //	               loop waits for the lock instead of passing, so in steady
 //	               state only a direct RunPass call writes this value.
+//	lock-error     the Lane lock could not be asked for (no connection).
 //	no-lane        the Site has no poll_lanes row (not one of the six).
 //	db-error       the Lane row could not be read (the database is unwell).
 //	paused         the owner paused the Lane (paused_until in the future).
@@ -42,6 +43,7 @@ import (
 const (
 	SkipNone        = ""
 	SkipNotLeader   = "not-leader"
+	SkipLockError   = "lock-error"
 	SkipNoLane      = "no-lane"
 	SkipDBError     = "db-error"
 	SkipPaused      = "paused"
@@ -286,29 +288,31 @@ func (p *Poller) markBrowserDown(at time.Time) {
 }
 
 // leading reports whether this process holds site's Lane lock, taking it
-// when free. A held lock is re-checked on its own connection first: a lock
-// whose session died (database restart, terminated backend) is gone, and
-// the Lane steps down until it takes the lock again.
-func (p *Poller) leading(ctx context.Context, site string, l *lane) bool {
+// when free; an error means the lock could not even be asked for. A held
+// lock is re-checked on its own connection first: a lock whose session died
+// (database restart, terminated backend) is gone, and the Lane steps down
+// until it takes the lock again. The caller holds l.pass.
+func (p *Poller) leading(ctx context.Context, site string, l *lane) (bool, error) {
 	if l.lock != nil {
-		if err := l.lock.Alive(ctx); err == nil {
-			return true
-		} else {
-			p.log().Warn("lane lock lost", "site", site, "err", err)
-			l.lock.Release()
-			l.lock = nil
+		err := l.lock.Alive(ctx)
+		if err == nil {
+			return true, nil
 		}
+		p.log().Warn("lane lock lost", "site", site, "err", err)
+		l.lock.Release()
+		l.lock = nil
 	}
 	lock, err := p.Store.TryLockLane(ctx, site)
 	if err != nil {
 		p.log().Warn("lane lock not taken", "site", site, "err", err)
-		return false
+		return false, err
 	}
 	if lock == nil {
-		return false
+		return false, nil
 	}
 	l.lock = lock
-	return true
+	p.log().Info("lane lock taken", "site", site)
+	return true, nil
 }
 
 // Close releases every Lane lock this process holds. Run calls it on exit.
@@ -347,7 +351,12 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 		pass.Skip = SkipStopped
 		return pass
 	}
-	if !p.leading(ctx, site, l) {
+	switch lead, err := p.leading(ctx, site, l); {
+	case err != nil:
+		pass.Skip = SkipLockError
+		pass.Rest = or(p.ErrorRest, DefaultErrorRest)
+		return pass
+	case !lead:
 		pass.Skip = SkipNotLeader
 		pass.Rest = or(p.LeaderRetry, DefaultLeaderRetry)
 		return pass

@@ -27,7 +27,7 @@ func (p *Poller) runLane(ctx context.Context, site string) {
 	defer p.log().Info("lane stopped", "site", site)
 	for ctx.Err() == nil {
 		l.pass.Lock()
-		lead := p.leading(ctx, site, l)
+		lead, _ := p.leading(ctx, site, l) // an error is logged; retry later
 		l.pass.Unlock()
 		if !lead {
 			p.rest(ctx, l, or(p.LeaderRetry, DefaultLeaderRetry))
