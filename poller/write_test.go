@@ -1,6 +1,7 @@
 package poller_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -305,5 +306,47 @@ func TestTheLatestChapterFollowsTheRules(t *testing.T) {
 				t.Fatalf("wrote=%v: %q", wrote, r.trace.touching("series"))
 			}
 		})
+	}
+}
+
+func TestAFailedCheckStampIsErrorsUncheckedAndNothingIsFetched(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	r.exec(`CREATE FUNCTION no_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.checked_at <> OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+	r.exec(`CREATE TRIGGER no_stamp BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp()`)
+	pass := r.pass()
+	if pass.Counts[adapters.Errors] != 1 || pass.Checked != 0 || pass.Skip != "" || pass.Due != 1 {
+		t.Fatalf("pass: %+v", pass)
+	}
+	if r.rd.readsOf(url("a")) != 0 {
+		t.Fatal("a page was fetched without its check stamp")
+	}
+	if f, ok := r.failure("a"); !ok || f.Outcome != "errors" {
+		t.Fatalf("failure row: %+v %v", f, ok)
+	}
+	// The pass log shows it as the stall it is.
+	if row := r.passes(site)[0]; row.Due != 1 || row.Checked != 0 || row.Skip != "" || row.Refused != 0 {
+		t.Fatalf("pass log: %+v", row)
+	}
+}
+
+func TestAWriteThatFailsAfterACorrectReadIsErrorsButChecked(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	r.exec(`CREATE FUNCTION no_chapter_write() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.latest_chapter_num IS DISTINCT FROM OLD.latest_chapter_num THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+	r.exec(`CREATE TRIGGER no_chapter_write BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_chapter_write()`)
+	pass := r.pass()
+	if pass.Counts[adapters.Errors] != 1 || pass.Counts[adapters.OK] != 0 || pass.Checked != 1 {
+		t.Fatalf("pass: %+v", pass)
+	}
+	if f, ok := r.failure("a"); !ok || f.Outcome != "errors" {
+		t.Fatalf("failure row: %+v %v", f, ok)
+	}
+	if !strings.Contains(r.logs.String(), "write after read failed") {
+		t.Fatal("not logged")
 	}
 }
