@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -228,6 +229,76 @@ func TestThePlans(t *testing.T) {
 		}
 		if strings.Contains(c.plan, "Seq Scan") {
 			t.Errorf("%s: sequential scan:\n%s", c.name, c.plan)
+		}
+	}
+}
+
+func TestTheLaneLockIsExclusiveAndItsSessionHearsItsOwnWakes(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	lock, err := s.TryLockLane(ctx, "comix")
+	if err != nil || lock == nil {
+		t.Fatalf("first lock: %v %v", lock, err)
+	}
+	if other, err := s.TryLockLane(ctx, "comix"); err != nil || other != nil {
+		t.Fatalf("a second session took a held lock: %v %v", other, err)
+	}
+	if other, err := s.TryLockLane(ctx, "kagane"); err != nil || other == nil {
+		t.Fatalf("another Site's lock: %v %v", other, err)
+	} else {
+		other.Release()
+	}
+
+	// Waits that time out leave the session usable.
+	for range 3 {
+		wctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		err := lock.WaitWake(wctx)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("an idle wait: %v", err)
+		}
+	}
+	if err := lock.Alive(ctx); err != nil {
+		t.Fatalf("session unusable after timed-out waits: %v", err)
+	}
+
+	// A wake for another Site is skipped; one for this Site ends the wait,
+	// even when it was sent before the wait began.
+	if err := s.ForceLanePoll(ctx, "kagane", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PauseLane(ctx, "comix", 5); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := lock.WaitWake(wctx); err != nil {
+		t.Fatalf("the wake was not heard: %v", err)
+	}
+
+	lock.Release()
+	again, err := s.TryLockLane(ctx, "comix")
+	if err != nil || again == nil {
+		t.Fatalf("the released lock was not free: %v %v", again, err)
+	}
+	again.Release()
+}
+
+func TestTheOwnersLaneControlsRefuseAnUnknownSite(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	for name, err := range map[string]error{
+		"force lane":  s.ForceLanePoll(ctx, "nowhere", 1),
+		"pause":       s.PauseLane(ctx, "nowhere", 1),
+		"resume":      s.ResumeLane(ctx, "nowhere"),
+		"force poll":  s.ForceSeriesPoll(ctx, "novelfull", "missing", 1),
+		"clear":       s.ClearAttribution(ctx, "novelfull", "missing"),
+		"set refusal": s.SetLaneRefusal(ctx, "nowhere", 1),
+	} {
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }
