@@ -546,10 +546,25 @@ func (p *Poller) finish(ctx context.Context, pass *Pass) {
 	if err != nil {
 		p.log().Error("pass not logged", "site", pass.Site, "skip", pass.Skip, "err", err)
 	}
-	if p.Notifier != nil {
-		if err := p.Notifier(wctx, pass.Site, pass.StartedAt); err != nil {
-			p.log().Error("notifier failed", "site", pass.Site, "err", err)
+	p.notify(ctx, pass)
+}
+
+// notify calls the Notifier, if any: its error is logged, a panic in it is
+// recovered, and it gets a context of its own that survives shutdown for a
+// moment.
+func (p *Poller) notify(ctx context.Context, pass *Pass) {
+	if p.Notifier == nil {
+		return
+	}
+	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	defer func() {
+		if r := recover(); r != nil {
+			p.log().Error("notifier panicked", "site", pass.Site, "panic", fmt.Sprint(r))
 		}
+	}()
+	if err := p.Notifier(nctx, pass.Site, pass.StartedAt); err != nil {
+		p.log().Error("notifier failed", "site", pass.Site, "err", err)
 	}
 }
 
