@@ -681,3 +681,27 @@ func TestALockThatCannotBeAskedForIsALockErrorNotAnotherLeader(t *testing.T) {
 		t.Fatalf("pass log: %+v", rows)
 	}
 }
+
+func TestTheLanePrunesAtMostHourly(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.p.PassRetention = 7
+	r.p.DefaultRest = 20 * time.Millisecond // passes follow each other quickly
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "the first pass", func() bool { return len(r.passes(site)) >= 1 })
+
+	old := r.clk.Now().Add(-8 * 24 * time.Hour).UnixMilli()
+	if err := r.st.InsertPass(r.ctx, store.PassRow{Site: site, StartedAt: old, FinishedAt: old}); err != nil {
+		t.Fatal(err)
+	}
+	first := len(r.passes(site))
+	waitFor(t, "more passes", func() bool { return len(r.passes(site)) >= first+5 })
+	if rows := r.passes(site); rows[0].StartedAt != old {
+		t.Fatal("pruned again within the hour")
+	}
+	r.clk.Advance(61 * time.Minute)
+	waitFor(t, "the hourly prune", func() bool { return r.passes(site)[0].StartedAt != old })
+}
