@@ -15,6 +15,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
 
 // notes records the Notifier's calls and, at each call, whether the pass's
@@ -513,44 +514,84 @@ func TestTheDatabaseGoingAwayMidPassIsLoggedAndTheLaneResumes(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	r.series("a", "b", "c", "d")
-	var once sync.Once
+	db := pgx.Identifier{r.pool.Config().ConnConfig.Database}.Sanitize()
+	// admin runs a statement as the server's superuser, from outside the
+	// database that goes away.
+	admin := func(sql string) {
+		conn, err := pgx.Connect(context.Background(), storetest.ServerURL(t))
+		if err != nil {
+			panic(err)
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), sql); err != nil {
+			panic(err)
+		}
+	}
 	r.rd.before = func(u string) {
 		if u != url("b") {
 			return
 		}
-		once.Do(func() {
-			conn, err := pgx.Connect(context.Background(), r.pool.Config().ConnString())
-			if err != nil {
-				panic(err)
-			}
-			defer conn.Close(context.Background())
-			if _, err := conn.Exec(context.Background(),
-				`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-				 WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
-				panic(err)
-			}
-		})
+		// The outage: every session ends and no new one is let in.
+		admin(`REVOKE CONNECT ON DATABASE ` + db + ` FROM PUBLIC, pgtdbuser`)
+		admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE datname = ` + "'" + r.pool.Config().ConnConfig.Database + "'" + ` AND pid <> pg_backend_pid()`)
 	}
 	pass := r.pass()
-	if pass.Counts[adapters.Errors] == 0 {
-		t.Fatalf("the dead connections cost nothing? %+v", pass)
+	if pass.Counts[adapters.OK] != 1 || pass.Counts[adapters.Errors] != 3 || pass.Checked != 2 {
+		t.Fatalf("the outage pass: %+v", pass)
 	}
-	if !strings.Contains(r.logs.String(), "level=ERROR") {
-		t.Fatal("nothing logged")
+	if r.rd.readsOf(url("c")) != 0 || r.rd.readsOf(url("d")) != 0 {
+		t.Fatal("pages were read without their check stamps")
 	}
-	rows := r.passes(site)
-	if len(rows) != 1 || rows[0].Errors != pass.Counts[adapters.Errors] {
-		t.Fatalf("the pass was not recorded: %+v", rows)
+	for _, want := range []string{"check stamp failed", "write after read failed", "pass not logged"} {
+		if !strings.Contains(r.logs.String(), want) {
+			t.Fatalf("not logged: %q\n%s", want, r.logs.String())
+		}
 	}
 
+	// The database returns.
+	r.rd.before = nil
+	admin(`GRANT CONNECT ON DATABASE ` + db + ` TO PUBLIC, pgtdbuser`)
 	next := r.pass()
 	if next.Skip != "" || next.Counts[adapters.OK] != 4 || next.Counts[adapters.Errors] != 0 {
 		t.Fatalf("the Lane did not resume: %+v\n%s", next, r.logs.String())
+	}
+	rows := r.passes(site)
+	if len(rows) != 2 || rows[0].StartedAt != pass.StartedAt.UnixMilli() || rows[0].Errors != 3 || rows[1].OK != 4 {
+		t.Fatalf("the outage pass was not recorded once the database returned: %+v", rows)
 	}
 	for _, id := range []string{"a", "b", "c", "d"} {
 		if f, ok := r.failure(id); ok {
 			t.Fatalf("%s still failing after the database came back: %+v", id, f)
 		}
+	}
+}
+
+func TestAPoolOfDeadConnectionsCostsNoSeriesAFalseFailure(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b", "c", "d")
+	r.pass() // every pooled connection has been used
+	r.rd.before = func(u string) {
+		if u != url("a") {
+			return
+		}
+		conn, err := pgx.Connect(context.Background(), r.pool.Config().ConnString())
+		if err != nil {
+			panic(err)
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
+			panic(err)
+		}
+	}
+	pass := r.pass()
+	if pass.Counts[adapters.OK] != 4 || pass.Counts[adapters.Errors] != 0 {
+		t.Fatalf("a restart cost Series false failures: %+v\n%s", pass, r.logs.String())
+	}
+	if rows := r.passes(site); len(rows) != 2 {
+		t.Fatalf("pass log: %+v", rows)
 	}
 }
 

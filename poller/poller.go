@@ -145,7 +145,14 @@ type lane struct {
 	lock      *store.LaneLock
 	lastPrune time.Time
 	lastRead  time.Time // real time of the last request to the Site (spacing)
+	// unlogged holds pass rows the database refused, oldest first, written
+	// ahead of the next pass's own row (bounded: maxUnlogged).
+	unlogged []store.PassRow
 }
+
+// maxUnlogged bounds the pass rows a Lane keeps through an outage: a day of
+// hourly passes and then some.
+const maxUnlogged = 64
 
 // Pass is what one pass did.
 type Pass struct {
@@ -345,7 +352,7 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 	pass := Pass{Site: site, StartedAt: start, Counts: map[adapters.Outcome]int{}}
 	// Every return path passes through here: the pass-log row, then the
 	// notifier (two of its conditions live on early returns).
-	defer func() { p.finish(ctx, &pass) }()
+	defer func() { p.finish(ctx, l, &pass) }()
 
 	if ctx.Err() != nil {
 		pass.Skip = SkipStopped
@@ -522,7 +529,7 @@ func (p *Poller) nextRest(ctx context.Context, site string) time.Duration {
 // finish writes the pass-log row and calls the notifier. It runs on every
 // return path, with a context that survives shutdown for a moment so the
 // last pass is still recorded.
-func (p *Poller) finish(ctx context.Context, pass *Pass) {
+func (p *Poller) finish(ctx context.Context, l *lane, pass *Pass) {
 	pass.FinishedAt = p.now()
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
@@ -537,14 +544,20 @@ func (p *Poller) finish(ctx context.Context, pass *Pass) {
 		Errors:      pass.Counts[adapters.Errors],
 		Unreachable: pass.Counts[adapters.Unreachable],
 	}
-	err := p.Store.InsertPass(wctx, row)
-	if err != nil {
-		// One retry: a pool that just lost its backends hands out a dead
-		// connection once; the next is fresh.
-		err = p.Store.InsertPass(wctx, row)
-	}
-	if err != nil {
-		p.log().Error("pass not logged", "site", pass.Site, "skip", pass.Skip, "err", err)
+	// Rows an outage kept from the log go first, so the log stays in order.
+	rows := append(l.unlogged, row)
+	l.unlogged = nil
+	for i, r := range rows {
+		if err := p.Store.InsertPass(wctx, r); err != nil {
+			l.unlogged = rows[i:]
+			if n := len(l.unlogged) - maxUnlogged; n > 0 {
+				l.unlogged = l.unlogged[n:]
+				p.log().Error("pass rows dropped", "site", pass.Site, "rows", n)
+			}
+			p.log().Error("pass not logged", "site", pass.Site, "skip", pass.Skip,
+				"waiting", len(l.unlogged), "err", err)
+			break
+		}
 	}
 	p.notify(ctx, pass)
 }

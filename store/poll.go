@@ -8,11 +8,55 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // This file holds the statements a Lane issues. Each Poll of a healthy,
 // unchanged Series costs exactly one write: the check stamp. Every other
 // write here fires only on a transition.
+//
+// Every statement here is safe to send twice (the writes are guarded or
+// idempotent), so each is retried when it met a session that had already
+// ended: after a database restart the pool holds one dead connection per
+// slot, and without the retry each would cost a Series a false errors row.
+
+// lostSession reports whether err says the statement reached a session the
+// server had already ended (terminated backend, shutdown): it did not run.
+func lostSession(err error) bool {
+	if pgconn.SafeToRetry(err) {
+		return true
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		switch pg.Code {
+		case "57P01", "57P02", "57P03": // admin_shutdown, crash_shutdown, cannot_connect_now
+			return true
+		}
+	}
+	return false
+}
+
+// again runs f, and again while it fails on a lost session: at most once per
+// pooled connection, plus one.
+func (s *Store) again(f func() error) error {
+	var err error
+	for range int(s.pool.Stat().MaxConns()) + 1 {
+		if err = f(); err == nil || !lostSession(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// exec runs one of the Lane's statements with again.
+func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	var tag pgconn.CommandTag
+	err := s.again(func() (err error) {
+		tag, err = s.pool.Exec(ctx, sql, args...)
+		return err
+	})
+	return tag, err
+}
 
 // dueSeriesSQL picks the Series a pass owes, forced first, then oldest check.
 // It never joins poll_failures: a failing Series is due at the same pace as
@@ -49,7 +93,11 @@ func (s *Store) DueSeries(ctx context.Context, site string, cutoff int64, limit 
 	if limit > 0 {
 		lim = limit
 	}
-	v, err := getMany[Series](ctx, s, dueSeriesSQL, site, cutoff, lim)
+	var v []Series
+	err := s.again(func() (err error) {
+		v, err = getMany[Series](ctx, s, dueSeriesSQL, site, cutoff, lim)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("store: due series %s: %w", site, err)
 	}
@@ -66,7 +114,8 @@ WHERE site = $1 AND finished_at = 0 AND url <> ''`
 // or -1 when it has none. The Lane rests until that plus pollEvery.
 func (s *Store) OldestCheck(ctx context.Context, site string) (int64, error) {
 	var v int64
-	if err := s.pool.QueryRow(ctx, nextCheckSQL, site).Scan(&v); err != nil {
+	err := s.again(func() error { return s.pool.QueryRow(ctx, nextCheckSQL, site).Scan(&v) })
+	if err != nil {
 		return 0, fmt.Errorf("store: oldest check %s: %w", site, translate(err))
 	}
 	return v, nil
@@ -95,7 +144,7 @@ var ErrAlreadyChecked = errors.New("already checked")
 // prev, and reports whether it holds a failure row. ErrAlreadyChecked when
 // the stamp moved (or the Series is gone).
 func (s *Store) StampChecked(ctx context.Context, site, id string, prev, now int64) (failing bool, err error) {
-	err = s.pool.QueryRow(ctx, stampSQL, site, id, prev, now).Scan(&failing)
+	err = s.again(func() error { return s.pool.QueryRow(ctx, stampSQL, site, id, prev, now).Scan(&failing) })
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, fmt.Errorf("store: stamp %s/%s: %w", site, id, ErrAlreadyChecked)
 	}
@@ -114,7 +163,7 @@ ON CONFLICT (site, series_id) DO UPDATE SET outcome = excluded.outcome
 
 // RecordFailure writes the failure row for a failing outcome word.
 func (s *Store) RecordFailure(ctx context.Context, site, id, outcome string, now int64) error {
-	if _, err := s.pool.Exec(ctx, recordFailureSQL, site, id, outcome, now); err != nil {
+	if _, err := s.exec(ctx, recordFailureSQL, site, id, outcome, now); err != nil {
 		return fmt.Errorf("store: record failure %s/%s: %w", site, id, translate(err))
 	}
 	return nil
@@ -124,7 +173,7 @@ const clearFailureSQL = `DELETE FROM poll_failures WHERE site = $1 AND series_id
 
 // ClearFailure deletes the failure row: a correct read.
 func (s *Store) ClearFailure(ctx context.Context, site, id string) error {
-	if _, err := s.pool.Exec(ctx, clearFailureSQL, site, id); err != nil {
+	if _, err := s.exec(ctx, clearFailureSQL, site, id); err != nil {
 		return fmt.Errorf("store: clear failure %s/%s: %w", site, id, translate(err))
 	}
 	return nil
@@ -153,7 +202,7 @@ const setSiteCompletedSQL = `UPDATE series SET site_completed_at = $3 WHERE site
 // that saw the Site's completed value, or 0. The poller calls it only when
 // the answer changes.
 func (s *Store) SetSiteCompleted(ctx context.Context, site, id string, at int64) error {
-	if _, err := s.pool.Exec(ctx, setSiteCompletedSQL, site, id, at); err != nil {
+	if _, err := s.exec(ctx, setSiteCompletedSQL, site, id, at); err != nil {
 		return fmt.Errorf("store: set site completed %s/%s: %w", site, id, translate(err))
 	}
 	return nil
@@ -173,7 +222,7 @@ WHERE site = $1 AND series_id = $2
 
 // SetLatestFromPoll records the Latest Chapter a Poll read (see pollLatestSQL).
 func (s *Store) SetLatestFromPoll(ctx context.Context, site, id, num, url string) error {
-	if _, err := s.pool.Exec(ctx, pollLatestSQL, site, id, num, url); err != nil {
+	if _, err := s.exec(ctx, pollLatestSQL, site, id, num, url); err != nil {
 		return fmt.Errorf("store: poll latest %s/%s: %w", site, id, translate(err))
 	}
 	return nil
@@ -184,7 +233,7 @@ UPDATE series SET title = $3, cover_url = $4 WHERE site = $1 AND series_id = $2`
 
 // SetSeriesFace refreshes title and cover after a read that changed them.
 func (s *Store) SetSeriesFace(ctx context.Context, site, id, title, cover string) error {
-	if _, err := s.pool.Exec(ctx, setSeriesFaceSQL, site, id, title, cover); err != nil {
+	if _, err := s.exec(ctx, setSeriesFaceSQL, site, id, title, cover); err != nil {
 		return fmt.Errorf("store: set face %s/%s: %w", site, id, translate(err))
 	}
 	return nil
@@ -255,7 +304,11 @@ const getLaneSQL = `SELECT ` + laneColumns + ` FROM poll_lanes WHERE site = $1`
 
 // GetLane returns one Lane row, or ErrNotFound for an unknown Site.
 func (s *Store) GetLane(ctx context.Context, site string) (Lane, error) {
-	v, err := getOne[Lane](ctx, s, getLaneSQL, site)
+	var v Lane
+	err := s.again(func() (err error) {
+		v, err = getOne[Lane](ctx, s, getLaneSQL, site)
+		return err
+	})
 	if err != nil {
 		return Lane{}, fmt.Errorf("store: get lane %s: %w", site, err)
 	}
@@ -275,7 +328,7 @@ func (s *Store) ListLanes(ctx context.Context) ([]Lane, error) {
 
 // SetLaneRefusal records that the Site refused until the given time.
 func (s *Store) SetLaneRefusal(ctx context.Context, site string, until int64) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE poll_lanes SET refuse_until = $2 WHERE site = $1`, site, until)
+	tag, err := s.exec(ctx, `UPDATE poll_lanes SET refuse_until = $2 WHERE site = $1`, site, until)
 	if err != nil {
 		return fmt.Errorf("store: set lane refusal %s: %w", site, translate(err))
 	}
@@ -290,7 +343,7 @@ const serveLaneForceSQL = `UPDATE poll_lanes SET force_poll_at = 0 WHERE site = 
 // ServeLaneForce marks the Lane's Forced Poll served, unless a newer request
 // arrived since the pass read it.
 func (s *Store) ServeLaneForce(ctx context.Context, site string, at int64) error {
-	if _, err := s.pool.Exec(ctx, serveLaneForceSQL, site, at); err != nil {
+	if _, err := s.exec(ctx, serveLaneForceSQL, site, at); err != nil {
 		return fmt.Errorf("store: serve lane force %s: %w", site, translate(err))
 	}
 	return nil
@@ -321,7 +374,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 
 // InsertPass writes one pass-log row.
 func (s *Store) InsertPass(ctx context.Context, r PassRow) error {
-	_, err := s.pool.Exec(ctx, insertPassSQL, r.Site, r.StartedAt, r.FinishedAt, r.Due, r.Checked, r.Skip,
+	_, err := s.exec(ctx, insertPassSQL, r.Site, r.StartedAt, r.FinishedAt, r.Due, r.Checked, r.Skip,
 		r.Refused, r.OK, r.NoChapter, r.Unfetchable, r.NotFound, r.Errors, r.Unreachable)
 	if err != nil {
 		return fmt.Errorf("store: insert pass %s: %w", r.Site, translate(err))
@@ -349,7 +402,7 @@ const prunePassesSQL = `DELETE FROM poll_passes WHERE site = $1 AND started_at <
 
 // PrunePasses deletes site's pass-log rows started before before.
 func (s *Store) PrunePasses(ctx context.Context, site string, before int64) (int64, error) {
-	tag, err := s.pool.Exec(ctx, prunePassesSQL, site, before)
+	tag, err := s.exec(ctx, prunePassesSQL, site, before)
 	if err != nil {
 		return 0, fmt.Errorf("store: prune passes %s: %w", site, translate(err))
 	}
