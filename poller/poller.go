@@ -91,7 +91,8 @@ type Reader interface {
 }
 
 // Poller runs the Lanes. Set the fields, then call Run (or RunPass, the
-// round-at-a-time seam tests use). Zero durations take the defaults above.
+// round-at-a-time seam tests use). Zero durations take the defaults above,
+// except Spacing (zero is none).
 type Poller struct {
 	Store  *store.Store
 	Reader Reader
