@@ -1,0 +1,300 @@
+package poller_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/poller"
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+)
+
+// t0 is the fake clock's start: 2026-08-21 08:00 UTC.
+var t0 = time.Date(2026, 8, 21, 8, 0, 0, 0, time.UTC)
+
+// clock is the injected clock; tests move it, nothing sleeps.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: t0} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// fakeReader answers scripted Results per Series address. A script's last
+// Result repeats; an address with no script reads ok at chapter 10.
+type fakeReader struct {
+	mu      sync.Mutex
+	scripts map[string][]adapters.Result
+	reads   map[string]int
+	routes  map[string]string
+	browser bool
+	// before runs before each read (a test's hook: panic, kill the database).
+	before func(url string)
+}
+
+func newReader() *fakeReader {
+	return &fakeReader{scripts: map[string][]adapters.Result{}, reads: map[string]int{}, routes: map[string]string{}, browser: true}
+}
+
+func (f *fakeReader) script(url string, rs ...adapters.Result) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.scripts[url] = rs
+}
+
+func (f *fakeReader) Read(ctx context.Context, site, url string) adapters.Result {
+	f.mu.Lock()
+	before := f.before
+	f.reads[url]++
+	rs := f.scripts[url]
+	var r adapters.Result
+	switch {
+	case len(rs) == 0:
+		r = okResult("10")
+	case len(rs) == 1:
+		r = rs[0]
+	default:
+		r, f.scripts[url] = rs[0], rs[1:]
+	}
+	f.mu.Unlock()
+	if before != nil {
+		before(url)
+	}
+	return r
+}
+
+func (f *fakeReader) readsOf(url string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reads[url]
+}
+
+func (f *fakeReader) Route(site string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r, ok := f.routes[site]; ok {
+		return r
+	}
+	return poller.RoutePlain
+}
+
+func (f *fakeReader) HasBrowser() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.browser
+}
+
+func okResult(ch string) adapters.Result {
+	return adapters.Result{Outcome: adapters.OK, Checked: true, Status: 200, Facts: adapters.Facts{
+		Title: "A Title", Kind: adapters.KindNovel, LatestChapter: ch, HasLatest: true,
+		LatestChapterURL: "https://novelfull.com/ch-" + ch + ".html",
+	}}
+}
+
+func failResult(o adapters.Outcome, status int, checked bool) adapters.Result {
+	return adapters.Result{Outcome: o, Status: status, Checked: checked, Err: errors.New(string(o))}
+}
+
+// stmts records every statement the pool runs (a pgx tracer).
+type stmts struct {
+	mu  sync.Mutex
+	sql []string
+}
+
+func (s *stmts) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sql = append(s.sql, strings.Join(strings.Fields(d.SQL), " "))
+	return ctx
+}
+
+func (s *stmts) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (s *stmts) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sql = nil
+}
+
+// writes returns the write statements run since the last reset.
+func (s *stmts) writes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var w []string
+	for _, q := range s.sql {
+		u := strings.ToUpper(q)
+		if strings.HasPrefix(u, "INSERT") || strings.HasPrefix(u, "UPDATE") || strings.HasPrefix(u, "DELETE") {
+			w = append(w, q)
+		}
+	}
+	return w
+}
+
+// touching returns the write statements whose target table is table.
+func (s *stmts) touching(table string) []string {
+	var w []string
+	for _, q := range s.writes() {
+		f := strings.Fields(q)
+		target := ""
+		switch strings.ToUpper(f[0]) {
+		case "UPDATE":
+			target = f[1]
+		default: // INSERT INTO t / DELETE FROM t
+			target = f[2]
+		}
+		if target == table {
+			w = append(w, q)
+		}
+	}
+	return w
+}
+
+// logBuf is a concurrency-safe log sink.
+type logBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// rig is one test's world: a fresh database, a traced pool, a fake clock,
+// a fake Reader and a Poller over them.
+type rig struct {
+	t     *testing.T
+	ctx   context.Context
+	pool  *pgxpool.Pool
+	st    *store.Store
+	clk   *clock
+	rd    *fakeReader
+	p     *poller.Poller
+	trace *stmts
+	logs  *logBuf
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	tr := &stmts{}
+	pool := storetest.Pool(t, func(c *pgxpool.Config) { c.ConnConfig.Tracer = tr })
+	r := &rig{t: t, ctx: context.Background(), pool: pool, st: store.New(pool), clk: newClock(),
+		rd: newReader(), trace: tr, logs: &logBuf{}}
+	r.p = r.poller(r.st)
+	return r
+}
+
+// poller builds a Poller on st sharing the rig's clock and Reader.
+func (r *rig) poller(st *store.Store) *poller.Poller {
+	p := &poller.Poller{
+		Store: st, Reader: r.rd, Now: r.clk.Now,
+		Logger: slog.New(slog.NewTextHandler(r.logs, nil)),
+		Sites:  []string{"novelfull"},
+	}
+	r.t.Cleanup(p.Close)
+	return p
+}
+
+const site = "novelfull"
+
+func url(id string) string { return "https://novelfull.com/" + id + ".html" }
+
+// series adds a Series checked long ago, so it is due.
+func (r *rig) series(ids ...string) {
+	r.t.Helper()
+	for _, id := range ids {
+		r.seriesOn(site, id)
+	}
+}
+
+func (r *rig) seriesOn(s, id string) {
+	r.t.Helper()
+	if err := r.st.CreateSeries(r.ctx, store.Series{Site: s, SeriesID: id, URL: url(id), Title: "A Title", Kind: "novel"}, 1); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *rig) exec(sql string, args ...any) {
+	r.t.Helper()
+	if _, err := r.pool.Exec(r.ctx, sql, args...); err != nil {
+		r.t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func (r *rig) get(id string) store.Series {
+	r.t.Helper()
+	s, err := r.st.GetSeries(r.ctx, site, id)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return s
+}
+
+// failure returns the failure row, and false when there is none.
+func (r *rig) failure(id string) (store.Failure, bool) {
+	r.t.Helper()
+	f, err := r.st.GetFailure(r.ctx, site, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Failure{}, false
+	}
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return f, true
+}
+
+// xmin is the failure row's tuple version: unchanged means nothing wrote it.
+func (r *rig) xmin(id string) string {
+	r.t.Helper()
+	var v string
+	if err := r.pool.QueryRow(r.ctx, `SELECT xmin::text FROM poll_failures WHERE site = $1 AND series_id = $2`, site, id).Scan(&v); err != nil {
+		r.t.Fatal(err)
+	}
+	return v
+}
+
+func (r *rig) passes(s string) []store.PassRow {
+	r.t.Helper()
+	rows, err := r.st.ListPasses(r.ctx, s, 0)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return rows
+}
+
+// pass runs one pass of the novelfull Lane after moving the clock an hour,
+// so every Series is due again.
+func (r *rig) pass() poller.Pass {
+	r.t.Helper()
+	r.clk.Advance(time.Hour)
+	return r.p.RunPass(r.ctx, site)
+}

@@ -1,0 +1,748 @@
+package poller_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/poller"
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+)
+
+// notes records the Notifier's calls and, at each call, whether the pass's
+// row was already in the log.
+type notes struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (n *notes) hook(st *store.Store) func(context.Context, string, time.Time) error {
+	return func(ctx context.Context, s string, at time.Time) error {
+		rows, err := st.ListPasses(ctx, s, at.UnixMilli())
+		logged := err == nil && len(rows) > 0 && rows[len(rows)-1].StartedAt == at.UnixMilli()
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		n.calls = append(n.calls, fmt.Sprintf("%s logged=%v", s, logged))
+		return fmt.Errorf("webhook down") // logged, never fatal
+	}
+}
+
+// second opens another pool on the rig's database: a second process.
+func (r *rig) second() *store.Store {
+	r.t.Helper()
+	pool, err := pgxpool.New(r.ctx, r.pool.Config().ConnString())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(pool.Close)
+	return store.New(pool)
+}
+
+func TestEverySkipPathWritesItsOwnValue(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		skip  string
+		site  string
+		setup func(r *rig)
+	}{
+		{poller.SkipNotLeader, site, func(r *rig) {
+			other := r.poller(r.second())
+			if p := other.RunPass(r.ctx, site); p.Skip != "" {
+				r.t.Fatalf("the other process did not lead: %+v", p)
+			}
+		}},
+		{poller.SkipNoLane, "nowhere", func(r *rig) {}},
+		{poller.SkipDBError, site, func(r *rig) { r.exec(`ALTER TABLE poll_lanes RENAME TO poll_lanes_gone`) }},
+		{poller.SkipPaused, site, func(r *rig) {
+			if err := r.p.Pause(r.ctx, site, r.clk.Now().Add(3*time.Hour)); err != nil {
+				r.t.Fatal(err)
+			}
+		}},
+		{poller.SkipRefusing, site, func(r *rig) {
+			if err := r.st.SetLaneRefusal(r.ctx, site, r.clk.Now().Add(3*time.Hour).UnixMilli()); err != nil {
+				r.t.Fatal(err)
+			}
+		}},
+		{poller.SkipNoBrowser, "comix", func(r *rig) {
+			r.rd.routes["comix"] = poller.RouteBrowser
+			r.rd.browser = false
+		}},
+		{poller.SkipBrowserDown, "kagane", func(r *rig) {
+			r.rd.routes["comix"] = poller.RouteBrowser
+			r.rd.routes["kagane"] = poller.RouteBrowser
+			r.seriesOn("comix", "c")
+			r.seriesOn("kagane", "k")
+			r.rd.script(url("c"), failResult(adapters.Unreachable, 0, false))
+			if p := r.p.RunPass(r.ctx, "comix"); p.Counts[adapters.Unreachable] != 1 {
+				r.t.Fatalf("comix pass: %+v", p)
+			}
+		}},
+		{poller.SkipDueError, site, func(r *rig) { r.exec(`ALTER TABLE series RENAME TO series_gone`) }},
+		{poller.SkipStopped, site, func(r *rig) {
+			ctx, cancel := context.WithCancel(r.ctx)
+			cancel()
+			r.ctx = ctx // the pass begins after shutdown
+		}},
+	}
+	for _, c := range cases {
+		t.Run("a pass skipped as "+c.skip+" logs "+c.skip, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t)
+			r.series("s")
+			c.setup(r)
+			readsBefore := r.rd.readsOf(url("s"))
+			n := &notes{}
+			r.p.Notifier = n.hook(r.st)
+			r.clk.Advance(time.Minute)
+			pass := r.p.RunPass(r.ctx, c.site)
+			r.ctx = context.Background()
+			if pass.Skip != c.skip {
+				t.Fatalf("skip %q, want %q", pass.Skip, c.skip)
+			}
+			rows := r.passes(c.site)
+			last := rows[len(rows)-1]
+			if last.Skip != c.skip || last.StartedAt != r.clk.Now().UnixMilli() {
+				t.Fatalf("pass log: %+v", last)
+			}
+			if r.rd.readsOf(url("s")) != readsBefore || r.rd.readsOf(url("k")) != 0 {
+				t.Fatal("a skipped pass read a page")
+			}
+			if len(n.calls) != 1 || n.calls[0] != c.site+" logged=true" {
+				t.Fatalf("notifier calls: %q (want one, after the row)", n.calls)
+			}
+			if !strings.Contains(r.logs.String(), "notifier failed") {
+				t.Fatal("the notifier's error was not logged")
+			}
+			if c.skip != poller.SkipStopped && (pass.Rest <= 0 || pass.Rest > time.Hour) {
+				t.Fatalf("rest %v outside (0, 1h]", pass.Rest)
+			}
+		})
+	}
+}
+
+func TestAPassThatRanLogsAnEmptySkipAndEveryCount(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b", "c", "d", "e")
+	r.rd.script(url("b"), failResult(adapters.NoChapter, 200, true))
+	r.rd.script(url("c"), failResult(adapters.NotFound, 404, true))
+	r.rd.script(url("d"), failResult(adapters.Errors, 503, true))
+	r.rd.script(url("e"), failResult(adapters.Refused, 403, false))
+	n := &notes{}
+	r.p.Notifier = n.hook(r.st)
+	r.pass()
+	row := r.passes(site)[0]
+	want := store.PassRow{ID: row.ID, Site: site, StartedAt: row.StartedAt, FinishedAt: row.FinishedAt,
+		Due: 5, Checked: 4, OK: 1, NoChapter: 1, NotFound: 1, Errors: 1, Refused: 1}
+	if row != want {
+		t.Fatalf("pass log row %+v\nwant %+v", row, want)
+	}
+	if len(n.calls) != 1 {
+		t.Fatalf("notifier calls: %q", n.calls)
+	}
+}
+
+func TestTwoRefusalsBreakThePassAndTheLaneRefusesAfterwards(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name       string
+		retryAfter time.Duration
+		wantWait   time.Duration
+	}{
+		{"two challenges rest the Lane the default refusal", 0, poller.DefaultRefuseFor},
+		{"a 429's longer Retry-After wins", 2 * time.Hour, 2 * time.Hour},
+		{"an absurd Retry-After is bounded", 1000 * time.Hour, poller.DefaultMaxRefuse},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t)
+			r.series("a", "b", "c")
+			refused := failResult(adapters.Refused, 429, false)
+			refused.RetryAfter = c.retryAfter
+			for _, id := range []string{"a", "b", "c"} {
+				r.rd.script(url(id), refused)
+			}
+			pass := r.pass()
+			if !pass.Broken || pass.Skip != "" || pass.Counts[adapters.Refused] != 2 || pass.Due != 3 {
+				t.Fatalf("pass: %+v", pass)
+			}
+			if r.rd.readsOf(url("c")) != 0 {
+				t.Fatal("the pass went on after two refusals")
+			}
+			if row := r.passes(site)[0]; row.Skip != "" || row.Refused != 2 || row.Checked != 0 {
+				t.Fatalf("pass log: %+v", row)
+			}
+			ln, err := r.st.GetLane(r.ctx, site)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := time.Duration(ln.RefuseUntil-r.clk.Now().UnixMilli()) * time.Millisecond; got != c.wantWait {
+				t.Fatalf("refuse_until is now+%v, want now+%v", got, c.wantWait)
+			}
+			if pass.Rest != min(c.wantWait, time.Hour) {
+				t.Fatalf("rest %v", pass.Rest)
+			}
+			if _, ok := r.failure("a"); ok {
+				t.Fatal("a refusal wrote a failure row")
+			}
+			r.clk.Advance(time.Minute)
+			if p := r.p.RunPass(r.ctx, site); p.Skip != poller.SkipRefusing {
+				t.Fatalf("next pass: %+v", p)
+			}
+		})
+	}
+}
+
+func TestOneTooManyRequestsRestsTheLaneItsRetryAfter(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b")
+	slow := failResult(adapters.Refused, 429, false)
+	slow.RetryAfter = 50 * time.Minute
+	r.rd.script(url("a"), slow)
+	pass := r.pass()
+	if pass.Broken || pass.Counts[adapters.Refused] != 1 || pass.Counts[adapters.OK] != 1 {
+		t.Fatalf("pass: %+v", pass)
+	}
+	if pass.Rest < 50*time.Minute || pass.Rest > time.Hour {
+		t.Fatalf("rest %v, want the Retry-After, at most an hour", pass.Rest)
+	}
+}
+
+func TestAnUnreachableSidecarStopsEveryBrowserLaneButNoPlainOne(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.rd.routes["comix"] = poller.RouteBrowser
+	r.rd.routes["kagane"] = poller.RouteBrowser
+	r.p.BrowserDownFor = 10 * time.Minute
+	for _, id := range []string{"c1", "c2", "c3"} {
+		r.seriesOn("comix", id)
+	}
+	r.seriesOn("kagane", "k")
+	r.series("n")
+	r.rd.script(url("c1"), failResult(adapters.Unreachable, 0, false))
+	r.clk.Advance(time.Hour)
+
+	pass := r.p.RunPass(r.ctx, "comix")
+	if pass.Counts[adapters.Unreachable] != 1 || r.rd.readsOf(url("c2")) != 0 || pass.Skip != "" {
+		t.Fatalf("comix went on polling after the sidecar went away: %+v", pass)
+	}
+	if pass.Rest != 10*time.Minute {
+		t.Fatalf("rest %v, want the browser-down time", pass.Rest)
+	}
+	if p := r.p.RunPass(r.ctx, "kagane"); p.Skip != poller.SkipBrowserDown {
+		t.Fatalf("sibling browser Lane: %+v", p)
+	}
+	if p := r.p.RunPass(r.ctx, site); p.Skip != "" || p.Counts[adapters.OK] != 1 {
+		t.Fatalf("plain Lane: %+v", p)
+	}
+	r.clk.Advance(10 * time.Minute)
+	if p := r.p.RunPass(r.ctx, "kagane"); p.Skip != "" || p.Counts[adapters.OK] != 1 {
+		t.Fatalf("kagane after browser-down ended: %+v", p)
+	}
+}
+
+func TestAPanicInOnePollIsCountedAsErrorsAndTheLaneGoesOn(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b", "c")
+	r.rd.before = func(u string) {
+		if u == url("b") {
+			panic("parser fell over")
+		}
+	}
+	pass := r.pass()
+	if pass.Counts[adapters.Errors] != 1 || pass.Counts[adapters.OK] != 2 {
+		t.Fatalf("pass: %+v", pass)
+	}
+	logs := r.logs.String()
+	if !strings.Contains(logs, "poll panicked") || !strings.Contains(logs, "series_id=b") || !strings.Contains(logs, "site=novelfull") {
+		t.Fatalf("panic not logged with its Series:\n%s", logs)
+	}
+	if row := r.passes(site)[0]; row.Errors != 1 || row.OK != 2 {
+		t.Fatalf("pass log: %+v", row)
+	}
+}
+
+func TestAFailingSeriesIsDueAtTheSamePaceAsAHealthyOne(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("healthy", "failing")
+	r.rd.script(url("failing"), failResult(adapters.NotFound, 404, true))
+	for i := 1; i <= 3; i++ {
+		pass := r.pass()
+		if pass.Due != 2 {
+			t.Fatalf("pass %d owed %d Series, want both", i, pass.Due)
+		}
+		if r.rd.readsOf(url("failing")) != i || r.rd.readsOf(url("healthy")) != i {
+			t.Fatalf("pass %d: reads healthy=%d failing=%d", i, r.rd.readsOf(url("healthy")), r.rd.readsOf(url("failing")))
+		}
+		r.clk.Advance(-time.Minute) // 59 minutes later: nothing is due
+		if p := r.p.RunPass(r.ctx, site); p.Due != 0 {
+			t.Fatalf("a Series came due early: %+v", p)
+		}
+		r.clk.Advance(time.Minute)
+	}
+}
+
+func TestTheLaneRestsUntilItsNextSeriesIsDue(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	r.pass()
+	r.clk.Advance(20 * time.Minute)
+	r.series("b") // never checked: due now
+	r.exec(`UPDATE series SET checked_at = $1 WHERE series_id = 'b'`, r.clk.Now().Add(-70*time.Minute).UnixMilli())
+	pass := r.p.RunPass(r.ctx, site)
+	if pass.Due != 1 || pass.Rest != 40*time.Minute {
+		t.Fatalf("pass %+v: want one due and a 40m rest (a falls due then)", pass)
+	}
+	r.clk.Advance(time.Minute)
+	if p := r.p.RunPass(r.ctx, "lightnovelworld"); p.Rest != time.Hour || p.Due != 0 {
+		t.Fatalf("an empty Lane: %+v, want the default rest", p)
+	}
+}
+
+func TestAForcedLaneMakesEverySeriesDueOnce(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b")
+	r.pass()
+	r.clk.Advance(time.Minute)
+	if err := r.p.ForceLane(r.ctx, site); err != nil {
+		t.Fatal(err)
+	}
+	r.clk.Advance(time.Minute)
+	if p := r.p.RunPass(r.ctx, site); p.Due != 2 {
+		t.Fatalf("forced Lane owed %d", p.Due)
+	}
+	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt != 0 {
+		t.Fatalf("served Lane force still pending: %+v", ln)
+	}
+	r.clk.Advance(time.Minute)
+	if p := r.p.RunPass(r.ctx, site); p.Due != 0 {
+		t.Fatalf("after the forced pass: %+v", p)
+	}
+}
+
+func TestAForcedLaneOnAPausedLaneWaitsForTheResume(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	r.pass()
+	if err := r.p.Pause(r.ctx, site, r.clk.Now().Add(24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.p.ForceLane(r.ctx, site); err != nil {
+		t.Fatal(err)
+	}
+	r.clk.Advance(time.Minute)
+	if p := r.p.RunPass(r.ctx, site); p.Skip != poller.SkipPaused {
+		t.Fatalf("%+v", p)
+	}
+	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt == 0 {
+		t.Fatal("the unserved force request was dropped")
+	}
+	if err := r.p.Resume(r.ctx, site); err != nil {
+		t.Fatal(err)
+	}
+	if p := r.p.RunPass(r.ctx, site); p.Skip != "" || p.Due != 1 {
+		t.Fatalf("%+v", p)
+	}
+}
+
+// waitFor polls cond (real time, bounded): for the goroutine tests only.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestRunWakesAtOnceForAForcedPollAndStopsOnCancel(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	waitFor(t, "the first pass", func() bool { return r.rd.readsOf(url("a")) == 1 })
+	r.clk.Advance(time.Minute) // not due for 59 more minutes; the Lane rests
+	if err := r.p.ForceSeries(r.ctx, site, "a"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the forced Poll", func() bool { return r.rd.readsOf(url("a")) == 2 })
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not stop")
+	}
+	// The lock went with it: another process leads at once.
+	other := r.poller(r.second())
+	if p := other.RunPass(r.ctx, site); p.Skip != "" {
+		t.Fatalf("lock not released on stop: %+v", p)
+	}
+}
+
+func TestTheLanePrunesThePassLogByAge(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.p.PassRetention = 7
+	old := r.clk.Now().Add(-8 * 24 * time.Hour).UnixMilli()
+	kept := r.clk.Now().Add(-6 * 24 * time.Hour).UnixMilli()
+	for _, at := range []int64{old, kept} {
+		for _, s := range []string{site, "comix"} {
+			if err := r.st.InsertPass(r.ctx, store.PassRow{Site: s, StartedAt: at, FinishedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	waitFor(t, "the prune", func() bool {
+		rows := r.passes(site)
+		return len(rows) == 2 && rows[0].StartedAt == kept
+	})
+	cancel()
+	<-done
+	if got := len(r.passes("comix")); got != 2 {
+		t.Fatalf("another Lane's pass log was pruned: %d rows", got)
+	}
+}
+
+func TestTwoPollersOnOneDatabaseRunEachLaneOnce(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	ids := []string{"a", "b", "c", "d", "e", "f"}
+	r.series(ids...)
+	a := r.p
+	b := r.poller(r.second())
+	for _, p := range []*poller.Poller{a, b} {
+		p.LeaderRetry = 20 * time.Millisecond
+		p.Sites = []string{site, "comix"}
+	}
+	for _, id := range ids {
+		r.seriesOn("comix", id+"c")
+	}
+	ctxA, stopA := context.WithCancel(r.ctx)
+	ctxB, stopB := context.WithCancel(r.ctx)
+	defer stopB()
+	doneA := make(chan struct{})
+	go func() { a.Run(ctxA); close(doneA) }()
+	go b.Run(ctxB)
+
+	all := func(n int) func() bool {
+		return func() bool {
+			for _, id := range ids {
+				if r.rd.readsOf(url(id)) < n || r.rd.readsOf(url(id+"c")) < n {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	waitFor(t, "one round", all(1))
+	// Let both processes contend for a while: the clock has not moved, so
+	// any second read would be a Series polled twice in one round.
+	time.Sleep(200 * time.Millisecond)
+	for _, id := range ids {
+		if n, m := r.rd.readsOf(url(id)), r.rd.readsOf(url(id+"c")); n != 1 || m != 1 {
+			t.Fatalf("series %s read %d/%d times in one round", id, n, m)
+		}
+	}
+	for _, s := range []string{site, "comix"} {
+		for _, row := range r.passes(s) {
+			if row.Skip == poller.SkipNotLeader {
+				t.Fatalf("a waiting replica wrote a pass row: %+v", row)
+			}
+		}
+	}
+
+	// The leader dies: the other takes over within its retry bound.
+	stopA()
+	<-doneA
+	r.clk.Advance(time.Hour)
+	if err := b.ForceLane(r.ctx, site); err != nil { // wake b's Lane if it already leads
+		t.Fatal(err)
+	}
+	if err := b.ForceLane(r.ctx, "comix"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the takeover", all(2))
+}
+
+func TestALeaderWhoseLockSessionDiesStepsDown(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	b := r.poller(r.second())
+	if p := r.pass(); p.Skip != "" {
+		t.Fatalf("first leader: %+v", p)
+	}
+	// Terminate the session holding the advisory lock (a failover).
+	r.exec(`SELECT pg_terminate_backend(pid) FROM pg_locks
+		WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)
+	r.clk.Advance(time.Hour)
+	if p := b.RunPass(r.ctx, site); p.Skip != "" || p.Counts[adapters.OK] != 1 {
+		t.Fatalf("the other process did not take over: %+v", p)
+	}
+	if p := r.p.RunPass(r.ctx, site); p.Skip != poller.SkipNotLeader {
+		t.Fatalf("the old leader did not step down: %+v", p)
+	}
+	if !strings.Contains(r.logs.String(), "lane lock lost") {
+		t.Fatal("losing the lock was not logged")
+	}
+}
+
+func TestTheDatabaseGoingAwayMidPassIsLoggedAndTheLaneResumes(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b", "c", "d")
+	db := pgx.Identifier{r.pool.Config().ConnConfig.Database}.Sanitize()
+	// admin runs a statement as the server's superuser, from outside the
+	// database that goes away.
+	admin := func(sql string) {
+		conn, err := pgx.Connect(context.Background(), storetest.ServerURL(t))
+		if err != nil {
+			panic(err)
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), sql); err != nil {
+			panic(err)
+		}
+	}
+	r.rd.before = func(u string) {
+		if u != url("b") {
+			return
+		}
+		// The outage: every session ends and no new one is let in.
+		admin(`REVOKE CONNECT ON DATABASE ` + db + ` FROM PUBLIC, pgtdbuser`)
+		admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE datname = ` + "'" + r.pool.Config().ConnConfig.Database + "'" + ` AND pid <> pg_backend_pid()`)
+	}
+	pass := r.pass()
+	if pass.Counts[adapters.OK] != 1 || pass.Counts[adapters.Errors] != 3 || pass.Checked != 2 {
+		t.Fatalf("the outage pass: %+v", pass)
+	}
+	if r.rd.readsOf(url("c")) != 0 || r.rd.readsOf(url("d")) != 0 {
+		t.Fatal("pages were read without their check stamps")
+	}
+	for _, want := range []string{"check stamp failed", "write after read failed", "pass not logged"} {
+		if !strings.Contains(r.logs.String(), want) {
+			t.Fatalf("not logged: %q\n%s", want, r.logs.String())
+		}
+	}
+
+	// The database returns.
+	r.rd.before = nil
+	admin(`GRANT CONNECT ON DATABASE ` + db + ` TO PUBLIC, pgtdbuser`)
+	next := r.pass()
+	if next.Skip != "" || next.Counts[adapters.OK] != 4 || next.Counts[adapters.Errors] != 0 {
+		t.Fatalf("the Lane did not resume: %+v\n%s", next, r.logs.String())
+	}
+	rows := r.passes(site)
+	if len(rows) != 2 || rows[0].StartedAt != pass.StartedAt.UnixMilli() || rows[0].Errors != 3 || rows[1].OK != 4 {
+		t.Fatalf("the outage pass was not recorded once the database returned: %+v", rows)
+	}
+	for _, id := range []string{"a", "b", "c", "d"} {
+		if f, ok := r.failure(id); ok {
+			t.Fatalf("%s still failing after the database came back: %+v", id, f)
+		}
+	}
+}
+
+func TestAPoolOfDeadConnectionsCostsNoSeriesAFalseFailure(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b", "c", "d")
+	r.pass() // every pooled connection has been used
+	r.rd.before = func(u string) {
+		if u != url("a") {
+			return
+		}
+		conn, err := pgx.Connect(context.Background(), r.pool.Config().ConnString())
+		if err != nil {
+			panic(err)
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
+			panic(err)
+		}
+	}
+	pass := r.pass()
+	if pass.Counts[adapters.OK] != 4 || pass.Counts[adapters.Errors] != 0 {
+		t.Fatalf("a restart cost Series false failures: %+v\n%s", pass, r.logs.String())
+	}
+	if rows := r.passes(site); len(rows) != 2 {
+		t.Fatalf("pass log: %+v", rows)
+	}
+}
+
+func TestAReadCutShortByShutdownWritesNothingAboutTheSeries(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b")
+	ctx, cancel := context.WithCancel(r.ctx)
+	r.rd.script(url("a"), failResult(adapters.Errors, 0, false))
+	r.rd.before = func(string) { cancel() }
+	r.clk.Advance(time.Hour)
+	pass := r.p.RunPass(ctx, site)
+	if pass.Counts[adapters.Errors] != 0 || r.rd.readsOf(url("b")) != 0 {
+		t.Fatalf("pass: %+v", pass)
+	}
+	if _, ok := r.failure("a"); ok {
+		t.Fatal("shutdown was recorded as a failure of the Series")
+	}
+	if rows := r.passes(site); len(rows) != 1 || rows[0].Due != 2 {
+		t.Fatalf("the interrupted pass was not recorded: %+v", rows)
+	}
+}
+
+func TestRequestsToOneSiteAreSpaced(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b", "c")
+	r.p.Spacing = 25 * time.Millisecond
+	var mu sync.Mutex
+	var at []time.Time
+	r.rd.before = func(string) {
+		mu.Lock()
+		defer mu.Unlock()
+		at = append(at, time.Now())
+	}
+	r.pass()
+	r.clk.Advance(time.Minute)
+	if err := r.p.ForceSeries(r.ctx, site, "a"); err != nil {
+		t.Fatal(err)
+	}
+	r.p.RunPass(r.ctx, site) // a forced pass right after: still spaced
+	if len(at) != 4 {
+		t.Fatalf("%d reads", len(at))
+	}
+	for i := 1; i < len(at); i++ {
+		if gap := at[i].Sub(at[i-1]); gap < 25*time.Millisecond {
+			t.Fatalf("read %d came %v after the one before", i, gap)
+		}
+	}
+}
+
+func TestABoundedPassServesAForcedLaneOnlyWhenItReachedEverySeries(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b")
+	r.p.MaxPerPass = 1
+	r.pass()
+	r.pass() // both checked once, an hour apart
+	r.clk.Advance(time.Minute)
+	if err := r.p.ForceLane(r.ctx, site); err != nil {
+		t.Fatal(err)
+	}
+	r.clk.Advance(time.Minute)
+	if p := r.p.RunPass(r.ctx, site); p.Due != 1 {
+		t.Fatalf("%+v", p)
+	}
+	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt == 0 {
+		t.Fatal("the force was marked served with a Series still owed")
+	}
+	r.clk.Advance(time.Minute)
+	if p := r.p.RunPass(r.ctx, site); p.Due != 1 {
+		t.Fatalf("%+v", p)
+	}
+	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt != 0 {
+		t.Fatal("the force was never served")
+	}
+}
+
+func TestARequestWrittenByAnotherProcessWakesTheLeadersLane(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	r.seriesOn("comix", "c")
+	r.p.Sites = []string{site, "comix"}
+	ctx, cancel := context.WithCancel(r.ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	waitFor(t, "the first passes", func() bool { return r.rd.readsOf(url("a")) == 1 && r.rd.readsOf(url("c")) == 1 })
+
+	// The admin handlers of another replica write through the store alone.
+	other := r.second()
+	r.clk.Advance(time.Minute)
+	if err := other.ForceSeriesPoll(r.ctx, site, "a", r.clk.Now().UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the forced Series", func() bool { return r.rd.readsOf(url("a")) == 2 })
+	r.clk.Advance(time.Minute)
+	if err := other.ForceLanePoll(r.ctx, "comix", r.clk.Now().UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the forced Lane", func() bool { return r.rd.readsOf(url("c")) == 2 })
+	if r.rd.readsOf(url("a")) != 2 {
+		t.Fatal("a wake for comix woke novelfull")
+	}
+	if err := other.ForceSeriesPoll(r.ctx, site, "missing", 1); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("forcing a missing Series: %v", err)
+	}
+	cancel()
+	<-done
+}
+
+func TestALockThatCannotBeAskedForIsALockErrorNotAnotherLeader(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	if err := r.pool.Ping(r.ctx); err != nil { // keep one pooled connection open
+		t.Fatal(err)
+	}
+	// New sessions are refused; the pool's open one still works.
+	r.exec(`DO $$ BEGIN EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC, %I', current_database(), current_user); END $$`)
+	r.clk.Advance(time.Hour)
+	pass := r.p.RunPass(r.ctx, site)
+	if pass.Skip != poller.SkipLockError {
+		t.Fatalf("%+v", pass)
+	}
+	if rows := r.passes(site); len(rows) != 1 || rows[0].Skip != poller.SkipLockError {
+		t.Fatalf("pass log: %+v", rows)
+	}
+}
+
+func TestTheLanePrunesAtMostHourly(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.p.PassRetention = 7
+	r.p.DefaultRest = 20 * time.Millisecond // passes follow each other quickly
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "the first pass", func() bool { return len(r.passes(site)) >= 1 })
+
+	old := r.clk.Now().Add(-8 * 24 * time.Hour).UnixMilli()
+	if err := r.st.InsertPass(r.ctx, store.PassRow{Site: site, StartedAt: old, FinishedAt: old}); err != nil {
+		t.Fatal(err)
+	}
+	first := len(r.passes(site))
+	waitFor(t, "more passes", func() bool { return len(r.passes(site)) >= first+5 })
+	if rows := r.passes(site); rows[0].StartedAt != old {
+		t.Fatal("pruned again within the hour")
+	}
+	r.clk.Advance(61 * time.Minute)
+	waitFor(t, "the hourly prune", func() bool { return r.passes(site)[0].StartedAt != old })
+}

@@ -1,0 +1,724 @@
+// Package poller runs the Lanes: one goroutine per Site that repeatedly runs
+// a pass (pick the due Series, Poll each, write one pass-log row), then rests
+// for the pace the pass reported, never longer than DefaultRest.
+//
+// Skip values: one per early-return path of RunPass, written to
+// poll_passes.skip. A pass that polled (even one broken by refusals, or one
+// with nothing due) writes the empty string.
+//
+//	skip           the path
+//	------------   -----------------------------------------------------------
+//	not-leader     another process holds this Lane's lock (replicas). The Lane
+//	               loop waits for the lock instead of passing, so in steady
+//	               state only a direct RunPass call writes this value.
+//	lock-error     the Lane lock could not be asked for (no connection).
+//	no-lane        the Site has no poll_lanes row (not one of the six).
+//	db-error       the Lane row could not be read (the database is unwell).
+//	paused         the owner paused the Lane (paused_until in the future).
+//	refusing       the Site refused twice in a recent pass (refuse_until).
+//	no-browser     a browser Site and no sidecar configured (BROWSER_WS_URL unset).
+//	browser-down   a browser Lane of this process lost the sidecar less than
+//	               BrowserDownFor ago.
+//	due-error      the due query failed.
+//	stopped        the context was already cancelled (shutdown) when the
+//	               pass began; nothing was read.
+//	''             the pass ran.
+package poller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store"
+)
+
+// Skip values (see the table above).
+const (
+	SkipNone        = ""
+	SkipNotLeader   = "not-leader"
+	SkipLockError   = "lock-error"
+	SkipNoLane      = "no-lane"
+	SkipDBError     = "db-error"
+	SkipPaused      = "paused"
+	SkipRefusing    = "refusing"
+	SkipNoBrowser   = "no-browser"
+	SkipBrowserDown = "browser-down"
+	SkipDueError    = "due-error"
+	SkipStopped     = "stopped"
+)
+
+// AllSites are the six Sites, one Lane each.
+var AllSites = []string{"asurascans", "demonicscans", "comix", "kagane", "novelfull", "lightnovelworld"}
+
+// Routes a Reader answers.
+const (
+	RoutePlain   = "plain"
+	RouteBrowser = "browser"
+)
+
+// Defaults for the zero values of Poller's fields.
+const (
+	DefaultPollEvery      = time.Hour
+	DefaultSpacing        = 3 * time.Second
+	DefaultBrowserDownFor = 15 * time.Minute
+	DefaultDefaultRest    = time.Hour
+	DefaultPassRetention  = 14 // days
+	DefaultRefuseFor      = 30 * time.Minute
+	DefaultMaxRefuse      = 6 * time.Hour
+	DefaultReadTimeout    = 90 * time.Second
+	DefaultMinRest        = 30 * time.Second
+	DefaultErrorRest      = time.Minute
+	DefaultLeaderRetry    = 30 * time.Second
+)
+
+// Reader reads one Series page through its Site's route. The adapters
+// package provides the real one; it owns the fetch gate, the politeness of a
+// single request (timeout, body cap, redirects) and the classification into
+// outcome words.
+type Reader interface {
+	Read(ctx context.Context, site, seriesURL string) adapters.Result
+	// Route is "plain" or "browser".
+	Route(site string) string
+	// HasBrowser is false when no sidecar is configured.
+	HasBrowser() bool
+}
+
+// Poller runs the Lanes. Set the fields, then call Run (or RunPass, the
+// round-at-a-time seam tests use). Zero durations take the defaults above,
+// except Spacing (zero is none).
+type Poller struct {
+	Store  *store.Store
+	Reader Reader
+	// Now is the clock; nil means time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+	// Notifier is called after every pass-log insert, on every return path
+	// of a pass. nil turns notification off. Its error is logged.
+	Notifier func(ctx context.Context, site string, passAt time.Time) error
+
+	// Sites are the Lanes Run starts.
+	Sites []string
+	// PollEvery is each Site's pace (default one hour).
+	PollEvery map[string]time.Duration
+	// Spacing is the least time between two requests to one Site. Zero
+	// means none (tests); New sets DefaultSpacing, which a server wants.
+	Spacing time.Duration
+	// BrowserDownFor is how long an unreachable sidecar keeps every browser
+	// Lane of this process skipping.
+	BrowserDownFor time.Duration
+	// DefaultRest is the longest a Lane rests between passes.
+	DefaultRest time.Duration
+	// PassRetention is how many days of pass log to keep.
+	PassRetention int
+	// RefuseFor is how long two refusals stop a Lane; a larger Retry-After
+	// wins, up to MaxRefuse.
+	RefuseFor, MaxRefuse time.Duration
+	// ReadTimeout bounds one Read.
+	ReadTimeout time.Duration
+	// MinRest keeps a Lane whose passes achieve nothing from spinning.
+	MinRest time.Duration
+	// ErrorRest is the rest after a pass the database stopped.
+	ErrorRest time.Duration
+	// LeaderRetry is how often a Lane that is not leader tries the lock:
+	// the bound on a takeover after the leader dies.
+	LeaderRetry time.Duration
+	// MaxPerPass bounds the Series one pass polls (0 = all that are due).
+	MaxPerPass int
+
+	initOnce sync.Once
+	mu       sync.Mutex
+	lanes    map[string]*lane
+	// browserDownUntil is shared by every browser Lane of this process.
+	browserDownUntil time.Time
+}
+
+// lane is one Site's in-process state.
+type lane struct {
+	pass      sync.Mutex // one pass of a Lane at a time in this process
+	wake      chan struct{}
+	lock      *store.LaneLock
+	lastPrune time.Time
+	lastRead  time.Time // real time of the last request to the Site (spacing)
+	// unlogged holds pass rows the database refused, oldest first, written
+	// ahead of the next pass's own row (bounded: maxUnlogged).
+	unlogged []store.PassRow
+}
+
+// maxUnlogged bounds the pass rows a Lane keeps through an outage: a day of
+// hourly passes and then some.
+const maxUnlogged = 64
+
+// Pass is what one pass did.
+type Pass struct {
+	Site       string
+	StartedAt  time.Time
+	FinishedAt time.Time
+	// Skip is '' for a pass that ran, else the early-return path taken.
+	Skip    string
+	Due     int
+	Checked int
+	Counts  map[adapters.Outcome]int
+	// Rest is how long the Lane wants to rest before its next pass.
+	Rest time.Duration
+	// Broken is true when two refusals stopped the loop.
+	Broken bool
+}
+
+func (p *Poller) init() {
+	p.initOnce.Do(func() {
+		p.lanes = map[string]*lane{}
+	})
+}
+
+func (p *Poller) lane(site string) *lane {
+	p.init()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l, ok := p.lanes[site]
+	if !ok {
+		l = &lane{wake: make(chan struct{}, 1)}
+		p.lanes[site] = l
+	}
+	return l
+}
+
+func (p *Poller) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
+
+func (p *Poller) log() *slog.Logger {
+	if p.Logger != nil {
+		return p.Logger
+	}
+	return slog.Default()
+}
+
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+func (p *Poller) pollEvery(site string) time.Duration {
+	return or(p.PollEvery[site], DefaultPollEvery)
+}
+
+func (p *Poller) defaultRest() time.Duration { return or(p.DefaultRest, DefaultDefaultRest) }
+
+func (p *Poller) spacing() time.Duration { return max(p.Spacing, 0) }
+
+// New returns a Poller with a server's settings: every Site's Lane, and
+// requests to one Site spaced DefaultSpacing apart. Other zero fields take
+// their defaults when used.
+func New(st *store.Store, r Reader, logger *slog.Logger) *Poller {
+	return &Poller{Store: st, Reader: r, Logger: logger, Sites: AllSites, Spacing: DefaultSpacing}
+}
+
+// clampRest keeps a rest within [0, DefaultRest].
+func (p *Poller) clampRest(d time.Duration) time.Duration {
+	return max(0, min(d, p.defaultRest()))
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+// wakeLane makes the Lane's next wait end at once.
+func (p *Poller) wakeLane(site string) {
+	select {
+	case p.lane(site).wake <- struct{}{}:
+	default:
+	}
+}
+
+// ForceSeries asks for a Poll of one Series now and wakes its Lane. The
+// request writes force_poll_at and nothing else: it is not evidence. The
+// store's own ForceSeriesPoll (what the admin handlers call) wakes the Lane
+// through the database just the same; this also wakes a Lane of this
+// process that is not holding its lock yet.
+func (p *Poller) ForceSeries(ctx context.Context, site, id string) error {
+	if err := p.Store.ForceSeriesPoll(ctx, site, id, ms(p.now())); err != nil {
+		return fmt.Errorf("poller: force series: %w", err)
+	}
+	p.wakeLane(site)
+	return nil
+}
+
+// ForceLane asks for a Poll of every Series of a Lane now and wakes it.
+func (p *Poller) ForceLane(ctx context.Context, site string) error {
+	if err := p.Store.ForceLanePoll(ctx, site, ms(p.now())); err != nil {
+		return fmt.Errorf("poller: force lane: %w", err)
+	}
+	p.wakeLane(site)
+	return nil
+}
+
+// Pause stops a Lane until the given time.
+func (p *Poller) Pause(ctx context.Context, site string, until time.Time) error {
+	if err := p.Store.PauseLane(ctx, site, ms(until)); err != nil {
+		return fmt.Errorf("poller: pause: %w", err)
+	}
+	p.wakeLane(site) // so the Lane's rest reflects the pause now
+	return nil
+}
+
+// Resume lifts a pause and wakes the Lane.
+func (p *Poller) Resume(ctx context.Context, site string) error {
+	if err := p.Store.ResumeLane(ctx, site); err != nil {
+		return fmt.Errorf("poller: resume: %w", err)
+	}
+	p.wakeLane(site)
+	return nil
+}
+
+// BrowserDownUntil reports until when this process treats the sidecar as
+// down (zero when it is not).
+func (p *Poller) BrowserDownUntil() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.browserDownUntil
+}
+
+func (p *Poller) markBrowserDown(at time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.browserDownUntil = at.Add(or(p.BrowserDownFor, DefaultBrowserDownFor))
+}
+
+// leading reports whether this process holds site's Lane lock, taking it
+// when free; an error means the lock could not even be asked for. A held
+// lock is re-checked on its own connection first: a lock whose session died
+// (database restart, terminated backend) is gone, and the Lane steps down
+// until it takes the lock again. The caller holds l.pass.
+func (p *Poller) leading(ctx context.Context, site string, l *lane) (bool, error) {
+	if l.lock != nil {
+		err := l.lock.Alive(ctx)
+		if err == nil {
+			return true, nil
+		}
+		p.log().Warn("lane lock lost", "site", site, "err", err)
+		l.lock.Release()
+		l.lock = nil
+	}
+	lock, err := p.Store.TryLockLane(ctx, site)
+	if err != nil {
+		p.log().Warn("lane lock not taken", "site", site, "err", err)
+		return false, err
+	}
+	if lock == nil {
+		return false, nil
+	}
+	l.lock = lock
+	p.log().Info("lane lock taken", "site", site)
+	return true, nil
+}
+
+// Close releases every Lane lock this process holds. Run calls it on exit.
+func (p *Poller) Close() {
+	p.init()
+	p.mu.Lock()
+	lanes := make([]*lane, 0, len(p.lanes))
+	for _, l := range p.lanes {
+		lanes = append(lanes, l)
+	}
+	p.mu.Unlock()
+	for _, l := range lanes {
+		l.pass.Lock()
+		if l.lock != nil {
+			l.lock.Release()
+			l.lock = nil
+		}
+		l.pass.Unlock()
+	}
+}
+
+// RunPass runs one pass of site's Lane now and returns what it did. It is
+// the round-at-a-time seam: the Lane loop calls it, and so do the tests.
+func (p *Poller) RunPass(ctx context.Context, site string) Pass {
+	l := p.lane(site)
+	l.pass.Lock()
+	defer l.pass.Unlock()
+
+	start := p.now()
+	pass := Pass{Site: site, StartedAt: start, Counts: map[adapters.Outcome]int{}}
+	// Every return path passes through here: the pass-log row, then the
+	// notifier (two of its conditions live on early returns).
+	defer func() { p.finish(ctx, l, &pass) }()
+
+	if ctx.Err() != nil {
+		pass.Skip = SkipStopped
+		return pass
+	}
+	switch lead, err := p.leading(ctx, site, l); {
+	case err != nil:
+		pass.Skip = SkipLockError
+		pass.Rest = or(p.ErrorRest, DefaultErrorRest)
+		return pass
+	case !lead:
+		pass.Skip = SkipNotLeader
+		pass.Rest = or(p.LeaderRetry, DefaultLeaderRetry)
+		return pass
+	}
+
+	ln, err := p.Store.GetLane(ctx, site)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		pass.Skip = SkipNoLane
+		pass.Rest = p.defaultRest()
+		return pass
+	case err != nil:
+		p.log().Error("lane row unreadable", "site", site, "err", err)
+		pass.Skip = SkipDBError
+		pass.Rest = or(p.ErrorRest, DefaultErrorRest)
+		return pass
+	}
+	now := ms(start)
+	if ln.PausedUntil > now {
+		pass.Skip = SkipPaused
+		pass.Rest = p.clampRest(time.Duration(ln.PausedUntil-now) * time.Millisecond)
+		return pass
+	}
+	if ln.RefuseUntil > now {
+		pass.Skip = SkipRefusing
+		pass.Rest = p.clampRest(time.Duration(ln.RefuseUntil-now) * time.Millisecond)
+		return pass
+	}
+	browser := p.Reader.Route(site) == RouteBrowser
+	if browser && !p.Reader.HasBrowser() {
+		pass.Skip = SkipNoBrowser
+		pass.Rest = p.defaultRest()
+		return pass
+	}
+	if down := p.BrowserDownUntil(); browser && down.After(start) {
+		pass.Skip = SkipBrowserDown
+		pass.Rest = p.clampRest(down.Sub(start))
+		return pass
+	}
+
+	cutoff := ms(start.Add(-p.pollEvery(site)))
+	if ln.ForcePollAt > 0 {
+		cutoff = max(cutoff, ln.ForcePollAt)
+	}
+	limit := 0
+	if p.MaxPerPass > 0 {
+		limit = p.MaxPerPass + 1 // one more tells whether the bound cut the list
+	}
+	due, err := p.Store.DueSeries(ctx, site, cutoff, limit)
+	if err != nil {
+		p.log().Error("due query failed", "site", site, "err", err)
+		pass.Skip = SkipDueError
+		pass.Rest = or(p.ErrorRest, DefaultErrorRest)
+		return pass
+	}
+	// completed: every Series the Lane owed was polled, so a Forced Poll of
+	// the whole Lane is served.
+	completed := true
+	if p.MaxPerPass > 0 && len(due) > p.MaxPerPass {
+		due, completed = due[:p.MaxPerPass], false
+	}
+	pass.Due = len(due)
+	var retryAfter time.Duration
+	refusals := 0
+	for _, s := range due {
+		if ctx.Err() != nil {
+			completed = false
+			break
+		}
+		if browser && p.BrowserDownUntil().After(p.now()) {
+			// A sibling browser Lane lost the sidecar mid-pass.
+			completed = false
+			break
+		}
+		if !p.space(ctx, l) {
+			completed = false
+			break
+		}
+		res, counted := p.pollOne(ctx, l, s)
+		if !counted {
+			continue
+		}
+		pass.Counts[res.Outcome]++
+		if res.Checked {
+			pass.Checked++
+		}
+		switch res.Outcome {
+		case adapters.Refused:
+			refusals++
+			retryAfter = max(retryAfter, res.RetryAfter)
+		case adapters.Unreachable:
+			if browser {
+				p.markBrowserDown(p.now())
+			}
+		}
+		if refusals >= 2 {
+			// Not an early return: the pass falls through to its
+			// normal end and writes skip ''.
+			pass.Broken = true
+			wait := max(or(p.RefuseFor, DefaultRefuseFor), retryAfter)
+			wait = min(wait, or(p.MaxRefuse, DefaultMaxRefuse))
+			until := p.now().Add(wait)
+			if err := p.Store.SetLaneRefusal(context.WithoutCancel(ctx), site, ms(until)); err != nil {
+				p.log().Error("lane refusal not recorded", "site", site, "err", err)
+			}
+			pass.Rest = p.clampRest(wait)
+			completed = false
+			break
+		}
+		if res.Outcome == adapters.Unreachable && browser {
+			// The sidecar is ours and it is gone: no further browser
+			// Series can be read this pass.
+			pass.Rest = p.clampRest(p.BrowserDownUntil().Sub(p.now()))
+			completed = false
+			break
+		}
+	}
+	if completed && ln.ForcePollAt > 0 {
+		if err := p.Store.ServeLaneForce(ctx, site, ln.ForcePollAt); err != nil {
+			p.log().Error("lane force not served", "site", site, "err", err)
+		}
+	}
+	if pass.Rest == 0 && !pass.Broken {
+		pass.Rest = p.nextRest(ctx, site)
+	}
+	if retryAfter > 0 {
+		// A 429 is the Site setting its own pace.
+		pass.Rest = p.clampRest(max(pass.Rest, retryAfter))
+	}
+	return pass
+}
+
+// space waits until Spacing has passed since the Lane's last request (across
+// passes too: a forced wake right after a pass is still polite). It
+// reports false when ctx ended first.
+func (p *Poller) space(ctx context.Context, l *lane) bool {
+	if d := p.spacing() - time.Since(l.lastRead); p.spacing() > 0 && d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// nextRest is the time until the Lane's next Series falls due, bounded.
+func (p *Poller) nextRest(ctx context.Context, site string) time.Duration {
+	oldest, err := p.Store.OldestCheck(ctx, site)
+	if err != nil {
+		p.log().Error("next due unreadable", "site", site, "err", err)
+		return or(p.ErrorRest, DefaultErrorRest)
+	}
+	if oldest < 0 {
+		return p.defaultRest()
+	}
+	next := time.UnixMilli(oldest).Add(p.pollEvery(site))
+	return p.clampRest(max(next.Sub(p.now()), or(p.MinRest, DefaultMinRest)))
+}
+
+// finish writes the pass-log row and calls the notifier. It runs on every
+// return path, with a context that survives shutdown for a moment so the
+// last pass is still recorded.
+func (p *Poller) finish(ctx context.Context, l *lane, pass *Pass) {
+	pass.FinishedAt = p.now()
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	row := store.PassRow{
+		Site: pass.Site, StartedAt: ms(pass.StartedAt), FinishedAt: ms(pass.FinishedAt),
+		Due: pass.Due, Checked: pass.Checked, Skip: pass.Skip,
+		Refused:     pass.Counts[adapters.Refused],
+		OK:          pass.Counts[adapters.OK],
+		NoChapter:   pass.Counts[adapters.NoChapter],
+		Unfetchable: pass.Counts[adapters.Unfetchable],
+		NotFound:    pass.Counts[adapters.NotFound],
+		Errors:      pass.Counts[adapters.Errors],
+		Unreachable: pass.Counts[adapters.Unreachable],
+	}
+	// Rows an outage kept from the log go first, so the log stays in order.
+	rows := append(l.unlogged, row)
+	l.unlogged = nil
+	for i, r := range rows {
+		if err := p.Store.InsertPass(wctx, r); err != nil {
+			l.unlogged = rows[i:]
+			if n := len(l.unlogged) - maxUnlogged; n > 0 {
+				l.unlogged = l.unlogged[n:]
+				p.log().Error("pass rows dropped", "site", pass.Site, "rows", n)
+			}
+			p.log().Error("pass not logged", "site", pass.Site, "skip", pass.Skip,
+				"waiting", len(l.unlogged), "err", err)
+			break
+		}
+	}
+	p.notify(ctx, pass)
+}
+
+// notify calls the Notifier, if any: its error is logged, a panic in it is
+// recovered, and it gets a context of its own that survives shutdown for a
+// moment.
+func (p *Poller) notify(ctx context.Context, pass *Pass) {
+	if p.Notifier == nil {
+		return
+	}
+	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	defer func() {
+		if r := recover(); r != nil {
+			p.log().Error("notifier panicked", "site", pass.Site, "panic", fmt.Sprint(r))
+		}
+	}()
+	if err := p.Notifier(nctx, pass.Site, pass.StartedAt); err != nil {
+		p.log().Error("notifier failed", "site", pass.Site, "err", err)
+	}
+}
+
+// pollOne Polls one Series: stamp, read, write. counted is false when the
+// Series was not this pass's to poll (its stamp moved: another pass took it).
+// A panic anywhere inside is recovered and counted as errors.
+func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adapters.Result, counted bool) {
+	begin := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			p.log().Error("poll panicked", "site", s.Site, "series_id", s.SeriesID,
+				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			res, counted = adapters.Result{Outcome: adapters.Errors}, true
+		}
+	}()
+
+	now := p.now()
+	failing, err := p.Store.StampChecked(ctx, s.Site, s.SeriesID, s.CheckedAt, ms(now))
+	if errors.Is(err, store.ErrAlreadyChecked) {
+		p.log().Info("series taken by another pass", "site", s.Site, "series_id", s.SeriesID)
+		return adapters.Result{}, false
+	}
+	if err != nil {
+		// A failed check stamp is errors, not checked, and no fetch: a
+		// page read without its stamp would be retried every pass.
+		p.log().Error("check stamp failed", "site", s.Site, "series_id", s.SeriesID,
+			"outcome", adapters.Errors, "err", err)
+		p.recordFailure(ctx, s, adapters.Errors, now)
+		return adapters.Result{Outcome: adapters.Errors}, true
+	}
+
+	rctx, cancel := context.WithTimeout(ctx, or(p.ReadTimeout, DefaultReadTimeout))
+	res = p.Reader.Read(rctx, s.Site, s.URL)
+	cancel()
+	l.lastRead = time.Now()
+	if ctx.Err() != nil && res.Outcome != adapters.OK {
+		// Shutdown cut the read short: that says nothing about the Series.
+		p.log().Info("poll interrupted by shutdown", "site", s.Site, "series_id", s.SeriesID)
+		return adapters.Result{}, false
+	}
+	// The read happened; its writes should land even if shutdown began.
+	ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if !validOutcome(res.Outcome) {
+		res = adapters.Result{Outcome: adapters.Errors, Checked: res.Checked, Status: res.Status,
+			Err: fmt.Errorf("poller: reader returned outcome %q", res.Outcome)}
+	}
+
+	switch res.Outcome {
+	case adapters.Refused, adapters.Unreachable:
+		// No statement at all: the Site's mood or our own sidecar says
+		// nothing about this Series, in either direction.
+		p.log().Info("poll said nothing", "site", s.Site, "series_id", s.SeriesID,
+			"outcome", res.Outcome, "duration", time.Since(begin), "err", res.Err)
+		return res, true
+	case adapters.OK:
+		if err := p.writeOK(ctx, s, res.Facts, failing, now); err != nil {
+			p.log().Error("write after read failed", "site", s.Site, "series_id", s.SeriesID,
+				"outcome", adapters.Errors, "err", err)
+			res.Outcome = adapters.Errors
+			p.recordFailure(ctx, s, adapters.Errors, now)
+		}
+		return res, true
+	default:
+		p.log().Warn("poll failed", "site", s.Site, "series_id", s.SeriesID,
+			"outcome", res.Outcome, "status", res.Status, "duration", time.Since(begin), "err", res.Err)
+		p.recordFailure(ctx, s, res.Outcome, now)
+		return res, true
+	}
+}
+
+func validOutcome(o adapters.Outcome) bool {
+	for _, w := range adapters.Outcomes {
+		if o == w {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Poller) recordFailure(ctx context.Context, s store.Series, o adapters.Outcome, now time.Time) {
+	if err := p.Store.RecordFailure(ctx, s.Site, s.SeriesID, string(o), ms(now)); err != nil {
+		p.log().Error("failure row not written", "site", s.Site, "series_id", s.SeriesID,
+			"outcome", o, "err", err)
+	}
+}
+
+// writeOK applies a correct read. Each statement fires only on a change, so
+// a healthy, unchanged Series costs nothing here.
+func (p *Poller) writeOK(ctx context.Context, s store.Series, f adapters.Facts, failing bool, now time.Time) error {
+	if failing {
+		if err := p.Store.ClearFailure(ctx, s.Site, s.SeriesID); err != nil {
+			return err
+		}
+	}
+	if f.Completed != (s.SiteCompletedAt > 0) {
+		at := int64(0)
+		if f.Completed {
+			at = ms(now)
+		}
+		if err := p.Store.SetSiteCompleted(ctx, s.Site, s.SeriesID, at); err != nil {
+			return err
+		}
+	}
+	if f.HasLatest && latestChanges(s, f) {
+		if err := p.Store.SetLatestFromPoll(ctx, s.Site, s.SeriesID, f.LatestChapter, f.LatestChapterURL); err != nil {
+			return err
+		}
+	}
+	title, cover := or(f.Title, s.Title), or(f.CoverURL, s.CoverURL)
+	if title != s.Title || cover != s.CoverURL {
+		if err := p.Store.SetSeriesFace(ctx, s.Site, s.SeriesID, title, cover); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// latestChanges reports whether a read number changes the row: it is above
+// the current one (raise), or equal while a Reader's attribution or a
+// different chapter address stands (confirm). A number below changes
+// nothing: Latest Chapter is the highest number known.
+func latestChanges(s store.Series, f adapters.Facts) bool {
+	read, ok := new(big.Rat).SetString(f.LatestChapter)
+	if !ok {
+		return false
+	}
+	if s.LatestChapter == nil {
+		return true
+	}
+	cur, ok := new(big.Rat).SetString(*s.LatestChapter)
+	if !ok {
+		return true
+	}
+	switch read.Cmp(cur) {
+	case 1:
+		return true
+	case 0:
+		return s.LatestRaisedBy != nil || (f.LatestChapterURL != "" && f.LatestChapterURL != s.LatestChapterURL)
+	default:
+		return false
+	}
+}

@@ -1,0 +1,352 @@
+package poller_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
+)
+
+func TestEachWritingOutcomeInsertsAFailureRowWithItsWord(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		res     adapters.Result
+		checked int
+	}{
+		{"a page read with no chapter on it is no_chapter", failResult(adapters.NoChapter, 200, true), 1},
+		{"an address failing the fetch gate is unfetchable", failResult(adapters.Unfetchable, 0, false), 0},
+		{"a 404 is not_found", failResult(adapters.NotFound, 404, true), 1},
+		{"a 410 is not_found", failResult(adapters.NotFound, 410, true), 1},
+		{"a 503 is errors and was checked", failResult(adapters.Errors, 503, true), 1},
+		{"a plain 403 is errors and was checked", failResult(adapters.Errors, 403, true), 1},
+		{"a timeout is errors and was not checked", failResult(adapters.Errors, 0, false), 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t)
+			r.series("s")
+			r.rd.script(url("s"), c.res)
+			pass := r.pass()
+			f, ok := r.failure("s")
+			if !ok || f.Outcome != string(c.res.Outcome) || f.FailingSince != r.clk.Now().UnixMilli() {
+				t.Fatalf("failure row: %+v present=%v, want %s since now", f, ok, c.res.Outcome)
+			}
+			if pass.Counts[c.res.Outcome] != 1 || pass.Checked != c.checked || pass.Due != 1 {
+				t.Fatalf("pass: %+v, want one %s and checked=%d", pass, c.res.Outcome, c.checked)
+			}
+			row := r.passes(site)[0]
+			if row.Checked != c.checked || row.Due != 1 || row.Skip != "" {
+				t.Fatalf("pass log row: %+v", row)
+			}
+		})
+	}
+}
+
+func TestARepeatedIdenticalFailureWritesNothing(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("s")
+	r.rd.script(url("s"), failResult(adapters.NoChapter, 200, true))
+	r.pass()
+	before, _ := r.failure("s")
+	version := r.xmin("s")
+
+	r.pass()
+	after, ok := r.failure("s")
+	if !ok || after != before {
+		t.Fatalf("row changed: %+v -> %+v", before, after)
+	}
+	if got := r.xmin("s"); got != version {
+		t.Fatalf("the identical failure rewrote the row (xmin %s -> %s)", version, got)
+	}
+}
+
+func TestAChangedWordUpdatesTheWordAndKeepsFailingSince(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("s")
+	r.rd.script(url("s"), failResult(adapters.NoChapter, 200, true), failResult(adapters.NotFound, 404, true))
+	r.pass()
+	first, _ := r.failure("s")
+	r.clk.Advance(90 * 24 * time.Hour)
+	r.pass()
+	f, ok := r.failure("s")
+	if !ok || f.Outcome != "not_found" {
+		t.Fatalf("word not updated: %+v %v", f, ok)
+	}
+	if f.FailingSince != first.FailingSince {
+		t.Fatalf("failing_since reset: %d -> %d", first.FailingSince, f.FailingSince)
+	}
+}
+
+func TestASuccessfulReadDeletesTheFailureRow(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("s")
+	r.rd.script(url("s"), failResult(adapters.Errors, 503, true), okResult("10"))
+	r.pass()
+	if _, ok := r.failure("s"); !ok {
+		t.Fatal("no failure row after errors")
+	}
+	r.pass()
+	if f, ok := r.failure("s"); ok {
+		t.Fatalf("failure row survived a correct read: %+v", f)
+	}
+}
+
+func TestRefusedAndUnreachablePollsNeitherInsertNorDelete(t *testing.T) {
+	t.Parallel()
+	for _, o := range []adapters.Outcome{adapters.Refused, adapters.Unreachable} {
+		for _, seeded := range []bool{false, true} {
+			name := "a " + string(o) + " Poll on a healthy Series inserts nothing"
+			if seeded {
+				name = "a " + string(o) + " Poll on a failing Series deletes nothing"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				r := newRig(t)
+				r.series("s")
+				r.rd.routes[site] = routeFor(o)
+				if seeded {
+					r.exec(`INSERT INTO poll_failures VALUES ($1, 's', 'not_found', 42)`, site)
+					r.exec(`UPDATE series SET site_completed_at = 7 WHERE series_id = 's'`)
+				}
+				res := failResult(o, 0, false)
+				res.Facts = adapters.Facts{Completed: false}
+				r.rd.script(url("s"), res)
+				r.trace.reset()
+				pass := r.pass()
+				if pass.Counts[o] != 1 || pass.Checked != 0 {
+					t.Fatalf("pass: %+v", pass)
+				}
+				f, ok := r.failure("s")
+				if seeded && (!ok || f.Outcome != "not_found" || f.FailingSince != 42) {
+					t.Fatalf("seeded row changed: %+v present=%v", f, ok)
+				}
+				if !seeded && ok {
+					t.Fatalf("row inserted: %+v", f)
+				}
+				if w := r.trace.touching("poll_failures"); len(w) != 0 {
+					t.Fatalf("statements on poll_failures: %q", w)
+				}
+				if seeded && r.get("s").SiteCompletedAt != 7 {
+					t.Fatalf("completion hint changed by a %s Poll", o)
+				}
+			})
+		}
+	}
+}
+
+// routeFor gives unreachable its natural home, a browser Site.
+func routeFor(o adapters.Outcome) string {
+	if o == adapters.Unreachable {
+		return "browser"
+	}
+	return "plain"
+}
+
+func TestAForcedPollThatSucceedsDeletesTheRowAndARequestAloneDoesNot(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("s")
+	r.rd.script(url("s"), failResult(adapters.NoChapter, 200, true), okResult("10"))
+	r.pass() // fails: row written, checked now
+	r.clk.Advance(time.Minute)
+	if err := r.p.ForceSeries(r.ctx, site, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.failure("s"); !ok {
+		t.Fatal("the forced request alone cleared the failure row")
+	}
+	r.clk.Advance(time.Minute) // not due by age: only the force makes it due
+	pass := r.p.RunPass(r.ctx, site)
+	if pass.Due != 1 || pass.Counts[adapters.OK] != 1 {
+		t.Fatalf("forced Series not polled: %+v", pass)
+	}
+	if _, ok := r.failure("s"); ok {
+		t.Fatal("a forced Poll that read the page left the failure row")
+	}
+	r.clk.Advance(time.Minute)
+	if pass := r.p.RunPass(r.ctx, site); pass.Due != 0 {
+		t.Fatalf("a served force is still due: %+v", pass)
+	}
+}
+
+func TestTheCompletionWriteFiresOnlyOnATransition(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("s")
+	ongoing, done := okResult("10"), okResult("10")
+	done.Facts.Completed = true
+	r.rd.script(url("s"), ongoing, ongoing, done, done, ongoing)
+	r.pass() // the first read sets the chapter; from here only the hint moves
+
+	steps := []struct {
+		name       string
+		wantWrite  bool
+		wantMarked bool
+	}{
+		{"an ordinary Poll of an ongoing Series", false, false},
+		{"the read that first sees completed", true, true},
+		{"a second completed read", false, true},
+		{"the read that sees it resume", true, false},
+	}
+	for _, s := range steps {
+		r.trace.reset()
+		r.pass()
+		wrote := len(r.trace.touching("series")) > 1 // beyond the check stamp
+		got := r.get("s").SiteCompletedAt
+		if wrote != s.wantWrite || (got > 0) != s.wantMarked {
+			t.Fatalf("%s: wrote=%v site_completed_at=%d", s.name, wrote, got)
+		}
+		if s.wantMarked && s.wantWrite && got != r.clk.Now().UnixMilli() {
+			t.Fatalf("%s: site_completed_at %d is not the read's time", s.name, got)
+		}
+	}
+	// Completed again, then refused: the hint keeps its value.
+	r.rd.script(url("s"), done, failResult(adapters.Refused, 403, false))
+	r.pass()
+	marked := r.get("s").SiteCompletedAt
+	r.pass()
+	if got := r.get("s").SiteCompletedAt; got != marked || got == 0 {
+		t.Fatalf("a refused Poll changed the hint: %d -> %d", marked, got)
+	}
+}
+
+func TestAHealthyUnchangedPollWritesExactlyOneStatement(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("s")
+	r.pass() // first read: sets chapter 10 and its address
+	r.trace.reset()
+	pass := r.pass()
+	if pass.Counts[adapters.OK] != 1 {
+		t.Fatalf("pass: %+v", pass)
+	}
+	series := r.trace.touching("series")
+	if len(series) != 1 || series[0][:len("UPDATE series s SET checked_at")] != "UPDATE series s SET checked_at" {
+		t.Fatalf("writes to series: %q, want only the check stamp", series)
+	}
+	// Everything else the pass wrote is its own pass-log row.
+	for _, w := range r.trace.writes() {
+		if w != series[0] && r.trace.touching("poll_passes")[0] != w {
+			t.Fatalf("unexpected write: %q", w)
+		}
+	}
+	if n := len(r.trace.writes()); n != 2 {
+		t.Fatalf("%d write statements, want the stamp and the pass-log row: %q", n, r.trace.writes())
+	}
+}
+
+func TestAHealthyFailingSeriesCostsNoMoreThanAHealthyOne(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("s")
+	r.rd.script(url("s"), failResult(adapters.NotFound, 404, true))
+	r.pass()
+	r.trace.reset()
+	r.pass()
+	if w := r.trace.touching("series"); len(w) != 1 {
+		t.Fatalf("series writes: %q", w)
+	}
+	if w := r.trace.touching("poll_failures"); len(w) != 1 {
+		t.Fatalf("one upsert (that changes nothing) expected, got %q", w)
+	}
+}
+
+func TestTheLatestChapterFollowsTheRules(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name      string
+		current   string // '' = NULL
+		raisedBy  bool
+		read      string
+		want      string
+		wantRaise bool // latest_raised_by still set
+		wantWrite bool
+	}{
+		{"a first read sets the number", "", false, "10", "10", false, true},
+		{"a higher read raises it", "10", false, "12.5", "12.5", false, true},
+		{"the same read writes nothing", "10", false, "10", "10", false, false},
+		{"a lower read writes nothing", "10", false, "9", "10", false, false},
+		{"a read at a Reader's number confirms it", "12", true, "12", "12", false, true},
+		{"a read above a Reader's number replaces it", "12", true, "13", "13", false, true},
+		{"a read below a Reader's number leaves it unconfirmed", "12", true, "11", "12", true, false},
+		{"numbers compare as numbers, not text", "9", false, "10", "10", false, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t)
+			r.series("s")
+			r.exec(`INSERT INTO readers (discord_id, created_at) VALUES ('reader', 1)`)
+			if c.current != "" {
+				by := any(nil)
+				if c.raisedBy {
+					by = "reader"
+				}
+				res := okResult(c.current)
+				r.exec(`UPDATE series SET latest_chapter_num = $1::numeric, latest_chapter_url = $2, latest_raised_by = $3 WHERE series_id = 's'`,
+					c.current, res.Facts.LatestChapterURL, by)
+			}
+			r.rd.script(url("s"), okResult(c.read))
+			r.trace.reset()
+			r.pass()
+			s := r.get("s")
+			if s.LatestChapter == nil || *s.LatestChapter != c.want {
+				t.Fatalf("latest: %v, want %s", s.LatestChapter, c.want)
+			}
+			if (s.LatestRaisedBy != nil) != c.wantRaise {
+				t.Fatalf("latest_raised_by: %v", s.LatestRaisedBy)
+			}
+			if wrote := len(r.trace.touching("series")) > 1; wrote != c.wantWrite {
+				t.Fatalf("wrote=%v: %q", wrote, r.trace.touching("series"))
+			}
+		})
+	}
+}
+
+func TestAFailedCheckStampIsErrorsUncheckedAndNothingIsFetched(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	r.exec(`CREATE FUNCTION no_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.checked_at <> OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+	r.exec(`CREATE TRIGGER no_stamp BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp()`)
+	pass := r.pass()
+	if pass.Counts[adapters.Errors] != 1 || pass.Checked != 0 || pass.Skip != "" || pass.Due != 1 {
+		t.Fatalf("pass: %+v", pass)
+	}
+	if r.rd.readsOf(url("a")) != 0 {
+		t.Fatal("a page was fetched without its check stamp")
+	}
+	if f, ok := r.failure("a"); !ok || f.Outcome != "errors" {
+		t.Fatalf("failure row: %+v %v", f, ok)
+	}
+	// The pass log shows it as the stall it is.
+	if row := r.passes(site)[0]; row.Due != 1 || row.Checked != 0 || row.Skip != "" || row.Refused != 0 {
+		t.Fatalf("pass log: %+v", row)
+	}
+}
+
+func TestAWriteThatFailsAfterACorrectReadIsErrorsButChecked(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	r.exec(`CREATE FUNCTION no_chapter_write() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.latest_chapter_num IS DISTINCT FROM OLD.latest_chapter_num THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+	r.exec(`CREATE TRIGGER no_chapter_write BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_chapter_write()`)
+	pass := r.pass()
+	if pass.Counts[adapters.Errors] != 1 || pass.Counts[adapters.OK] != 0 || pass.Checked != 1 {
+		t.Fatalf("pass: %+v", pass)
+	}
+	if f, ok := r.failure("a"); !ok || f.Outcome != "errors" {
+		t.Fatalf("failure row: %+v %v", f, ok)
+	}
+	if !strings.Contains(r.logs.String(), "write after read failed") {
+		t.Fatal("not logged")
+	}
+}

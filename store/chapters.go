@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// The three writers of Latest Chapter besides the Poll (store/poll.go).
+// None of them touches poll_failures: a Reader's report and the owner's
+// typed number are not reads of the page (seed 001, "Written by nothing
+// else, ever").
+
+// raiseLatestSQL raises Latest Chapter to a Sighting's number when it is
+// higher (compared as numeric: 12.5 sits between 12 and 13) and records the
+// Reader who raised it.
+const raiseLatestSQL = `
+UPDATE series SET latest_chapter_num = $3::text::numeric, latest_chapter_url = $4, latest_raised_by = $5
+WHERE site = $1 AND series_id = $2
+  AND (latest_chapter_num IS NULL OR latest_chapter_num < $3::text::numeric)`
+
+// RaiseLatest applies a Reader's Sighting: a number above Latest Chapter
+// raises it and records readerID; any other number changes nothing. It
+// reports whether the number was raised.
+func (s *Store) RaiseLatest(ctx context.Context, site, id, num, url, readerID string) (bool, error) {
+	tag, err := s.pool.Exec(ctx, raiseLatestSQL, site, id, num, url, readerID)
+	if err != nil {
+		return false, fmt.Errorf("store: raise latest %s/%s: %w", site, id, translate(err))
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// correctLatestSQL sets the owner's number. It clears nothing: not the
+// failure row, not the attribution (clearing that is its own act).
+const correctLatestSQL = `
+UPDATE series SET latest_chapter_num = $3::text::numeric
+WHERE site = $1 AND series_id = $2`
+
+// CorrectLatestChapter sets Latest Chapter to the owner's hand-typed
+// number, up or down. ErrNotFound when the Series does not exist.
+func (s *Store) CorrectLatestChapter(ctx context.Context, site, id, num string) error {
+	tag, err := s.pool.Exec(ctx, correctLatestSQL, site, id, num)
+	if err != nil {
+		return fmt.Errorf("store: correct latest %s/%s: %w", site, id, translate(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("store: correct latest %s/%s: %w", site, id, ErrNotFound)
+	}
+	return nil
+}
+
+const clearAttributionSQL = `UPDATE series SET latest_raised_by = NULL WHERE site = $1 AND series_id = $2`
+
+// ClearAttribution is the owner's explicit act of removing the Reader
+// attribution from Latest Chapter. ErrNotFound when the Series does not exist.
+func (s *Store) ClearAttribution(ctx context.Context, site, id string) error {
+	tag, err := s.pool.Exec(ctx, clearAttributionSQL, site, id)
+	if err != nil {
+		return fmt.Errorf("store: clear attribution %s/%s: %w", site, id, translate(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("store: clear attribution %s/%s: %w", site, id, ErrNotFound)
+	}
+	return nil
+}

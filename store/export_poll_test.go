@@ -1,0 +1,8 @@
+package store
+
+// Statements the plan test EXPLAINs.
+var (
+	DueSeriesSQL   = dueSeriesSQL
+	PrunePassesSQL = prunePassesSQL
+	OldestCheckSQL = nextCheckSQL
+)

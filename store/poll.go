@@ -1,0 +1,508 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// This file holds the statements a Lane issues. Each Poll of a healthy,
+// unchanged Series costs exactly one write: the check stamp. Every other
+// write here fires only on a transition.
+//
+// Every statement here is safe to send twice (the writes are guarded or
+// idempotent), so each is retried when it met a session that had already
+// ended: after a database restart the pool holds one dead connection per
+// slot, and without the retry each would cost a Series a false errors row.
+
+// lostSession reports whether err says the statement reached a session the
+// server had already ended (terminated backend, shutdown): it did not run.
+func lostSession(err error) bool {
+	if pgconn.SafeToRetry(err) {
+		return true
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		switch pg.Code {
+		case "57P01", "57P02", "57P03": // admin_shutdown, crash_shutdown, cannot_connect_now
+			return true
+		}
+	}
+	return false
+}
+
+// again runs f, and again while it fails on a lost session: at most once per
+// pooled connection, plus one.
+func (s *Store) again(f func() error) error {
+	var err error
+	for range int(s.pool.Stat().MaxConns()) + 1 {
+		if err = f(); err == nil || !lostSession(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// exec runs one of the Lane's statements with again.
+func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	var tag pgconn.CommandTag
+	err := s.again(func() (err error) {
+		tag, err = s.pool.Exec(ctx, sql, args...)
+		return err
+	})
+	return tag, err
+}
+
+// dueSeriesSQL picks the Series a pass owes, forced first, then oldest check.
+// It never joins poll_failures: a failing Series is due at the same pace as
+// any other (seed 001, Out of Scope).
+//
+// $2 is the cutoff: max(now - pollEvery, the Lane's unserved Forced Poll).
+//
+// Plan (EXPLAIN on PostgreSQL 15 with 10 000 Series over six Sites; with a
+// few rows the planner rightly prefers a sequential scan). TestThePlans
+// keeps it true:
+//
+//	Sort  (Sort Key: ((force_poll_at > checked_at)) DESC, checked_at, series_id)
+//	  -> Bitmap Heap Scan on series
+//	       Recheck Cond: ((site = $1 AND checked_at <= $2 AND finished_at = 0 AND url <> '')
+//	                   OR (site = $1 AND finished_at = 0 AND url <> '' AND force_poll_at > checked_at))
+//	       -> BitmapOr
+//	            -> Bitmap Index Scan on series_due     (Index Cond: site = $1 AND checked_at <= $2)
+//	            -> Bitmap Index Scan on series_forced  (Index Cond: site = $1)
+//
+// Both arms are partial indexes, so neither a Finished Series nor one
+// without an address is ever read.
+const dueSeriesSQL = `SELECT ` + SeriesColumns + `
+FROM series
+WHERE site = $1 AND finished_at = 0 AND url <> ''
+  AND (checked_at <= $2 OR force_poll_at > checked_at)
+ORDER BY (force_poll_at > checked_at) DESC, checked_at, series_id
+LIMIT $3`
+
+// DueSeries returns the Series of site a pass owes: not Finished, with an
+// address, and checked at or before cutoff or forced since their last check.
+// limit <= 0 means no limit.
+func (s *Store) DueSeries(ctx context.Context, site string, cutoff int64, limit int) ([]Series, error) {
+	var lim any
+	if limit > 0 {
+		lim = limit
+	}
+	var v []Series
+	err := s.again(func() (err error) {
+		v, err = getMany[Series](ctx, s, dueSeriesSQL, site, cutoff, lim)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: due series %s: %w", site, err)
+	}
+	return v, nil
+}
+
+// nextCheckSQL finds the oldest check among the Series the Lane will owe
+// (series_due index; min over an index is one probe).
+const nextCheckSQL = `
+SELECT coalesce(min(checked_at), -1) FROM series
+WHERE site = $1 AND finished_at = 0 AND url <> ''`
+
+// OldestCheck returns the oldest checked_at among site's pollable Series,
+// or -1 when it has none. The Lane rests until that plus pollEvery.
+func (s *Store) OldestCheck(ctx context.Context, site string) (int64, error) {
+	var v int64
+	err := s.again(func() error { return s.pool.QueryRow(ctx, nextCheckSQL, site).Scan(&v) })
+	if err != nil {
+		return 0, fmt.Errorf("store: oldest check %s: %w", site, translate(err))
+	}
+	return v, nil
+}
+
+// stampSQL is the check stamp, written before the fetch. It is conditional on
+// the check the due query saw, so a Series is never polled twice for one
+// due reading (two processes, or a Lane that lost its lock mid-pass).
+//
+// It also reports whether a failure row exists. That is how the ok write
+// stays at one statement on the healthy path: the DELETE is issued only
+// when this says a row is there. Only the Lane that holds the Series' Site
+// writes failure rows, and it is the one asking, so the answer cannot go
+// stale between the stamp and the write. The due query stays free of
+// poll_failures, as the spec requires.
+const stampSQL = `
+UPDATE series s SET checked_at = $4
+WHERE s.site = $1 AND s.series_id = $2 AND s.checked_at = $3
+RETURNING EXISTS (SELECT 1 FROM poll_failures f WHERE f.site = s.site AND f.series_id = s.series_id)`
+
+// ErrAlreadyChecked: the Series' check stamp moved since the due query read
+// it; another pass polled it.
+var ErrAlreadyChecked = errors.New("already checked")
+
+// StampChecked writes checked_at = now for a Series whose check still reads
+// prev, and reports whether it holds a failure row. ErrAlreadyChecked when
+// the stamp moved (or the Series is gone).
+func (s *Store) StampChecked(ctx context.Context, site, id string, prev, now int64) (failing bool, err error) {
+	err = s.again(func() error { return s.pool.QueryRow(ctx, stampSQL, site, id, prev, now).Scan(&failing) })
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, fmt.Errorf("store: stamp %s/%s: %w", site, id, ErrAlreadyChecked)
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: stamp %s/%s: %w", site, id, translate(err))
+	}
+	return failing, nil
+}
+
+// recordFailureSQL is seed 001's failure write, verbatim: failing_since is
+// never touched by the conflict update, and an identical word writes nothing.
+const recordFailureSQL = `
+INSERT INTO poll_failures (site, series_id, outcome, failing_since) VALUES ($1,$2,$3,$4)
+ON CONFLICT (site, series_id) DO UPDATE SET outcome = excluded.outcome
+  WHERE poll_failures.outcome <> excluded.outcome`
+
+// RecordFailure writes the failure row for a failing outcome word.
+func (s *Store) RecordFailure(ctx context.Context, site, id, outcome string, now int64) error {
+	if _, err := s.exec(ctx, recordFailureSQL, site, id, outcome, now); err != nil {
+		return fmt.Errorf("store: record failure %s/%s: %w", site, id, translate(err))
+	}
+	return nil
+}
+
+const clearFailureSQL = `DELETE FROM poll_failures WHERE site = $1 AND series_id = $2`
+
+// ClearFailure deletes the failure row: a correct read.
+func (s *Store) ClearFailure(ctx context.Context, site, id string) error {
+	if _, err := s.exec(ctx, clearFailureSQL, site, id); err != nil {
+		return fmt.Errorf("store: clear failure %s/%s: %w", site, id, translate(err))
+	}
+	return nil
+}
+
+// Failure is a Series' failure row.
+type Failure struct {
+	Outcome      string `db:"outcome"`
+	FailingSince int64  `db:"failing_since"`
+}
+
+const getFailureSQL = `SELECT outcome, failing_since FROM poll_failures WHERE site = $1 AND series_id = $2`
+
+// GetFailure returns the failure row, or ErrNotFound when the Series is not failing.
+func (s *Store) GetFailure(ctx context.Context, site, id string) (Failure, error) {
+	v, err := getOne[Failure](ctx, s, getFailureSQL, site, id)
+	if err != nil {
+		return Failure{}, fmt.Errorf("store: get failure %s/%s: %w", site, id, err)
+	}
+	return v, nil
+}
+
+const setSiteCompletedSQL = `UPDATE series SET site_completed_at = $3 WHERE site = $1 AND series_id = $2`
+
+// SetSiteCompleted writes the completion hint: at is the time of the read
+// that saw the Site's completed value, or 0. The poller calls it only when
+// the answer changes.
+func (s *Store) SetSiteCompleted(ctx context.Context, site, id string, at int64) error {
+	if _, err := s.exec(ctx, setSiteCompletedSQL, site, id, at); err != nil {
+		return fmt.Errorf("store: set site completed %s/%s: %w", site, id, translate(err))
+	}
+	return nil
+}
+
+// pollLatestSQL writes the number a Poll read when it is at or above the
+// current one: above raises it, equal confirms it; either way a Poll now
+// stands behind the number and the Reader attribution goes. The guard is
+// repeated in SQL so a Sighting that raised the number since the due query
+// is never lowered.
+const pollLatestSQL = `
+UPDATE series SET latest_chapter_num = $3::text::numeric,
+       latest_chapter_url = CASE WHEN $4 = '' THEN latest_chapter_url ELSE $4 END,
+       latest_raised_by = NULL
+WHERE site = $1 AND series_id = $2
+  AND (latest_chapter_num IS NULL OR latest_chapter_num <= $3::text::numeric)`
+
+// SetLatestFromPoll records the Latest Chapter a Poll read (see pollLatestSQL).
+func (s *Store) SetLatestFromPoll(ctx context.Context, site, id, num, url string) error {
+	if _, err := s.exec(ctx, pollLatestSQL, site, id, num, url); err != nil {
+		return fmt.Errorf("store: poll latest %s/%s: %w", site, id, translate(err))
+	}
+	return nil
+}
+
+const setSeriesFaceSQL = `
+UPDATE series SET title = $3, cover_url = $4 WHERE site = $1 AND series_id = $2`
+
+// SetSeriesFace refreshes title and cover after a read that changed them.
+func (s *Store) SetSeriesFace(ctx context.Context, site, id, title, cover string) error {
+	if _, err := s.exec(ctx, setSeriesFaceSQL, site, id, title, cover); err != nil {
+		return fmt.Errorf("store: set face %s/%s: %w", site, id, translate(err))
+	}
+	return nil
+}
+
+// LaneWakeChannel is the LISTEN channel a Lane's leader waits on; the
+// payload is the Site. The owner's controls notify it in the same statement
+// that records the request, so the Lane wakes at once in whichever process
+// holds it, whoever wrote the request.
+const LaneWakeChannel = "mangabookmark_lane_wake"
+
+// wakeSQL wraps an UPDATE ... RETURNING site so that each updated row
+// notifies its Lane; no row, no notification (and ErrNotFound).
+func wakeSQL(update string) string {
+	return `WITH u AS (` + update + `)
+SELECT 1 FROM u, LATERAL (SELECT pg_notify('` + LaneWakeChannel + `', u.site)) n`
+}
+
+func (s *Store) execWake(ctx context.Context, what, sql string, args ...any) error {
+	var one int
+	if err := s.pool.QueryRow(ctx, sql, args...).Scan(&one); err != nil {
+		return fmt.Errorf("store: %s: %w", what, translate(err))
+	}
+	return nil
+}
+
+var forceSeriesSQL = wakeSQL(`UPDATE series SET force_poll_at = $3 WHERE site = $1 AND series_id = $2 RETURNING site`)
+
+// ForceSeriesPoll records a Forced Poll request for one Series and wakes its
+// Lane. The request clears nothing: it only makes the Series due.
+func (s *Store) ForceSeriesPoll(ctx context.Context, site, id string, now int64) error {
+	return s.execWake(ctx, "force poll "+site+"/"+id, forceSeriesSQL, site, id, now)
+}
+
+var forceLaneSQL = wakeSQL(`UPDATE poll_lanes SET force_poll_at = $2 WHERE site = $1 RETURNING site`)
+
+// ForceLanePoll records a Forced Poll of a whole Lane (every Series checked
+// at or before now is due on its next pass) and wakes it.
+func (s *Store) ForceLanePoll(ctx context.Context, site string, now int64) error {
+	return s.execWake(ctx, "force lane "+site, forceLaneSQL, site, now)
+}
+
+var pauseLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = $2 WHERE site = $1 RETURNING site`)
+
+// PauseLane stops a Lane until a time: the owner's own act, never a fault.
+func (s *Store) PauseLane(ctx context.Context, site string, until int64) error {
+	return s.execWake(ctx, "pause lane "+site, pauseLaneSQL, site, until)
+}
+
+var resumeLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = 0 WHERE site = $1 RETURNING site`)
+
+// ResumeLane ends a Pause and wakes the Lane.
+func (s *Store) ResumeLane(ctx context.Context, site string) error {
+	return s.execWake(ctx, "resume lane "+site, resumeLaneSQL, site)
+}
+
+// Lane is one Site's poll_lanes row.
+type Lane struct {
+	Site        string `db:"site"`
+	PausedUntil int64  `db:"paused_until"`
+	RefuseUntil int64  `db:"refuse_until"`
+	ForcePollAt int64  `db:"force_poll_at"`
+}
+
+const laneColumns = `site, paused_until, refuse_until, force_poll_at`
+
+const getLaneSQL = `SELECT ` + laneColumns + ` FROM poll_lanes WHERE site = $1`
+
+// GetLane returns one Lane row, or ErrNotFound for an unknown Site.
+func (s *Store) GetLane(ctx context.Context, site string) (Lane, error) {
+	var v Lane
+	err := s.again(func() (err error) {
+		v, err = getOne[Lane](ctx, s, getLaneSQL, site)
+		return err
+	})
+	if err != nil {
+		return Lane{}, fmt.Errorf("store: get lane %s: %w", site, err)
+	}
+	return v, nil
+}
+
+const listLanesSQL = `SELECT ` + laneColumns + ` FROM poll_lanes ORDER BY site`
+
+// ListLanes returns every Lane row.
+func (s *Store) ListLanes(ctx context.Context) ([]Lane, error) {
+	v, err := getMany[Lane](ctx, s, listLanesSQL)
+	if err != nil {
+		return nil, fmt.Errorf("store: list lanes: %w", err)
+	}
+	return v, nil
+}
+
+// SetLaneRefusal records that the Site refused until the given time.
+func (s *Store) SetLaneRefusal(ctx context.Context, site string, until int64) error {
+	tag, err := s.exec(ctx, `UPDATE poll_lanes SET refuse_until = $2 WHERE site = $1`, site, until)
+	if err != nil {
+		return fmt.Errorf("store: set lane refusal %s: %w", site, translate(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("store: set lane refusal %s: %w", site, ErrNotFound)
+	}
+	return nil
+}
+
+const serveLaneForceSQL = `UPDATE poll_lanes SET force_poll_at = 0 WHERE site = $1 AND force_poll_at = $2`
+
+// ServeLaneForce marks the Lane's Forced Poll served, unless a newer request
+// arrived since the pass read it.
+func (s *Store) ServeLaneForce(ctx context.Context, site string, at int64) error {
+	if _, err := s.exec(ctx, serveLaneForceSQL, site, at); err != nil {
+		return fmt.Errorf("store: serve lane force %s: %w", site, translate(err))
+	}
+	return nil
+}
+
+// PassRow is one row of the pass log.
+type PassRow struct {
+	ID          int64  `db:"id"`
+	Site        string `db:"site"`
+	StartedAt   int64  `db:"started_at"`
+	FinishedAt  int64  `db:"finished_at"`
+	Due         int    `db:"due"`
+	Checked     int    `db:"checked"`
+	Skip        string `db:"skip"`
+	Refused     int    `db:"refused"`
+	OK          int    `db:"ok"`
+	NoChapter   int    `db:"no_chapter"`
+	Unfetchable int    `db:"unfetchable"`
+	NotFound    int    `db:"not_found"`
+	Errors      int    `db:"errors"`
+	Unreachable int    `db:"unreachable"`
+}
+
+const insertPassSQL = `
+INSERT INTO poll_passes (site, started_at, finished_at, due, checked, skip,
+	refused, ok, no_chapter, unfetchable, not_found, errors, unreachable)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
+
+// InsertPass writes one pass-log row.
+func (s *Store) InsertPass(ctx context.Context, r PassRow) error {
+	_, err := s.exec(ctx, insertPassSQL, r.Site, r.StartedAt, r.FinishedAt, r.Due, r.Checked, r.Skip,
+		r.Refused, r.OK, r.NoChapter, r.Unfetchable, r.NotFound, r.Errors, r.Unreachable)
+	if err != nil {
+		return fmt.Errorf("store: insert pass %s: %w", r.Site, translate(err))
+	}
+	return nil
+}
+
+const listPassesSQL = `
+SELECT id, site, started_at, finished_at, due, checked, skip,
+	refused, ok, no_chapter, unfetchable, not_found, errors, unreachable
+FROM poll_passes WHERE site = $1 AND started_at >= $2 ORDER BY started_at, id`
+
+// ListPasses returns site's pass-log rows started at or after since, oldest first.
+func (s *Store) ListPasses(ctx context.Context, site string, since int64) ([]PassRow, error) {
+	v, err := getMany[PassRow](ctx, s, listPassesSQL, site, since)
+	if err != nil {
+		return nil, fmt.Errorf("store: list passes %s: %w", site, err)
+	}
+	return v, nil
+}
+
+// prunePassesSQL walks the (site, started_at) index: it touches only the
+// rows it deletes, never the whole table.
+const prunePassesSQL = `DELETE FROM poll_passes WHERE site = $1 AND started_at < $2`
+
+// PrunePasses deletes site's pass-log rows started before before.
+func (s *Store) PrunePasses(ctx context.Context, site string, before int64) (int64, error) {
+	tag, err := s.exec(ctx, prunePassesSQL, site, before)
+	if err != nil {
+		return 0, fmt.Errorf("store: prune passes %s: %w", site, translate(err))
+	}
+	return tag.RowsAffected(), nil
+}
+
+// LaneLock is one Site's session advisory lock, held on a connection of its
+// own (not a pooled one: a pooled connection returned to the pool would carry
+// the lock with it, and six held connections would starve a small pool).
+// The lock dies with the session, so a process that dies hands its Lanes
+// over as soon as PostgreSQL notices the connection is gone.
+//
+// The same session LISTENs on LaneWakeChannel, so the leader is the one
+// woken by a Forced Poll, a Pause or a Resume written by any process.
+type LaneLock struct {
+	site string
+	mu   sync.Mutex // a pgx.Conn is not safe for concurrent use
+	conn *pgx.Conn
+}
+
+// laneLockSQL keys the lock on (hash of a fixed namespace, hash of the
+// Site). Advisory locks are per database, so two deployments sharing a
+// server do not collide.
+const laneLockSQL = `SELECT pg_try_advisory_lock(hashtext('mangabookmark.lane'), hashtext($1))`
+
+const laneKeepaliveSQL = `SELECT set_config('tcp_keepalives_idle', '30', false),
+	set_config('tcp_keepalives_interval', '10', false), set_config('tcp_keepalives_count', '3', false)`
+
+// TryLockLane takes site's Lane lock without waiting. It returns nil and no
+// error when another session holds it.
+func (s *Store) TryLockLane(ctx context.Context, site string) (*LaneLock, error) {
+	cfg := s.pool.Config().ConnConfig.Copy()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: lock lane %s: connect: %w", site, redactConnErr(err))
+	}
+	// Server-side keepalives bound how long a vanished holder (a host that
+	// died without closing its socket) keeps the lock: about a minute,
+	// where the operating system's default is hours. No-ops on a socket.
+	if _, err := conn.Exec(ctx, laneKeepaliveSQL); err != nil {
+		conn.Close(context.Background())
+		return nil, fmt.Errorf("store: lock lane %s: keepalive: %w", site, translate(err))
+	}
+	var got bool
+	if err := conn.QueryRow(ctx, laneLockSQL, site).Scan(&got); err != nil {
+		conn.Close(context.Background())
+		return nil, fmt.Errorf("store: lock lane %s: %w", site, translate(err))
+	}
+	if !got {
+		conn.Close(context.Background())
+		return nil, nil
+	}
+	if _, err := conn.Exec(ctx, `LISTEN `+LaneWakeChannel); err != nil {
+		conn.Close(context.Background())
+		return nil, fmt.Errorf("store: lock lane %s: listen: %w", site, translate(err))
+	}
+	return &LaneLock{site: site, conn: conn}, nil
+}
+
+// WaitWake blocks until a wake for this Lane's Site arrives (nil), ctx ends
+// (ctx's error), or the session fails (another error). Wakes for other
+// Sites are skipped. A wake sent while the Lane was busy is kept by the
+// session and returned at once.
+func (l *LaneLock) WaitWake(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for {
+		n, err := l.conn.WaitForNotification(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("store: lane wake %s: %w", l.site, err)
+		}
+		if n != nil && n.Payload == l.site {
+			return nil
+		}
+	}
+}
+
+// Alive reports whether the session holding the lock still answers. A dead
+// session means the lock is gone (another process may hold it by now).
+func (l *LaneLock) Alive(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := l.conn.Ping(ctx); err != nil {
+		return fmt.Errorf("store: lane lock lost: %w", err)
+	}
+	return nil
+}
+
+// Release ends the session, which releases the lock.
+func (l *LaneLock) Release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = l.conn.Close(ctx)
+}

@@ -1,0 +1,304 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+)
+
+// pollSeries creates a Series and sets columns on it directly.
+func pollSeries(t *testing.T, s *store.Store, site, id, set string, args ...any) {
+	t.Helper()
+	ctx := context.Background()
+	if err := s.CreateSeries(ctx, store.Series{Site: site, SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if set != "" {
+		args = append([]any{site, id}, args...)
+		if _, err := s.Pool().Exec(ctx, `UPDATE series SET `+set+` WHERE site = $1 AND series_id = $2`, args...); err != nil {
+			t.Fatalf("%s: %v", set, err)
+		}
+	}
+}
+
+func pollFailing(t *testing.T, s *store.Store, site, id, outcome string, since int64) {
+	t.Helper()
+	if err := s.RecordFailure(context.Background(), site, id, outcome, since); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stmtCounter counts the statements a pool runs.
+type stmtCounter struct {
+	mu  sync.Mutex
+	sql []string
+}
+
+func (c *stmtCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sql = append(c.sql, d.SQL)
+	return ctx
+}
+func (c *stmtCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func TestDeletingAnOrphanIsOneStatementThatCascadesItsFailureRow(t *testing.T) {
+	t.Parallel()
+	c := &stmtCounter{}
+	s := store.New(storetest.Pool(t, func(cfg *pgxpool.Config) { cfg.ConnConfig.Tracer = c }))
+	ctx := context.Background()
+	pollSeries(t, s, "novelfull", "orphan", "")
+	pollFailing(t, s, "novelfull", "orphan", "not_found", 5)
+	c.mu.Lock()
+	c.sql = nil
+	c.mu.Unlock()
+	if err := s.DeleteSeries(ctx, "novelfull", "orphan"); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.sql) != 1 {
+		t.Fatalf("%d statements: %q", len(c.sql), c.sql)
+	}
+	if _, err := s.GetFailure(ctx, "novelfull", "orphan"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("failure row survived its Series: %v", err)
+	}
+}
+
+func TestTheFailureWriteKeepsItsAgeAndWritesNothingOnARepeat(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	pollSeries(t, s, "novelfull", "a", "")
+	xmin := func() string {
+		var v string
+		if err := s.Pool().QueryRow(ctx, `SELECT xmin::text FROM poll_failures`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	pollFailing(t, s, "novelfull", "a", "no_chapter", 100)
+	v := xmin()
+	pollFailing(t, s, "novelfull", "a", "no_chapter", 200)
+	if xmin() != v {
+		t.Fatal("an identical failure rewrote the row")
+	}
+	pollFailing(t, s, "novelfull", "a", "not_found", 300)
+	if f, _ := s.GetFailure(ctx, "novelfull", "a"); f != (store.Failure{Outcome: "not_found", FailingSince: 100}) {
+		t.Fatalf("got %+v", f)
+	}
+	if err := s.ClearFailure(ctx, "novelfull", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetFailure(ctx, "novelfull", "a"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatal(err)
+	}
+}
+
+func TestTheCheckStampIsTakenOnceAndReportsAFailureRow(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	pollSeries(t, s, "novelfull", "a", "")
+	failingNow, err := s.StampChecked(ctx, "novelfull", "a", 0, 10)
+	if err != nil || failingNow {
+		t.Fatalf("%v %v", failingNow, err)
+	}
+	if _, err := s.StampChecked(ctx, "novelfull", "a", 0, 11); !errors.Is(err, store.ErrAlreadyChecked) {
+		t.Fatalf("a second stamp for the same due reading: %v", err)
+	}
+	pollFailing(t, s, "novelfull", "a", "errors", 10)
+	if f, err := s.StampChecked(ctx, "novelfull", "a", 10, 20); err != nil || !f {
+		t.Fatalf("%v %v", f, err)
+	}
+}
+
+func TestSightingsCorrectionsAndAttribution(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	for _, id := range []string{"r1", "r2"} {
+		if err := s.UpsertReader(ctx, store.Reader{DiscordID: id}, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pollSeries(t, s, "novelfull", "a", "latest_chapter_num = 9")
+	pollFailing(t, s, "novelfull", "a", "no_chapter", 5)
+	get := func() store.Series {
+		v, err := s.GetSeries(ctx, "novelfull", "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	steps := []struct {
+		name   string
+		do     func() (bool, error)
+		want   string
+		wantBy string
+	}{
+		{"a Sighting above raises and records the Reader",
+			func() (bool, error) { return s.RaiseLatest(ctx, "novelfull", "a", "10", "u10", "r1") }, "10", "r1"},
+		{"a Sighting at the number changes nothing",
+			func() (bool, error) { return s.RaiseLatest(ctx, "novelfull", "a", "10", "u10b", "r2") }, "10", "r1"},
+		{"a Sighting below changes nothing",
+			func() (bool, error) { return s.RaiseLatest(ctx, "novelfull", "a", "9.5", "u9", "r2") }, "10", "r1"},
+		{"10.5 is above 10 as a number",
+			func() (bool, error) { return s.RaiseLatest(ctx, "novelfull", "a", "10.5", "u105", "r2") }, "10.5", "r2"},
+		{"the owner's Correction sets the number, even downwards, and clears nothing",
+			func() (bool, error) { return true, s.CorrectLatestChapter(ctx, "novelfull", "a", "8") }, "8", "r2"},
+		{"clearing the attribution is its own act",
+			func() (bool, error) { return true, s.ClearAttribution(ctx, "novelfull", "a") }, "8", ""},
+	}
+	for _, st := range steps {
+		if _, err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		v := get()
+		by := ""
+		if v.LatestRaisedBy != nil {
+			by = *v.LatestRaisedBy
+		}
+		if v.LatestChapter == nil || *v.LatestChapter != st.want || by != st.wantBy {
+			t.Fatalf("%s: latest %v by %q", st.name, v.LatestChapter, by)
+		}
+	}
+	if f, err := s.GetFailure(ctx, "novelfull", "a"); err != nil || f.FailingSince != 5 {
+		t.Fatalf("a Sighting or Correction touched the failure row: %+v %v", f, err)
+	}
+	if err := s.CorrectLatestChapter(ctx, "novelfull", "missing", "1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("correcting a missing Series: %v", err)
+	}
+}
+
+func TestThePlans(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	pool := s.Pool()
+	for _, q := range []string{
+		`INSERT INTO series (site, series_id, url, kind, checked_at, created_at, finished_at, force_poll_at)
+		 SELECT (ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld'])[1 + i % 6],
+		        's' || i, 'https://x/' || i, 'manga', 1000000 + i * 1000, 1,
+		        CASE WHEN i % 10 = 0 THEN 5 ELSE 0 END, CASE WHEN i % 500 = 0 THEN 9999999999 ELSE 0 END
+		 FROM generate_series(1, 10000) i`,
+		`INSERT INTO poll_passes (site, started_at, finished_at)
+		 SELECT (ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld'])[1 + i % 6], i * 60000, i * 60000
+		 FROM generate_series(1, 20000) i`,
+		`ANALYZE`,
+	} {
+		if _, err := pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := func(sql string, args ...any) string {
+		rows, err := pool.Query(ctx, "EXPLAIN "+sql, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(lines, "\n")
+	}
+	cases := []struct {
+		name  string
+		plan  string
+		needs []string
+	}{
+		{"the due query reads both partial indexes", plan(store.DueSeriesSQL, "comix", 2000000, nil),
+			[]string{"series_due", "series_forced"}},
+		{"the prune walks the pass log's index", plan(store.PrunePassesSQL, "comix", 6000000),
+			[]string{"poll_passes_site_started"}},
+		{"the next-due probe is one index probe", plan(store.OldestCheckSQL, "comix"),
+			[]string{"series_due"}},
+	}
+	for _, c := range cases {
+		for _, n := range c.needs {
+			if !strings.Contains(c.plan, n) {
+				t.Errorf("%s: plan lacks %s:\n%s", c.name, n, c.plan)
+			}
+		}
+		if strings.Contains(c.plan, "Seq Scan") {
+			t.Errorf("%s: sequential scan:\n%s", c.name, c.plan)
+		}
+	}
+}
+
+func TestTheLaneLockIsExclusiveAndItsSessionHearsItsOwnWakes(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	lock, err := s.TryLockLane(ctx, "comix")
+	if err != nil || lock == nil {
+		t.Fatalf("first lock: %v %v", lock, err)
+	}
+	if other, err := s.TryLockLane(ctx, "comix"); err != nil || other != nil {
+		t.Fatalf("a second session took a held lock: %v %v", other, err)
+	}
+	if other, err := s.TryLockLane(ctx, "kagane"); err != nil || other == nil {
+		t.Fatalf("another Site's lock: %v %v", other, err)
+	} else {
+		other.Release()
+	}
+
+	// Waits that time out leave the session usable.
+	for range 3 {
+		wctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		err := lock.WaitWake(wctx)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("an idle wait: %v", err)
+		}
+	}
+	if err := lock.Alive(ctx); err != nil {
+		t.Fatalf("session unusable after timed-out waits: %v", err)
+	}
+
+	// A wake for another Site is skipped; one for this Site ends the wait,
+	// even when it was sent before the wait began.
+	if err := s.ForceLanePoll(ctx, "kagane", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PauseLane(ctx, "comix", 5); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := lock.WaitWake(wctx); err != nil {
+		t.Fatalf("the wake was not heard: %v", err)
+	}
+
+	lock.Release()
+	again, err := s.TryLockLane(ctx, "comix")
+	if err != nil || again == nil {
+		t.Fatalf("the released lock was not free: %v %v", again, err)
+	}
+	again.Release()
+}
+
+func TestTheOwnersLaneControlsRefuseAnUnknownSite(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	for name, err := range map[string]error{
+		"force lane":  s.ForceLanePoll(ctx, "nowhere", 1),
+		"pause":       s.PauseLane(ctx, "nowhere", 1),
+		"resume":      s.ResumeLane(ctx, "nowhere"),
+		"force poll":  s.ForceSeriesPoll(ctx, "novelfull", "missing", 1),
+		"clear":       s.ClearAttribution(ctx, "novelfull", "missing"),
+		"set refusal": s.SetLaneRefusal(ctx, "nowhere", 1),
+	} {
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
