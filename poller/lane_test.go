@@ -237,8 +237,8 @@ func TestAnUnreachableSidecarStopsEveryBrowserLaneButNoPlainOne(t *testing.T) {
 	if pass.Counts[adapters.Unreachable] != 1 || r.rd.readsOf(url("c2")) != 0 || pass.Skip != "" {
 		t.Fatalf("comix went on polling after the sidecar went away: %+v", pass)
 	}
-	if pass.Rest != 10*time.Minute {
-		t.Fatalf("rest %v, want the browser-down time", pass.Rest)
+	if pass.Rest != 5*time.Minute {
+		t.Fatalf("rest %v, want half the browser-down time (the next pass lands inside it)", pass.Rest)
 	}
 	if p := r.p.RunPass(r.ctx, "kagane"); p.Skip != poller.SkipBrowserDown {
 		t.Fatalf("sibling browser Lane: %+v", p)

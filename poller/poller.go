@@ -476,8 +476,12 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 		}
 		if res.Outcome == adapters.Unreachable && browser {
 			// The sidecar is ours and it is gone: no further browser
-			// Series can be read this pass.
-			pass.Rest = p.clampRest(p.BrowserDownUntil().Sub(p.now()))
+			// Series can be read this pass. Come back inside the
+			// browser-down window, so this Lane's next pass records
+			// browser-down: a dead sidecar is sidecar-down, and a run of
+			// stall passes (due > 0, checked = 0, skip = '', refused = 0,
+			// which this pass is) never grows out of it.
+			pass.Rest = p.clampRest(p.BrowserDownUntil().Sub(p.now()) / 2)
 			completed = false
 			break
 		}

@@ -19,8 +19,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/notify"
+	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/localpg"
 )
@@ -91,9 +93,30 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		return fmt.Errorf("DISCORD_WEBHOOK_URL: %w", err)
 	}
 	deps.Notices = notifier
-	if cfg.BrowserWSURL == "" {
-		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites will not be polled", "browser_sites", cfg.BrowserSites)
+	if cfg.BrowserWSURL == "" && len(cfg.BrowserSiteSet) > 0 {
+		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites are not polled", "browser_sites", cfg.BrowserSites)
 	}
+
+	reader := adapters.NewReader(adapters.ReaderOptions{
+		BaseURLs:     cfg.SiteBases,
+		BrowserSites: cfg.BrowserSiteSet,
+		BrowserWSURL: cfg.BrowserWSURL,
+		Logger:       log,
+	})
+	lanes := poller.New(st, reader, log)
+	lanes.Notifier = notifier.Hook()
+	lanesCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
+	lanesDone := make(chan struct{})
+	go func() {
+		defer close(lanesDone)
+		lanes.Run(lanesCtx)
+	}()
+	defer func() {
+		stopLanes()
+		<-lanesDone
+		lanes.Close()
+		log.Info("lanes stopped")
+	}()
 
 	srv := &http.Server{
 		Handler:           handlers.NewServer(deps),
