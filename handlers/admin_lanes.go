@@ -188,7 +188,6 @@ func handleForceLanePoll(d Deps) http.Handler {
 	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
 		st, msg := laneResult(d, "force lane", d.Store.ForceLanePoll(r.Context(), site, d.now().UnixMilli()))
 		if st == 0 {
-			d.wake(site)
 		}
 		return "Pass requested.", st, msg
 	})
@@ -211,7 +210,6 @@ func handleResumeLane(d Deps) http.Handler {
 	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
 		st, msg := laneResult(d, "resume lane", d.Store.ResumeLane(r.Context(), site))
 		if st == 0 {
-			d.wake(site)
 		}
 		return "Resumed.", st, msg
 	})

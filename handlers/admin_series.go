@@ -275,7 +275,6 @@ func handleUnfinish(d Deps) http.Handler {
 	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
 		st, msg := storeResult(d, "unfinish", d.Store.UnfinishSeries(r.Context(), site, id))
 		if st == 0 {
-			d.wake(site)
 		}
 		return "Un-finished: it is due for a Poll again.", st, msg, nil
 	})
@@ -311,7 +310,6 @@ func handleForceSeriesPoll(d Deps) http.Handler {
 	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
 		st, msg := storeResult(d, "force poll", d.Store.ForceSeriesPoll(r.Context(), site, id, d.now().UnixMilli()))
 		if st == 0 {
-			d.wake(site)
 		}
 		return "Poll requested.", st, msg, nil
 	})

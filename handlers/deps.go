@@ -36,11 +36,6 @@ type Deps struct {
 	// delivery (a *notify.Notifier); nil means no condition holds.
 	Notices NoticeSource
 
-	// Wake asks a Lane to pass now (after a Forced Poll, a Resume or an
-	// Un-finish); nil does nothing and the Lane finds the request on its
-	// next pass.
-	Wake func(site string)
-
 	// BrowserSites are the Sites read through the browser sidecar
 	// (BROWSER_SITES); nil means the default, comix and kagane.
 	BrowserSites []string
@@ -71,12 +66,6 @@ func (d Deps) now() time.Time {
 		return d.Now()
 	}
 	return time.Now()
-}
-
-func (d Deps) wake(site string) {
-	if d.Wake != nil {
-		d.Wake(site)
-	}
 }
 
 func (d Deps) browserSite(site string) bool {

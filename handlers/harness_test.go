@@ -8,13 +8,13 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
@@ -36,9 +36,6 @@ type harness struct {
 	deps  handlers.Deps
 	srv   *httptest.Server
 	logs  *lockedBuilder
-
-	mu    sync.Mutex
-	woken []string
 }
 
 // lockedBuilder collects log output written from many goroutines.
@@ -75,11 +72,6 @@ func newHarness(t *testing.T, adjust ...func(*handlers.Deps)) *harness {
 		Now:           func() time.Time { return t0 },
 		OwnerID:       ownerID,
 		SessionKey:    []byte("0123456789abcdef0123456789abcdef-test-key"),
-		Wake: func(site string) {
-			h.mu.Lock()
-			h.woken = append(h.woken, site)
-			h.mu.Unlock()
-		},
 	}
 	// The verdict and the Lanes page read the real derivation, with the push off.
 	n, err := notify.New(notify.Options{Store: h.store, BrowserSites: map[string]bool{"comix": true, "kagane": true}, Logger: slog.New(slog.DiscardHandler)})
@@ -115,11 +107,31 @@ func (h *harness) client(discordID string) *http.Client {
 	return c
 }
 
-// wasWoken reports whether Deps.Wake was called for site.
-func (h *harness) wasWoken(site string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return slices.Contains(h.woken, site)
+// listenWakes starts listening on the Lanes' wake channel, the way a Lane's
+// leader does, and returns the Sites woken so far.
+func (h *harness) listenWakes() func() []string {
+	h.t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, h.pool.Config().ConnConfig.ConnString())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { conn.Close(context.Background()) })
+	if _, err := conn.Exec(ctx, "LISTEN "+store.LaneWakeChannel); err != nil {
+		h.t.Fatal(err)
+	}
+	var woken []string
+	return func() []string {
+		for {
+			c, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			n, err := conn.WaitForNotification(c)
+			cancel()
+			if err != nil {
+				return woken
+			}
+			woken = append(woken, n.Payload)
+		}
+	}
 }
 
 func (h *harness) owner() *http.Client { return h.client(ownerID) }

@@ -330,11 +330,12 @@ func (s *Store) FinishSeries(ctx context.Context, site, id string, now int64) er
 	return s.execOne(ctx, "finish series "+site+"/"+id, finishSeriesSQL, site, id, now)
 }
 
-const unfinishSeriesSQL = `UPDATE series SET finished_at = 0 WHERE site = $1 AND series_id = $2`
+var unfinishSeriesSQL = wakeSQL(`UPDATE series SET finished_at = 0 WHERE site = $1 AND series_id = $2 RETURNING site`)
 
-// UnfinishSeries clears the Finished flag; the Series is due again.
+// UnfinishSeries clears the Finished flag and wakes the Lane: the Series is
+// due again.
 func (s *Store) UnfinishSeries(ctx context.Context, site, id string) error {
-	return s.execOne(ctx, "unfinish series "+site+"/"+id, unfinishSeriesSQL, site, id)
+	return s.execWake(ctx, "unfinish series "+site+"/"+id, unfinishSeriesSQL, site, id)
 }
 
 // execOne runs one statement that must touch exactly one row.
