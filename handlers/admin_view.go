@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"fmt"
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,7 +13,7 @@ import (
 )
 
 // Sites are the six supported Sites (SPEC.md glossary), in display order.
-var Sites = []string{"asurascans", "demonicscans", "comix", "kagane", "novelfull", "lightnovelworld"}
+var Sites = adapters.Sites
 
 func knownSite(s string) bool { return slices.Contains(Sites, s) }
 

@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"fmt"
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"slices"
 	"time"
 )
@@ -32,7 +33,7 @@ const DefaultLookback = 7 * 24 * time.Hour
 
 // Sites is the fixed list of Site names; nothing else is ever put in a
 // message.
-var Sites = []string{"asurascans", "demonicscans", "comix", "kagane", "novelfull", "lightnovelworld"}
+var Sites = adapters.Sites
 
 // KnownSite reports whether site is one of the six.
 func KnownSite(site string) bool { return slices.Contains(Sites, site) }

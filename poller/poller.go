@@ -55,7 +55,7 @@ const (
 )
 
 // AllSites are the six Sites, one Lane each.
-var AllSites = []string{"asurascans", "demonicscans", "comix", "kagane", "novelfull", "lightnovelworld"}
+var AllSites = adapters.Sites
 
 // Routes a Reader answers.
 const (
