@@ -266,17 +266,22 @@ func (n *Notifier) send(ctx context.Context, c Condition, passAt time.Time) send
 // seconds (fractional), and the Retry-After header carries it too. The
 // longer of the two wins, bounded by maxRetryAfter.
 func retryAfter(body []byte, header string) time.Duration {
-	var d time.Duration
+	// Seconds are compared as floats and capped before they become a
+	// Duration: a huge or infinite value would overflow into a negative wait.
+	secs := 0.0
 	var b struct {
 		RetryAfter float64 `json:"retry_after"`
 	}
 	if json.Unmarshal(body, &b) == nil && b.RetryAfter > 0 {
-		d = time.Duration(b.RetryAfter * float64(time.Second))
+		secs = b.RetryAfter
 	}
-	if secs, err := strconv.ParseFloat(strings.TrimSpace(header), 64); err == nil && secs > 0 {
-		d = max(d, time.Duration(secs*float64(time.Second)))
+	if h, err := strconv.ParseFloat(strings.TrimSpace(header), 64); err == nil && h > secs {
+		secs = h // NaN compares false and is ignored
 	}
-	return min(d, maxRetryAfter)
+	if secs >= maxRetryAfter.Seconds() {
+		return maxRetryAfter
+	}
+	return time.Duration(secs * float64(time.Second))
 }
 
 // scrub strips the webhook address from an error. Go's HTTP client quotes

@@ -428,6 +428,8 @@ type LaneLock struct {
 // server do not collide.
 const laneLockSQL = `SELECT pg_try_advisory_lock(hashtext('mangabookmark.lane'), hashtext($1))`
 
+const laneUnlockSQL = `SELECT pg_advisory_unlock(hashtext('mangabookmark.lane'), hashtext($1))`
+
 const laneKeepaliveSQL = `SELECT set_config('tcp_keepalives_idle', '30', false),
 	set_config('tcp_keepalives_interval', '10', false), set_config('tcp_keepalives_count', '3', false)`
 
@@ -504,5 +506,10 @@ func (l *LaneLock) Release() {
 	defer l.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	// Unlock before closing: closing only asks the backend to exit, and it
+	// holds the lock until it has, so another session could still find the
+	// Lane taken right after Release returned. On a dead session this fails
+	// and the server frees the lock with the session anyway.
+	_, _ = l.conn.Exec(ctx, laneUnlockSQL, l.site)
 	_ = l.conn.Close(ctx)
 }
