@@ -58,9 +58,11 @@ func parseListQuery(r *http.Request) (store.SeriesQuery, string) {
 	return q, ""
 }
 
+// quote shows a visitor's word back, cut to 40 characters (never inside
+// one) and escaped by templ like any other text.
 func quote(s string) string {
-	if len(s) > 40 {
-		s = s[:40] + "…"
+	if r := []rune(s); len(r) > 40 {
+		s = string(r[:40]) + "…"
 	}
 	return "“" + s + "”"
 }
