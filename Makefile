@@ -1,7 +1,7 @@
 # mangabookmark — every target is a line or two you can read.
 GO ?= go
 
-.PHONY: run test generate check-generated bench lint fuzz
+.PHONY: run test generate check-generated bench demo lint fuzz
 
 run: ## the server with its database (embedded PostgreSQL when DATABASE_URL is unset)
 	$(GO) run ./cmd/mangabookmark serve
@@ -20,6 +20,9 @@ check-generated: ## fail when the committed _templ.go files are stale
 
 bench: ## performance numbers live in benchmarks, never in timed tests
 	$(GO) run ./cmd/mangabookmark testdb -- $(GO) test -run '^$$' -bench . -benchmem ./...
+
+demo: ## six local stand-in Sites, a webhook sink, and the server polling them
+	$(GO) run ./cmd/mangabookmark demo
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -8,8 +8,10 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/poller"
 )
 
 // Secret holds a value that must never be logged, printed or rendered. Every
@@ -52,6 +54,8 @@ type Config struct {
 	SiteBaseURLs      string          // SITE_BASE_URLS as given
 	SiteBases         map[string]*url.URL
 	DiscordWebhookURL Secret
+
+	PollSpacing time.Duration // least time between two requests to one Site
 
 	LogLevel slog.Level
 }
@@ -142,6 +146,14 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if c.DiscordWebhookURL.Set() {
 		if u, err := url.Parse(c.DiscordWebhookURL.Reveal()); err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
 			bad("DISCORD_WEBHOOK_URL", "must be an absolute https URL (plain http only to a loopback host)")
+		}
+	}
+	c.PollSpacing = poller.DefaultSpacing
+	if v := get("POLL_SPACING", ""); v != "" {
+		if d, err := time.ParseDuration(v); err != nil || d < 0 || d > 10*time.Minute {
+			bad("POLL_SPACING", "must be a duration between 0s and 10m, e.g. 3s")
+		} else {
+			c.PollSpacing = d
 		}
 	}
 	if c.BrowserSiteSet, err = adapters.ParseBrowserSites(c.BrowserSites); err != nil {

@@ -19,6 +19,7 @@ func commands() map[string]command {
 		"testdb":  {runTestDB, "run a command with TEST_DATABASE_URL pointing at a PostgreSQL (what `make test` uses)"},
 		"parse":   {runParse, "parse a saved Site page: parse --site SITE [--url URL] FILE|-"},
 		"fetch":   {runFetch, "read one Series address through the real path and print the outcome and facts"},
+		"demo":    {runDemo, "six local stand-in Sites, a webhook sink and the server polling them (run from the repository)"},
 		"notices": {withDatabase(runNotices), "list the open owner notices (--json); exits non-zero while one is pending"},
 	}
 }

@@ -104,6 +104,7 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		Logger:       log,
 	})
 	lanes := poller.New(st, reader, log)
+	lanes.Spacing = cfg.PollSpacing
 	lanes.Notifier = notifier.Hook()
 	lanesCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
 	lanesDone := make(chan struct{})
