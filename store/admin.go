@@ -194,9 +194,11 @@ type AdminSeriesPage struct {
 //   - orphan:            Index Scan on series_orphan in keyset order,
 //     stopping at the limit.
 //
-// Measured (BenchmarkSeriesList, 50 000 Series, first page and a deep page):
-// every filter 0.5–1.1 ms, except unpollable 1.4–3.3 ms, whose key set is
-// sparse in keyset order.
+// Measured (BenchmarkSeriesList, 50 000 Series, first page and a deep page,
+// on an idle machine): most filters 0.5–1.5 ms; unpollable about 2 ms, whose
+// key set is sparse in keyset order; a deep failing or unverified page about
+// 4 ms, which joins and sorts the failure rows after the cursor (see
+// keysetSQL for the 400 ms this once cost).
 func (s *Store) ListAdminSeries(ctx context.Context, q SeriesQuery, now time.Time) (AdminSeriesPage, error) {
 	if q.Limit <= 0 || q.Limit > 500 {
 		q.Limit = 50
