@@ -65,7 +65,10 @@ func securityHeaders(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "same-origin")
-		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'")
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+		// Every page depends on who is signed in; the static handler
+		// replaces this for its content-hashed files.
+		h.Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r)
 	})
 }
@@ -78,7 +81,8 @@ func csrf(log *slog.Logger) func(http.Handler) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.AddInsecureBypassPattern("/api/")
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		log.Warn("cross-origin request refused", "method", r.Method, "route", r.URL.Path)
+		// Not the path: /login/{token} carries a one-time sign-in token.
+		log.Warn("cross-origin request refused", "method", r.Method, "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))
 		http.Error(w, "Cross-origin request refused.", http.StatusForbidden)
 	}))
 	return cop.Handler

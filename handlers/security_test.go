@@ -1,0 +1,68 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestAnExpiredSessionUnderHTMXIsSentToSignInNotSwappedIntoTheList(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	a := h.get(anonymous(), "/admin/series?filter=failing", "HX-Request", "true")
+	if a.status != http.StatusUnauthorized || a.header.Get("HX-Redirect") != "/login?next="+url.QueryEscape("/admin/series?filter=failing") {
+		t.Errorf("htmx without a session: %d, HX-Redirect %q", a.status, a.header.Get("HX-Redirect"))
+	}
+	if a.testid("series-row").Length() > 0 || a.testid("filter-form").Length() > 0 {
+		t.Errorf("an anonymous htmx request was answered with the list")
+	}
+	// A control's address answers no GET, so signing in returns to a page.
+	p := h.post(anonymous(), "/admin/series/asurascans/x/finish", url.Values{})
+	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/login?next=%2F" {
+		t.Errorf("an anonymous control: %d to %q", p.status, p.header.Get("Location"))
+	}
+}
+
+func TestEveryPageIsUncachedAndCarriesTheCSP(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(dataset)
+	c := h.owner()
+	for _, p := range []string{"/admin", "/admin/series", "/admin/series?filter=failing", "/admin/series/asurascans/unverified", "/admin/lanes", "/login", "/nowhere"} {
+		a := h.get(c, p)
+		if a.header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: Cache-Control %q", p, a.header.Get("Cache-Control"))
+		}
+		csp := a.header.Get("Content-Security-Policy")
+		for _, d := range []string{"default-src 'self'", "script-src 'self'", "style-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'self'"} {
+			if !strings.Contains(csp, d) {
+				t.Errorf("%s: CSP %q lacks %q", p, csp, d)
+			}
+		}
+		if strings.Contains(csp, "unsafe-") {
+			t.Errorf("%s: CSP %q allows unsafe sources", p, csp)
+		}
+	}
+}
+
+func TestALaneRefusalWithoutJavaScriptKeepsTheNotices(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.passes("asurascans", "", 3, 0, 0, 14, 10, 5, 1) // a stall: one open notice
+	c := h.owner()
+	notices := func(a answer) string {
+		return strings.Join(strings.Fields(a.find(`section[aria-labelledby="notices-h"]`).Text()), " ")
+	}
+	page := h.get(c, "/admin/lanes")
+	refused := h.post(c, "/admin/lanes/comix/pause", url.Values{"for": {"forever"}})
+	if refused.status != http.StatusBadRequest {
+		t.Fatalf("status %d", refused.status)
+	}
+	if got, want := notices(refused), notices(page); got != want || want == "" {
+		t.Errorf("notices after a refusal:\n got %q\nwant %q", got, want)
+	}
+	if refused.find(`[data-testid="lane-row"][data-site="comix"] [data-testid="message"]`).Length() != 1 {
+		t.Errorf("the refusal is not on its Lane's row")
+	}
+}
