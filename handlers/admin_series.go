@@ -72,10 +72,6 @@ func handleAdminSeriesList(d Deps) http.Handler {
 		ctx, now := r.Context(), d.now()
 		q, bad := parseListQuery(r)
 		if bad != "" {
-			if wantsFragment(r) {
-				render(w, r, d.Logger, http.StatusBadRequest, components.Flash(bad, true))
-				return
-			}
 			fail(w, r, d.Logger, http.StatusBadRequest, bad)
 			return
 		}

@@ -28,8 +28,16 @@ func render(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int
 }
 
 // fail renders the plain error page: one heading, one sentence, never an
-// internal error string.
+// internal error string. An htmx request gets the sentence alone, moved to
+// the page's message slot: swapped into the region it aimed at, a whole
+// error page would replace the detail or the list.
 func fail(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, sentence string) {
+	if wantsFragment(r) {
+		w.Header().Set("HX-Retarget", "#page-message")
+		w.Header().Set("HX-Reswap", "innerHTML")
+		render(w, r, log, status, components.Flash(sentence, true))
+		return
+	}
 	render(w, r, log, status, components.ErrorPage(viewerFrom(r.Context()), http.StatusText(status), sentence))
 }
 

@@ -66,3 +66,26 @@ func TestALaneRefusalWithoutJavaScriptKeepsTheNotices(t *testing.T) {
 		t.Errorf("the refusal is not on its Lane's row")
 	}
 }
+
+func TestAFailedHTMXControlShowsItsSentenceInThePageMessageSlot(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(dataset)
+	c := h.owner()
+	if h.get(c, "/admin/series/asurascans/unverified").find("main > #page-message").Length() != 1 {
+		t.Errorf("the page has no message slot")
+	}
+	for _, tc := range []struct{ method, path string }{
+		{"POST", "/admin/series/asurascans/nope/latest"},
+		{"POST", "/admin/lanes/nosuchsite/poll"},
+		{"GET", "/admin/series?filter=broken"},
+	} {
+		a := h.do(c, tc.method, tc.path, url.Values{"num": {"3"}}, "HX-Request", "true")
+		if a.status < 400 || a.header.Get("HX-Retarget") != "#page-message" || a.header.Get("HX-Reswap") != "innerHTML" {
+			t.Errorf("%s %s: %d, retarget %q", tc.method, tc.path, a.status, a.header.Get("HX-Retarget"))
+		}
+		if strings.Contains(a.body, "<html") || strings.TrimSpace(a.testid("message").Text()) == "" {
+			t.Errorf("%s %s: not one sentence: %.200s", tc.method, tc.path, a.body)
+		}
+	}
+}
