@@ -3,8 +3,11 @@ package handlers_test
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mangabookmark/mangabookmark/store"
 )
 
 func TestAnExpiredSessionUnderHTMXIsSentToSignInNotSwappedIntoTheList(t *testing.T) {
@@ -87,5 +90,27 @@ func TestAFailedHTMXControlShowsItsSentenceInThePageMessageSlot(t *testing.T) {
 		if strings.Contains(a.body, "<html") || strings.TrimSpace(a.testid("message").Text()) == "" {
 			t.Errorf("%s %s: not one sentence: %.200s", tc.method, tc.path, a.body)
 		}
+	}
+}
+
+func TestAFigureAboveTheCapPrints1000PlusAndStillLinksToItsList(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.exec(`INSERT INTO series (site, series_id, url, kind, created_at)
+		SELECT 'asurascans', 'n' || i, 'https://asuracomic.net/series/n' || i, 'manga', 0 FROM generate_series(1, $1::int) AS i`, store.FigureCap+1)
+	c := h.owner()
+	landing := h.get(c, "/admin")
+	for _, id := range []string{"stat-all", "stat-never-checked", "stat-orphan"} {
+		s := landing.testid(id)
+		if s.Text() != strconv.Itoa(store.FigureCap)+"+" || s.AttrOr("href", "") == "" {
+			t.Errorf("%s reads %q (href %q)", id, s.Text(), s.AttrOr("href", ""))
+		}
+	}
+	if s := landing.testid("stat-failing"); s.Text() != "0" || s.Is("a") {
+		t.Errorf("a zero figure must be an unlinked digit: %q", s.Text())
+	}
+	list := h.get(c, landing.testid("stat-orphan").AttrOr("href", ""))
+	if n := list.testid("list-count").Text(); n != strconv.Itoa(store.FigureCap+1) {
+		t.Errorf("the orphan list counts %s", n)
 	}
 }
