@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
@@ -47,7 +48,7 @@ func startChromium(t *testing.T) string {
 	cmd := exec.Command(chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		fmt.Sprintf("--remote-debugging-port=%d", port), "--remote-debugging-address=127.0.0.1",
 		"--user-data-dir="+dir, "--no-first-run", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--window-size=1200,900", "about:blank")
+		"--disable-component-update", "--disable-sync", "--hide-scrollbars", "--window-size=1200,900", "about:blank")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, so its helpers stop with it
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -206,6 +207,11 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 		chromedp.Navigate(h.srv.URL+"/admin/series?filter=failing"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="series-row"]`))))
 	shot("09-phone-series-failing")
+	wideList, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+	step("measure the phone list", err)
+	if wideList {
+		t.Errorf("the list scrolls sideways on a phone")
+	}
 	step("phone detail", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/series/asurascans/unverified"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="unverified-note"]`))))
 	shot("10-phone-series-detail")
@@ -214,6 +220,22 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 	if wide {
 		t.Errorf("the detail page scrolls sideways on a phone")
 	}
+	// The dark scheme, on the phone and wide.
+	_, err = chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+	step("dark scheme", err)
+	step("dark", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/series/asurascans/unverified"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="unverified-note"]`))))
+	shot("11-dark-phone-series-detail")
+	step("dark wide", chromedp.Do(ctx, chromedp.EmulateViewport(1200, 900), chromedp.Navigate(h.srv.URL+"/admin"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="verdict"]`))))
+	shot("12-dark-admin-landing")
+	step("dark list", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/series"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="series-row"]`))))
+	shot("13-dark-series-list")
+	step("dark lanes", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/lanes"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="lane-row"]`))))
+	shot("14-dark-lanes")
 	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
 		t.Fatal("the browser test ran out of time")
 	}
