@@ -166,11 +166,35 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 	}
 	shot("03-series-failing")
 
+	// Back restores the whole list, once, with its form; forward the filter.
+	step("back", chromedp.Do(ctx, chromedp.NavigateBack()))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
+		`location.search === '' && document.querySelectorAll('[data-testid="series-row"]').length === `+fmt.Sprint(len(dataset))+
+			` && document.querySelectorAll('[data-testid="filter-form"]').length === 1 && document.querySelectorAll('#series-list').length === 1`,
+		chromedp.WithPollingTimeout(5*time.Second)))
+	step("back restores the whole list", err)
+	step("forward", chromedp.Do(ctx, chromedp.NavigateForward()))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
+		`location.search === '?filter=failing' && document.querySelectorAll('[data-testid="series-row"]').length === 5`+
+			` && document.querySelectorAll('[data-testid="filter-form"]').length === 1`,
+		chromedp.WithPollingTimeout(5*time.Second)))
+	step("forward restores the failing list", err)
+
 	// Open a Series from the list and Finish it through the confirm step.
 	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-series-id="completed-failing"] a.title`)))
 	step("open the Series", err)
 	step("detail", chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="finish-control"] button`))))
 	shot("04-series-detail")
+	// A refused correction answers in place, with its sentence and the input kept.
+	step("bad correction", chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`[data-testid="correction-control"] input[name="num"]`), "twelve"),
+		chromedp.Click(chromedp.CSS(`[data-testid="correction-control"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`#series-detail [data-testid="message"].error`))))
+	kept, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="correction-control"] input[name="num"]').value`))
+	step("read the kept input", err)
+	if kept != "twelve" {
+		t.Errorf("the refused correction was not shown back: %q", kept)
+	}
 	step("finish, step one", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="finish-control"] button`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="finish-confirm-box"]`))))
 	checked, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid="finish-confirm-box"]').checked`))
