@@ -41,6 +41,7 @@ func requestLog(log *slog.Logger) func(http.Handler) http.Handler {
 				if p := recover(); p != nil {
 					log.Error("handler panicked", "method", r.Method, "route", routePattern(r), "panic", p)
 					if rec.status == 0 {
+						toMessageSlot(rec, r)
 						http.Error(rec, "Something went wrong.", http.StatusInternalServerError)
 					}
 				}

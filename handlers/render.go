@@ -17,6 +17,7 @@ func render(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int
 	var buf bytes.Buffer
 	if err := c.Render(r.Context(), &buf); err != nil {
 		log.Error("render failed", "path", routePattern(r), "err", err)
+		toMessageSlot(w, r)
 		http.Error(w, "Something went wrong while drawing this page.", http.StatusInternalServerError)
 		return
 	}
@@ -33,8 +34,7 @@ func render(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int
 // error page would replace the detail or the list.
 func fail(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, sentence string) {
 	if wantsFragment(r) {
-		w.Header().Set("HX-Retarget", "#page-message")
-		w.Header().Set("HX-Reswap", "innerHTML")
+		toMessageSlot(w, r)
 		render(w, r, log, status, components.Flash(sentence, true))
 		return
 	}
@@ -51,4 +51,13 @@ func withViewer(ctx context.Context, v components.Viewer) context.Context {
 func viewerFrom(ctx context.Context) components.Viewer {
 	v, _ := ctx.Value(viewerKey{}).(components.Viewer)
 	return v
+}
+
+// toMessageSlot sends an htmx answer to the layout's #page-message instead
+// of the region the request aimed at.
+func toMessageSlot(w http.ResponseWriter, r *http.Request) {
+	if wantsFragment(r) {
+		w.Header().Set("HX-Retarget", "#page-message")
+		w.Header().Set("HX-Reswap", "innerHTML")
+	}
 }
