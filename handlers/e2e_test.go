@@ -173,12 +173,22 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 			` && document.querySelectorAll('[data-testid="filter-form"]').length === 1 && document.querySelectorAll('#series-list').length === 1`,
 		chromedp.WithPollingTimeout(5*time.Second)))
 	step("back restores the whole list", err)
+	checkedFilter, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="filter-form"] input[name="filter"]:checked').value`))
+	step("read the checked filter", err)
+	if checkedFilter != "" {
+		t.Errorf("after Back the form shows filter %q over the whole list", checkedFilter)
+	}
 	step("forward", chromedp.Do(ctx, chromedp.NavigateForward()))
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
 		`location.search === '?filter=failing' && document.querySelectorAll('[data-testid="series-row"]').length === 5`+
 			` && document.querySelectorAll('[data-testid="filter-form"]').length === 1`,
 		chromedp.WithPollingTimeout(5*time.Second)))
 	step("forward restores the failing list", err)
+	checkedFilter, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="filter-form"] input[name="filter"]:checked').value`))
+	step("read the checked filter", err)
+	if checkedFilter != "failing" {
+		t.Errorf("after Forward the form shows filter %q over the failing list", checkedFilter)
+	}
 
 	// Open a Series from the list and Finish it through the confirm step.
 	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-series-id="completed-failing"] a.title`)))
