@@ -40,7 +40,7 @@ func AdminSeriesPage(v Viewer, p SeriesListPage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1 data-testid=\"series-heading\">Series</h1><form class=\"filters\" method=\"get\" action=\"/admin/series\" hx-get=\"/admin/series\" hx-target=\"#series-list\" hx-push-url=\"true\" hx-trigger=\"change, submit\" data-testid=\"filter-form\"><fieldset class=\"chips\"><legend>Filter</legend> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1 data-testid=\"series-heading\">Series</h1><form class=\"filters\" method=\"get\" action=\"/admin/series\" hx-get=\"/admin/series\" hx-target=\"#series-list\" hx-push-url=\"true\" hx-trigger=\"change, submit\" autocomplete=\"off\" data-testid=\"filter-form\"><fieldset class=\"chips\"><legend>Filter</legend> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

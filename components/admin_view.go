@@ -85,6 +85,7 @@ type BookmarkRow struct {
 // SeriesDetail is the detail page's swapped region.
 type SeriesDetail struct {
 	Site, ID, Title, Cover, Address, Base string
+	AddressHref                           string // Address when it may be a link (http or https); "" shows it as text
 
 	Fact         Fact
 	Latest       string

@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
@@ -78,30 +76,47 @@ func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
 	return row
 }
 
+// lanesPage builds /admin/lanes. mark, when set, adjusts one Lane's row
+// (a control's refusal shown without JavaScript).
+func lanesPage(d Deps, r *http.Request, now time.Time, lanes []store.AdminLane, mark func(*components.LaneRow)) (components.LanesPage, error) {
+	var status notify.Status
+	if d.Notices != nil {
+		var err error
+		if status, err = d.Notices.Status(r.Context(), now); err != nil {
+			return components.LanesPage{}, err
+		}
+	}
+	p := components.LanesPage{Window: ago(store.OwnerWindow), Pauses: pauseOptions()}
+	for _, l := range lanes {
+		row := laneRowOf(d, l, now)
+		if mark != nil {
+			mark(&row)
+		}
+		p.Lanes = append(p.Lanes, row)
+	}
+	p.NoticesOff = !status.Enabled
+	if !status.WebhookDeadAt.IsZero() {
+		p.WebhookDead = ago(now.Sub(status.WebhookDeadAt))
+	}
+	for _, n := range status.Notices {
+		p.Notices = append(p.Notices, noticeView(n, now))
+	}
+	return p, nil
+}
+
 // handleAdminLanes is /admin/lanes.
 func handleAdminLanes(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, now := r.Context(), d.now()
 		lanes, err := d.Store.AdminLanes(ctx, now)
-		var status notify.Status
-		if err == nil && d.Notices != nil {
-			status, err = d.Notices.Status(ctx, now)
+		var p components.LanesPage
+		if err == nil {
+			p, err = lanesPage(d, r, now, lanes, nil)
 		}
 		if err != nil {
 			d.Logger.Error("admin lanes", "err", err)
 			fail(w, r, d.Logger, http.StatusInternalServerError, "The Lanes could not be read. Try again.")
 			return
-		}
-		p := components.LanesPage{Window: ago(store.OwnerWindow), Pauses: pauseOptions()}
-		for _, l := range lanes {
-			p.Lanes = append(p.Lanes, laneRowOf(d, l, now))
-		}
-		p.NoticesOff = !status.Enabled
-		if !status.WebhookDeadAt.IsZero() {
-			p.WebhookDead = ago(now.Sub(status.WebhookDeadAt))
-		}
-		for _, n := range status.Notices {
-			p.Notices = append(p.Notices, noticeView(n, now))
 		}
 		render(w, r, d.Logger, http.StatusOK, components.AdminLanesPage(viewerFrom(ctx), p))
 	})
@@ -116,7 +131,7 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 			fail(w, r, d.Logger, http.StatusBadRequest, "That form could not be read.")
 			return
 		}
-		site := chi.URLParam(r, "site")
+		site := urlParam(r, "site")
 		if !knownSite(site) {
 			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
 			return
@@ -153,14 +168,17 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 				status = http.StatusOK
 			}
 			if !wantsFragment(r) {
-				// A refusal without JavaScript: the whole page, the message on its row.
-				p := components.LanesPage{Window: ago(store.OwnerWindow), Pauses: pauseOptions()}
-				for _, o := range lanes {
+				// A refusal without JavaScript: the whole page, the message on
+				// its row, and the notices as the page always shows them.
+				p, err := lanesPage(d, r, now, lanes, func(o *components.LaneRow) {
 					if o.Site == site {
-						p.Lanes = append(p.Lanes, row)
-					} else {
-						p.Lanes = append(p.Lanes, laneRowOf(d, o, now))
+						*o = row
 					}
+				})
+				if err != nil {
+					d.Logger.Error("admin lanes", "err", err)
+					fail(w, r, d.Logger, http.StatusInternalServerError, "The Lanes could not be read. Try again.")
+					return
 				}
 				render(w, r, d.Logger, status, components.AdminLanesPage(viewerFrom(r.Context()), p))
 				return
@@ -187,8 +205,6 @@ func laneResult(d Deps, what string, err error) (int, string) {
 func handleForceLanePoll(d Deps) http.Handler {
 	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
 		st, msg := laneResult(d, "force lane", d.Store.ForceLanePoll(r.Context(), site, d.now().UnixMilli()))
-		if st == 0 {
-		}
 		return "Pass requested.", st, msg
 	})
 }
@@ -209,8 +225,6 @@ func handlePauseLane(d Deps) http.Handler {
 func handleResumeLane(d Deps) http.Handler {
 	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
 		st, msg := laneResult(d, "resume lane", d.Store.ResumeLane(r.Context(), site))
-		if st == 0 {
-		}
 		return "Resumed.", st, msg
 	})
 }

@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
 )
@@ -74,10 +72,6 @@ func handleAdminSeriesList(d Deps) http.Handler {
 		ctx, now := r.Context(), d.now()
 		q, bad := parseListQuery(r)
 		if bad != "" {
-			if wantsFragment(r) {
-				render(w, r, d.Logger, http.StatusBadRequest, components.Flash(bad, true))
-				return
-			}
 			fail(w, r, d.Logger, http.StatusBadRequest, bad)
 			return
 		}
@@ -144,7 +138,7 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 		return components.SeriesDetail{}, err
 	}
 	v := components.SeriesDetail{
-		Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL), Address: s.URL,
+		Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL), Address: s.URL, AddressHref: webURL(s.URL),
 		Base: seriesHref(s.Site, s.SeriesID), Fact: factOf(s.AdminSeries, now),
 		Raised: s.LatestRaisedBy != nil, Unverified: s.Unverified, Finished: s.FinishedAt > 0,
 		Orphan: s.Bookmarks == 0,
@@ -177,7 +171,7 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 // showDetail renders the detail page, or for htmx its region, after letting
 // adjust set a message or a step.
 func showDetail(d Deps, w http.ResponseWriter, r *http.Request, status int, adjust func(*components.SeriesDetail)) {
-	site, id := chi.URLParam(r, "site"), chi.URLParam(r, "id")
+	site, id := urlParam(r, "site"), urlParam(r, "id")
 	v, err := detailOf(d, r, site, id)
 	if errors.Is(err, store.ErrNotFound) {
 		fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
@@ -215,7 +209,7 @@ func seriesControl(d Deps, act func(r *http.Request, site, id string) (done stri
 			fail(w, r, d.Logger, http.StatusBadRequest, "That form could not be read.")
 			return
 		}
-		site, id := chi.URLParam(r, "site"), chi.URLParam(r, "id")
+		site, id := urlParam(r, "site"), urlParam(r, "id")
 		done, status, refusal, adjust := act(r, site, id)
 		if status == http.StatusNotFound {
 			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
@@ -276,8 +270,6 @@ func handleFinish(d Deps) http.Handler {
 func handleUnfinish(d Deps) http.Handler {
 	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
 		st, msg := storeResult(d, "unfinish", d.Store.UnfinishSeries(r.Context(), site, id))
-		if st == 0 {
-		}
 		return "Un-finished: it is due for a Poll again.", st, msg, nil
 	})
 }
@@ -289,9 +281,10 @@ func handleCorrectLatest(d Deps) http.Handler {
 	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
 		num := strings.TrimSpace(r.PostForm.Get("num"))
 		if !chapterNumber.MatchString(num) {
+			// Shown back cut to 16 characters, never inside one.
 			keep := r.PostForm.Get("num")
-			if len(keep) > 16 {
-				keep = keep[:16]
+			if k := []rune(keep); len(k) > 16 {
+				keep = string(k[:16])
 			}
 			return "", http.StatusBadRequest, "Type a chapter number such as 12 or 12.5. Latest Chapter was not changed.",
 				func(v *components.SeriesDetail) { v.Correction = keep }
@@ -311,8 +304,6 @@ func handleClearAttribution(d Deps) http.Handler {
 func handleForceSeriesPoll(d Deps) http.Handler {
 	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
 		st, msg := storeResult(d, "force poll", d.Store.ForceSeriesPoll(r.Context(), site, id, d.now().UnixMilli()))
-		if st == 0 {
-		}
 		return "Poll requested.", st, msg, nil
 	})
 }
@@ -322,7 +313,7 @@ func handleForceSeriesPoll(d Deps) http.Handler {
 // nothing.
 func handleDeleteSeries(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		site, id := chi.URLParam(r, "site"), chi.URLParam(r, "id")
+		site, id := urlParam(r, "site"), urlParam(r, "id")
 		err := d.Store.DeleteSeries(r.Context(), site, id)
 		switch {
 		case errors.Is(err, store.ErrBookmarked):

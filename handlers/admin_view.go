@@ -2,12 +2,15 @@ package handlers
 
 import (
 	"fmt"
-	"github.com/mangabookmark/mangabookmark/adapters"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
 )
@@ -73,6 +76,21 @@ func factOf(s store.AdminSeries, now time.Time) components.Fact {
 	return f
 }
 
+// urlParam is a route parameter, decoded. chi matches on the escaped path
+// whenever the request has one that differs from Go's own encoding (an id
+// holding ";" or "," arrives as %3B, %2C) and then hands the parameter back
+// still escaped, so such a Series could be listed but never opened.
+func urlParam(r *http.Request, name string) string {
+	v := chi.URLParam(r, name)
+	if r.URL.RawPath == "" {
+		return v
+	}
+	if u, err := url.PathUnescape(v); err == nil {
+		return u
+	}
+	return v
+}
+
 func seriesHref(site, id string) string {
 	return "/admin/series/" + pathEscape(site) + "/" + pathEscape(id)
 }
@@ -80,8 +98,24 @@ func seriesHref(site, id string) string {
 // coverURL keeps a Cover only when it is an https address: the stored value
 // came from a Site's page, and the CSP allows no other images anyway.
 func coverURL(u string) string {
-	if strings.HasPrefix(u, "https://") {
+	if webURL(u) != "" && strings.HasPrefix(u, "https://") {
 		return u
 	}
 	return ""
+}
+
+// webURL is a stored address fit to be a link: absolute http(s) with a host.
+// Anything else — a javascript: or data: address a hostile Site page
+// planted, a protocol-relative or a relative one — is "" and the page shows
+// the address as text only. templ.URL would turn the worst of these into a
+// dead about:invalid link, and would let "//host" through.
+func webURL(u string) string {
+	if u != strings.TrimSpace(u) || strings.ContainsAny(u, "\x00\t\r\n") {
+		return ""
+	}
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return ""
+	}
+	return u
 }

@@ -60,11 +60,25 @@ func (a *auth) loadViewer(next http.Handler) http.Handler {
 	})
 }
 
-// requireReader sends anonymous visitors to sign in.
+// requireReader sends anonymous visitors to sign in. Only a page read is
+// remembered as where to come back to: a control's address answers no GET.
+// An htmx request (a session that expired under an open page) gets a 401
+// with HX-Redirect, because htmx would follow a 303 itself and swap the
+// sign-in page into the list region.
 func (a *auth) requireReader(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if viewerFrom(r.Context()).ID == "" {
-			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			back := "/"
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				back = r.URL.RequestURI()
+			}
+			to := "/login?next=" + url.QueryEscape(back)
+			if r.Header.Get("HX-Request") == "true" {
+				w.Header().Set("HX-Redirect", to)
+				fail(w, r, a.d.Logger, http.StatusUnauthorized, "Your sign-in has ended. Sign in again.")
+				return
+			}
+			http.Redirect(w, r, to, http.StatusSeeOther)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
@@ -47,7 +48,7 @@ func startChromium(t *testing.T) string {
 	cmd := exec.Command(chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		fmt.Sprintf("--remote-debugging-port=%d", port), "--remote-debugging-address=127.0.0.1",
 		"--user-data-dir="+dir, "--no-first-run", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--window-size=1200,900", "about:blank")
+		"--disable-component-update", "--disable-sync", "--hide-scrollbars", "--window-size=1200,900", "about:blank")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, so its helpers stop with it
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -165,11 +166,45 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 	}
 	shot("03-series-failing")
 
+	// Back restores the whole list, once, with its form; forward the filter.
+	step("back", chromedp.Do(ctx, chromedp.NavigateBack()))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
+		`location.search === '' && document.querySelectorAll('[data-testid="series-row"]').length === `+fmt.Sprint(len(dataset))+
+			` && document.querySelectorAll('[data-testid="filter-form"]').length === 1 && document.querySelectorAll('#series-list').length === 1`,
+		chromedp.WithPollingTimeout(5*time.Second)))
+	step("back restores the whole list", err)
+	checkedFilter, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="filter-form"] input[name="filter"]:checked').value`))
+	step("read the checked filter", err)
+	if checkedFilter != "" {
+		t.Errorf("after Back the form shows filter %q over the whole list", checkedFilter)
+	}
+	step("forward", chromedp.Do(ctx, chromedp.NavigateForward()))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
+		`location.search === '?filter=failing' && document.querySelectorAll('[data-testid="series-row"]').length === 5`+
+			` && document.querySelectorAll('[data-testid="filter-form"]').length === 1`,
+		chromedp.WithPollingTimeout(5*time.Second)))
+	step("forward restores the failing list", err)
+	checkedFilter, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="filter-form"] input[name="filter"]:checked').value`))
+	step("read the checked filter", err)
+	if checkedFilter != "failing" {
+		t.Errorf("after Forward the form shows filter %q over the failing list", checkedFilter)
+	}
+
 	// Open a Series from the list and Finish it through the confirm step.
 	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-series-id="completed-failing"] a.title`)))
 	step("open the Series", err)
 	step("detail", chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-testid="finish-control"] button`))))
 	shot("04-series-detail")
+	// A refused correction answers in place, with its sentence and the input kept.
+	step("bad correction", chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`[data-testid="correction-control"] input[name="num"]`), "twelve"),
+		chromedp.Click(chromedp.CSS(`[data-testid="correction-control"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`#series-detail [data-testid="message"].error`))))
+	kept, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="correction-control"] input[name="num"]').value`))
+	step("read the kept input", err)
+	if kept != "twelve" {
+		t.Errorf("the refused correction was not shown back: %q", kept)
+	}
 	step("finish, step one", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="finish-control"] button`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="finish-confirm-box"]`))))
 	checked, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('[data-testid="finish-confirm-box"]').checked`))
@@ -206,6 +241,11 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 		chromedp.Navigate(h.srv.URL+"/admin/series?filter=failing"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="series-row"]`))))
 	shot("09-phone-series-failing")
+	wideList, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+	step("measure the phone list", err)
+	if wideList {
+		t.Errorf("the list scrolls sideways on a phone")
+	}
 	step("phone detail", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/series/asurascans/unverified"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="unverified-note"]`))))
 	shot("10-phone-series-detail")
@@ -214,6 +254,22 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 	if wide {
 		t.Errorf("the detail page scrolls sideways on a phone")
 	}
+	// The dark scheme, on the phone and wide.
+	_, err = chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+	step("dark scheme", err)
+	step("dark", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/series/asurascans/unverified"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="unverified-note"]`))))
+	shot("11-dark-phone-series-detail")
+	step("dark wide", chromedp.Do(ctx, chromedp.EmulateViewport(1200, 900), chromedp.Navigate(h.srv.URL+"/admin"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="verdict"]`))))
+	shot("12-dark-admin-landing")
+	step("dark list", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/series"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="series-row"]`))))
+	shot("13-dark-series-list")
+	step("dark lanes", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/lanes"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="lane-row"]`))))
+	shot("14-dark-lanes")
 	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
 		t.Fatal("the browser test ran out of time")
 	}

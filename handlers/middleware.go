@@ -41,6 +41,7 @@ func requestLog(log *slog.Logger) func(http.Handler) http.Handler {
 				if p := recover(); p != nil {
 					log.Error("handler panicked", "method", r.Method, "route", routePattern(r), "panic", p)
 					if rec.status == 0 {
+						toMessageSlot(rec, r)
 						http.Error(rec, "Something went wrong.", http.StatusInternalServerError)
 					}
 				}
@@ -65,7 +66,10 @@ func securityHeaders(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "same-origin")
-		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'")
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' https:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+		// Every page depends on who is signed in; the static handler
+		// replaces this for its content-hashed files.
+		h.Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r)
 	})
 }
@@ -78,7 +82,8 @@ func csrf(log *slog.Logger) func(http.Handler) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.AddInsecureBypassPattern("/api/")
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		log.Warn("cross-origin request refused", "method", r.Method, "route", r.URL.Path)
+		// Not the path: /login/{token} carries a one-time sign-in token.
+		log.Warn("cross-origin request refused", "method", r.Method, "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))
 		http.Error(w, "Cross-origin request refused.", http.StatusForbidden)
 	}))
 	return cop.Handler

@@ -17,6 +17,7 @@ func render(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int
 	var buf bytes.Buffer
 	if err := c.Render(r.Context(), &buf); err != nil {
 		log.Error("render failed", "path", routePattern(r), "err", err)
+		toMessageSlot(w, r)
 		http.Error(w, "Something went wrong while drawing this page.", http.StatusInternalServerError)
 		return
 	}
@@ -28,8 +29,15 @@ func render(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int
 }
 
 // fail renders the plain error page: one heading, one sentence, never an
-// internal error string.
+// internal error string. An htmx request gets the sentence alone, moved to
+// the page's message slot: swapped into the region it aimed at, a whole
+// error page would replace the detail or the list.
 func fail(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, sentence string) {
+	if wantsFragment(r) {
+		toMessageSlot(w, r)
+		render(w, r, log, status, components.Flash(sentence, true))
+		return
+	}
 	render(w, r, log, status, components.ErrorPage(viewerFrom(r.Context()), http.StatusText(status), sentence))
 }
 
@@ -43,4 +51,13 @@ func withViewer(ctx context.Context, v components.Viewer) context.Context {
 func viewerFrom(ctx context.Context) components.Viewer {
 	v, _ := ctx.Value(viewerKey{}).(components.Viewer)
 	return v
+}
+
+// toMessageSlot sends an htmx answer to the layout's #page-message instead
+// of the region the request aimed at.
+func toMessageSlot(w http.ResponseWriter, r *http.Request) {
+	if wantsFragment(r) {
+		w.Header().Set("HX-Retarget", "#page-message")
+		w.Header().Set("HX-Reswap", "innerHTML")
+	}
 }

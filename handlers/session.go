@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/gorilla/sessions"
@@ -34,8 +35,19 @@ func newCookieStore(key []byte, secure bool) *sessions.CookieStore {
 }
 
 // safeNext keeps a post-sign-in redirect on this site: a local absolute path only.
+// No control character and no backslash anywhere: browsers drop tabs and
+// newlines from a Location and read a backslash as "/", so
+// "/<TAB>/evil.example" or "/\evil.example" would leave the site.
 func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.Contains(next, "\\") {
+		return "/"
+	}
+	for _, c := range next {
+		if c < 0x20 || c == 0x7f {
+			return "/"
+		}
+	}
+	if u, err := url.Parse(next); err != nil || u.Scheme != "" || u.Host != "" {
 		return "/"
 	}
 	return next

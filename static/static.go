@@ -14,7 +14,7 @@ import (
 	"sync"
 )
 
-//go:embed vendor css
+//go:embed vendor css js
 var files embed.FS
 
 // HTMX is the vendored htmx build (npm package htmx.org).
@@ -22,6 +22,10 @@ const HTMX = "vendor/htmx-2.0.11.min.js"
 
 // CSS is the one stylesheet.
 const CSS = "css/app.css"
+
+// AdminJS keeps the filter form in step with the address after htmx
+// restores a page from history.
+const AdminJS = "js/admin.js"
 
 var hashes = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}

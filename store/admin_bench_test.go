@@ -68,6 +68,14 @@ func BenchmarkSeriesList(b *testing.B) {
 				}
 			}
 		})
+		b.Run("filter="+string(f)+"/count", func(b *testing.B) {
+			// The list page prints its filter's count beside the rows.
+			for b.Loop() {
+				if _, err := s.CountAdminSeries(ctx, store.SeriesQuery{Filter: f}, now); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 		b.Run("filter="+string(f)+"/deep", func(b *testing.B) {
 			q := store.SeriesQuery{Filter: f, AfterSite: "kagane", AfterID: "b0040000"}
 			for b.Loop() {

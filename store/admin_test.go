@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -366,5 +367,97 @@ func TestTheLanesReadCountsTheWindowAndFindsTheLastPass(t *testing.T) {
 	}
 	if c.Passes != 2 || c.OK != 2 || c.Refused != 1 || c.LastSkip != "paused" || c.LastStartedAt != t0.Add(-time.Hour).UnixMilli() || c.PausedUntil == 0 {
 		t.Errorf("comix lane: %+v", c)
+	}
+}
+
+// TestKeysetPagesNeitherSkipNorRepeatWhenSitesShareSeriesIDs walks every
+// filter, with and without a Site, in pages of 1, 3 and 7 over six Sites
+// that all use the same Series ids, and checks the walk against one page
+// holding the whole list and against the filter's count.
+func TestKeysetPagesNeitherSkipNorRepeatWhenSitesShareSeriesIDs(t *testing.T) {
+	t.Parallel()
+	pool := storetest.Pool(t, nil)
+	s := store.New(pool)
+	ctx := context.Background()
+	old, fresh := t0.Add(-30*24*time.Hour).UnixMilli(), t0.Add(-10*time.Minute).UnixMilli()
+	for _, q := range []string{
+		`INSERT INTO readers (discord_id, name, created_at) VALUES ('r1', 'Reader One', 0)`,
+		// Every Site holds the ids s00..s29; attributes vary by id and Site so
+		// each filter holds rows on several Sites under the same id.
+		`INSERT INTO series (site, series_id, url, title, kind, latest_chapter_num, latest_raised_by,
+			checked_at, finished_at, site_completed_at, created_at)
+		SELECT site, 's' || lpad(i::text, 2, '0'),
+		       CASE WHEN (i + k) % 7 = 2 THEN '' ELSE 'https://example.test/' || i END,
+		       'T', CASE WHEN k % 2 = 0 THEN 'manga' ELSE 'novel' END,
+		       CASE WHEN (i + k) % 5 = 0 THEN NULL ELSE i::numeric END,
+		       CASE WHEN (i + k) % 4 = 1 THEN 'r1' END,
+		       CASE WHEN (i + k) % 6 = 0 THEN 0 WHEN (i + k) % 6 = 1 THEN ` + strconv.FormatInt(old, 10) + ` ELSE ` + strconv.FormatInt(fresh, 10) + ` END,
+		       CASE WHEN (i * k) % 9 = 4 THEN ` + strconv.FormatInt(old, 10) + ` ELSE 0 END,
+		       CASE WHEN (i + 2 * k) % 8 = 3 THEN ` + strconv.FormatInt(fresh, 10) + ` ELSE 0 END, 0
+		  FROM unnest(ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld']) WITH ORDINALITY AS x(site, k),
+		       generate_series(0, 29) AS i`,
+		`INSERT INTO poll_failures (site, series_id, outcome, failing_since)
+		SELECT site, series_id, CASE WHEN length(site) % 2 = 0 THEN 'unfetchable' ELSE 'errors' END,
+		       CASE WHEN right(series_id, 1) IN ('1', '4') THEN ` + strconv.FormatInt(fresh, 10) + ` ELSE ` + strconv.FormatInt(old, 10) + ` END
+		  FROM series WHERE right(series_id, 1) IN ('1', '3', '4', '7')`,
+		`INSERT INTO bookmarks (reader_id, site, series_id, created_at, updated_at)
+		SELECT 'r1', site, series_id, 0, 0 FROM series WHERE right(series_id, 1) <> '5'`,
+	} {
+		if _, err := pool.Exec(ctx, q); err != nil {
+			t.Fatalf("seed: %v\n%s", err, q)
+		}
+	}
+	key := func(r store.AdminSeries) string { return r.Site + "/" + r.SeriesID }
+	for _, f := range store.Filters {
+		for _, site := range []string{"", "kagane"} {
+			whole, err := s.ListAdminSeries(ctx, store.SeriesQuery{Filter: f, Site: site, Limit: 500}, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, r := range whole.Rows {
+				want = append(want, key(r))
+			}
+			n, err := s.CountAdminSeries(ctx, store.SeriesQuery{Filter: f, Site: site}, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != int64(len(want)) {
+				t.Errorf("filter %q site %q: count %d, list %d", f, site, n, len(want))
+			}
+			if site == "" && f != store.FilterAll && len(want) > 0 {
+				sites := map[string]bool{}
+				for _, r := range whole.Rows {
+					sites[r.Site] = true
+				}
+				if len(sites) < 2 {
+					t.Errorf("filter %q: the fixture puts rows on only %d Site; the test proves nothing", f, len(sites))
+				}
+			}
+			for _, size := range []int{1, 3, 7} {
+				q := store.SeriesQuery{Filter: f, Site: site, Limit: size}
+				var got []string
+				for pages := 0; ; pages++ {
+					if pages > 200 {
+						t.Fatalf("filter %q: the walk does not end", f)
+					}
+					page, err := s.ListAdminSeries(ctx, q, t0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, r := range page.Rows {
+						got = append(got, key(r))
+					}
+					if !page.More {
+						break
+					}
+					last := page.Rows[len(page.Rows)-1]
+					q.AfterSite, q.AfterID = last.Site, last.SeriesID
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("filter %q site %q in pages of %d:\n got %v\nwant %v", f, site, size, got, want)
+				}
+			}
+		}
 	}
 }
