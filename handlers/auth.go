@@ -48,13 +48,22 @@ func newAuth(d Deps) *auth {
 }
 
 // loadViewer puts the signed-in Reader (if any) into the request context.
+// A cookie counts only while its epoch is the Reader's current one: signing
+// out moves the epoch on, so no copy of the cookie outlives it.
 func (a *auth) loadViewer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sess, _ := a.cookies.Get(r, sessionName)
 		id, _ := sess.Values["uid"].(string)
 		name, _ := sess.Values["name"].(string)
+		epoch, _ := sess.Values["epoch"].(int64)
 		if id != "" {
-			r = r.WithContext(withViewer(r.Context(), components.Viewer{ID: id, Name: name, IsOwner: id == a.d.OwnerID}))
+			current, err := a.d.Store.SessionEpoch(r.Context(), id)
+			switch {
+			case err != nil && !errors.Is(err, store.ErrNotFound):
+				a.d.Logger.Warn("session check failed; treating the request as signed out", "err", err)
+			case err == nil && current == epoch:
+				r = r.WithContext(withViewer(r.Context(), components.Viewer{ID: id, Name: name, IsOwner: id == a.d.OwnerID}))
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -101,9 +110,14 @@ func (a *auth) signIn(w http.ResponseWriter, r *http.Request, rd store.Reader) e
 	if err := a.d.Store.UpsertReader(r.Context(), rd, a.d.now().UnixMilli()); err != nil {
 		return err
 	}
+	epoch, err := a.d.Store.SessionEpoch(r.Context(), rd.DiscordID)
+	if err != nil {
+		return err
+	}
 	sess, _ := a.cookies.Get(r, sessionName)
 	sess.Values["uid"] = rd.DiscordID
 	sess.Values["name"] = rd.Name
+	sess.Values["epoch"] = epoch
 	return sess.Save(r, w)
 }
 
@@ -113,8 +127,17 @@ func (a *auth) handleLoginPage() http.Handler {
 	})
 }
 
+// handleLogout ends every session of the signed-in Reader (on every
+// device), then expires this browser's cookie.
 func (a *auth) handleLogout() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := viewerFrom(r.Context()); v.ID != "" {
+			if err := a.d.Store.EndSessions(r.Context(), v.ID); err != nil {
+				a.d.Logger.Error("sign-out: end sessions", "err", err)
+				fail(w, r, a.d.Logger, http.StatusInternalServerError, "Signing out did not complete. Try again.")
+				return
+			}
+		}
 		sess, _ := a.cookies.Get(r, sessionName)
 		sess.Options.MaxAge = -1
 		_ = sess.Save(r, w)

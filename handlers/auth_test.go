@@ -338,3 +338,30 @@ func TestStaticAssetsAreServedWithLongLivedCacheHeaders(t *testing.T) {
 		t.Fatalf("asset: %d %q", resp.StatusCode, resp.Header.Get("Cache-Control"))
 	}
 }
+
+func TestSigningOutEndsACopiedSessionCookieToo(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.owner()
+	base, _ := url.Parse(h.srv.URL)
+	copied := c.Jar.Cookies(base)
+	if len(copied) == 0 {
+		t.Fatal("no session cookie after sign-in")
+	}
+	if a := h.get(c, "/admin"); a.status != http.StatusOK {
+		t.Fatalf("signed in: %d", a.status)
+	}
+	if a := h.post(c, "/logout", nil); a.status != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", a.status)
+	}
+	other := anonymous()
+	other.Jar, _ = cookiejar.New(nil)
+	other.Jar.SetCookies(base, copied)
+	if a := h.get(other, "/admin"); a.status != http.StatusSeeOther || !strings.HasPrefix(a.header.Get("Location"), "/login") {
+		t.Fatalf("a copy of the cookie still works after sign-out: %d %s", a.status, a.header.Get("Location"))
+	}
+	// Signing in again works, with a fresh cookie.
+	if a := h.get(h.owner(), "/admin"); a.status != http.StatusOK {
+		t.Fatalf("signing in again: %d", a.status)
+	}
+}

@@ -38,3 +38,25 @@ func (s *Store) GetReader(ctx context.Context, discordID string) (Reader, error)
 	}
 	return r, nil
 }
+
+const sessionEpochSQL = `SELECT session_epoch FROM readers WHERE discord_id = $1`
+
+// SessionEpoch is the epoch a Reader's valid session cookies carry
+// (ErrNotFound for an unknown Reader).
+func (s *Store) SessionEpoch(ctx context.Context, discordID string) (int64, error) {
+	var e int64
+	if err := s.pool.QueryRow(ctx, sessionEpochSQL, discordID).Scan(&e); err != nil {
+		return 0, fmt.Errorf("store: session epoch %s: %w", discordID, translate(err))
+	}
+	return e, nil
+}
+
+const endSessionsSQL = `UPDATE readers SET session_epoch = session_epoch + 1 WHERE discord_id = $1`
+
+// EndSessions makes every session cookie of the Reader invalid.
+func (s *Store) EndSessions(ctx context.Context, discordID string) error {
+	if _, err := s.pool.Exec(ctx, endSessionsSQL, discordID); err != nil {
+		return fmt.Errorf("store: end sessions %s: %w", discordID, translate(err))
+	}
+	return nil
+}

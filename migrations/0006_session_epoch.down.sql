@@ -1,0 +1,1 @@
+ALTER TABLE readers DROP COLUMN IF EXISTS session_epoch;
