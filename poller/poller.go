@@ -588,18 +588,23 @@ func (p *Poller) notify(ctx context.Context, pass *Pass) {
 
 // pollOne Polls one Series: stamp, read, write. counted is false when the
 // Series was not this pass's to poll (its stamp moved: another pass took it).
-// A panic anywhere inside is recovered and counted as errors.
+// A panic anywhere inside is recovered, counted as errors and written as
+// errors: an adapter that panics on one page every hour is exactly the quiet
+// breakage the failure row exists to make findable.
 func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adapters.Result, counted bool) {
 	begin := time.Now()
+	now := p.now()
 	defer func() {
 		if r := recover(); r != nil {
 			p.log().Error("poll panicked", "site", s.Site, "series_id", s.SeriesID,
-				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				"outcome", adapters.Errors, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			p.recordFailure(wctx, s, adapters.Errors, now)
 			res, counted = adapters.Result{Outcome: adapters.Errors}, true
 		}
 	}()
 
-	now := p.now()
 	failing, err := p.Store.StampChecked(ctx, s.Site, s.SeriesID, s.CheckedAt, ms(now))
 	if errors.Is(err, store.ErrAlreadyChecked) {
 		p.log().Info("series taken by another pass", "site", s.Site, "series_id", s.SeriesID)
