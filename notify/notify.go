@@ -37,7 +37,7 @@ type Store interface {
 	SidecarDownRun(ctx context.Context, browserSites []string, now, lookbackFrom int64) (int64, bool, error)
 	AdapterBroken(ctx context.Context, site string, cutoff int64) (int64, bool, error)
 	OpenNotice(ctx context.Context, kind, site string) error
-	CloseNotice(ctx context.Context, kind, site string) error
+	CloseNotice(ctx context.Context, kind, site string, runSince int64) error
 	ClaimNotice(ctx context.Context, kind, site string, deliver func(store.NoticeState) store.Delivery) (bool, error)
 	Notices(ctx context.Context) ([]store.NoticeState, error)
 	WebhookDeadAt(ctx context.Context, urlHash string) (int64, error)
@@ -191,7 +191,16 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 			continue
 		}
 		if !holds {
-			errs = append(errs, n.store.CloseNotice(ctx, string(s.kind), s.site))
+			// c.Since is set when the condition's run is still going but not
+			// yet past the window at this pass's start: another Lane, or a
+			// replica whose clock reads later, may already have sent it, and
+			// that message stands for this run. Only a notice sent before the
+			// run began (an earlier episode nothing closed) goes.
+			var runSince int64
+			if !c.Since.IsZero() {
+				runSince = c.Since.UnixMilli()
+			}
+			errs = append(errs, n.store.CloseNotice(ctx, string(s.kind), s.site, runSince))
 			continue
 		}
 		if err := n.store.OpenNotice(ctx, string(s.kind), s.site); err != nil {
@@ -341,7 +350,9 @@ func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
 			if err != nil {
 				return Status{}, fmt.Errorf("notify: status: %w", err)
 			}
-			nt.Holds, nt.Since = ok, c.Since
+			if ok {
+				nt.Holds, nt.Since = true, c.Since
+			}
 		}
 		out.Notices = append(out.Notices, nt)
 	}
