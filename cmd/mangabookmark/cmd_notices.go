@@ -98,9 +98,7 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	return nil
 }
 
-// browserSites parses BROWSER_SITES (comma-separated Site names; unset means
-// the default browser Sites). The lead's Config may replace this with its
-// own parsed value.
+// subjectName is the notice's subject as the message's title names it.
 func subjectName(site string) string {
 	if site == "" {
 		return "browser sidecar"
