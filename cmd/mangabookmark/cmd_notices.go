@@ -83,9 +83,12 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		return fmt.Errorf("notices: %w", err)
 	}
 
+	// With the push off nothing is pending: no Lane sends or closes a
+	// notice, so a row left from when DISCORD_WEBHOOK_URL was set would
+	// otherwise fail every run for ever.
 	pending := 0
 	for _, nt := range status.Notices {
-		if nt.Pending() {
+		if nt.Pending() && status.Enabled {
 			pending++
 		}
 	}
@@ -128,10 +131,17 @@ func writeNoticesText(w io.Writer, st notify.Status, invalid bool, now time.Time
 	fmt.Fprintln(tw, "CONDITION\tSITE\tHOLDS\tDELIVERY")
 	for _, nt := range st.Notices {
 		holds := "no longer holds; closes on the next pass"
+		if !st.Enabled {
+			holds = "no longer holds"
+		}
 		if nt.Holds {
 			holds = fmt.Sprintf("since %s (%s)", stamp(nt.Since), notify.Age(now.Sub(nt.Since)))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", nt.Kind, subjectName(nt.Site), holds, delivery(nt))
+		d := delivery(nt)
+		if !st.Enabled && nt.Pending() {
+			d = "not sent — owner notices are off"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", nt.Kind, subjectName(nt.Site), holds, d)
 	}
 	return tw.Flush()
 }

@@ -112,6 +112,10 @@ func TestTheNoticesCommandShowsWhatWasSentAndExitsNonZeroWhilePending(t *testing
 			wantOut: []string{"Owner notices are off: DISCORD_WEBHOOK_URL is unset."},
 		},
 		{
+			name: "notices left from when the push was on do not fail the exit once it is off", failed: true,
+			wantOut: []string{"Owner notices are off", "not sent — owner notices are off"},
+		},
+		{
 			name: "json for scripts, still failing while pending", failed: true, args: []string{"--json"},
 			env:     map[string]string{"DISCORD_WEBHOOK_URL": hookURL},
 			wantOut: []string{`"condition": "no-browser-route"`, `"last_error": "Discord answered 500"`, `"pending": true`},
