@@ -358,3 +358,23 @@ func TestAWriteThatFailsAfterACorrectReadIsErrorsButChecked(t *testing.T) {
 		t.Fatal("not logged")
 	}
 }
+
+func TestAnOutcomeOutsideTheVocabularyIsErrors(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("s")
+	r.rd.script(url("s"), adapters.Result{Outcome: "gone-fishing", Checked: true, Status: 200})
+	pass := r.pass()
+	if pass.Counts[adapters.Errors] != 1 || pass.Counts["gone-fishing"] != 0 {
+		t.Fatalf("pass: %+v", pass)
+	}
+	if f, ok := r.failure("s"); !ok || f.Outcome != "errors" {
+		t.Fatalf("failure row: %+v present=%v; want errors, never an unknown word", f, ok)
+	}
+	if row := r.passes(site)[0]; row.Errors != 1 || row.Checked != 1 {
+		t.Fatalf("pass log: %+v", row)
+	}
+	if !strings.Contains(r.logs.String(), `reader returned outcome \"gone-fishing\"`) {
+		t.Fatalf("the bad word was not logged:\n%s", r.logs.String())
+	}
+}
