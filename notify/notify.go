@@ -246,9 +246,7 @@ func (n *Notifier) deliver(ctx context.Context, st store.NoticeState, c Conditio
 	switch {
 	case st.NotifiedAt > 0: // told already: the episode stays quiet
 		return store.Delivery{Skip: true}, false
-	case st.GaveUp: // Discord refused this message for good
-		return store.Delivery{Skip: true}, false
-	case st.RetryNotBefore > at: // a 429's retry_after has not passed
+	case st.RetryNotBefore > at: // a 429's retry_after, or a refusal's hour, has not passed
 		return store.Delivery{Skip: true}, false
 	case dead:
 		n.logDead()
@@ -275,11 +273,20 @@ func (n *Notifier) deliver(ctx context.Context, st store.NoticeState, c Conditio
 			"kind", string(c.Kind), "site", c.Site, "status", res.status, "error", res.reason)
 		return d, false
 	default: // rejected
-		n.log.Error("owner notice refused by Discord; not retried this episode",
+		// The same message to the same address will be refused again, so
+		// not on every pass; but what fixes it (a new DISCORD_WEBHOOK_URL, a
+		// deploy) happens during the episode, and the next pass after that
+		// must send. Tried again no sooner than an hour.
+		n.log.Error("owner notice refused by Discord; trying again in an hour",
 			"kind", string(c.Kind), "site", c.Site, "status", res.status, "error", res.reason)
-		return store.Delivery{AttemptAt: at, Err: res.reason, GiveUp: true}, false
+		return store.Delivery{AttemptAt: at, Err: res.reason, GiveUp: true,
+			RetryNotBefore: passAt.Add(rejectedRetry).UnixMilli()}, false
 	}
 }
+
+// rejectedRetry is how long a message Discord refused (a 4xx other than 404
+// and 429) waits before it is tried again: a Lane's default rest.
+const rejectedRetry = time.Hour
 
 // logDead says once per process that the webhook is dead.
 func (n *Notifier) logDead() {
@@ -303,7 +310,9 @@ type Notice struct {
 	LastAttemptAt  time.Time
 	LastError      string // free of the webhook address
 	RetryNotBefore time.Time
-	GaveUp         bool
+	// GaveUp: Discord refused the message itself (a 4xx other than 404 and
+	// 429); it is tried again from RetryNotBefore, an hour on.
+	GaveUp bool
 }
 
 // Pending reports whether the owner has not been told yet.

@@ -206,8 +206,9 @@ type Delivery struct {
 	// SentAt > 0: Discord accepted the message at this time.
 	SentAt int64
 	// Otherwise an attempt failed at AttemptAt with Err (text already free of
-	// secrets), to be retried no earlier than RetryNotBefore, or never in this
-	// episode when GiveUp.
+	// secrets), to be retried no earlier than RetryNotBefore. GiveUp records
+	// that Discord refused the message itself (a 4xx other than 404 and 429),
+	// so the same message is not simply retried on the next pass.
 	AttemptAt      int64
 	Err            string
 	RetryNotBefore int64

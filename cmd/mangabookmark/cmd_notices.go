@@ -157,8 +157,8 @@ func delivery(nt notify.Notice) string {
 	s := fmt.Sprintf("pending — last attempt failed: %s (%d attempt(s), last at %s)",
 		nt.LastError, nt.Attempts, stamp(nt.LastAttemptAt))
 	switch {
-	case nt.GaveUp:
-		s += "; not retried until the condition lifts and returns"
+	case nt.GaveUp && !nt.RetryNotBefore.IsZero():
+		s += "; Discord refused the message, next attempt not before " + stamp(nt.RetryNotBefore)
 	case !nt.RetryNotBefore.IsZero():
 		s += "; next attempt not before " + stamp(nt.RetryNotBefore)
 	}
