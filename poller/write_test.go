@@ -378,3 +378,21 @@ func TestAnOutcomeOutsideTheVocabularyIsErrors(t *testing.T) {
 		t.Fatalf("the bad word was not logged:\n%s", r.logs.String())
 	}
 }
+
+func TestACheckStampTheServerRefusesDoesNotStopThePass(t *testing.T) {
+	t.Parallel()
+	// A statement the server answered with an error is that Series' errors;
+	// only a database that cannot be reached stops the pass.
+	r := newRig(t)
+	r.series("a", "b", "c")
+	r.exec(`CREATE FUNCTION no_stamp_b() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.series_id = 'b' AND NEW.checked_at <> OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+	r.exec(`CREATE TRIGGER no_stamp_b BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp_b()`)
+	pass := r.pass()
+	if pass.Counts[adapters.Errors] != 1 || pass.Counts[adapters.OK] != 2 {
+		t.Fatalf("pass: %+v; want b errors and a, c read", pass)
+	}
+	if strings.Contains(r.logs.String(), "pass stopped") {
+		t.Fatal("a refused statement stopped the pass")
+	}
+}
