@@ -93,6 +93,9 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		}
 	}
 	switch {
+	case invalid:
+		// The server will not start on this setting; a script must see it.
+		return errors.New("notices: DISCORD_WEBHOOK_URL is not a usable address")
 	case pending > 0:
 		return fmt.Errorf("notices: %d owner notice(s) pending", pending)
 	case !status.WebhookDeadAt.IsZero():
