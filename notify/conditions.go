@@ -126,7 +126,10 @@ func (n *Notifier) allSubjects() []subject {
 	return out
 }
 
-// derive evaluates one subject at now.
+// derive evaluates one subject at now. When it does not hold but a run of
+// its passes is still going, younger than the window, the Condition it
+// returns carries that run's start in Since (and false); otherwise Since is
+// zero.
 func (n *Notifier) derive(ctx context.Context, s subject, now time.Time) (Condition, bool, error) {
 	nowMs := now.UnixMilli()
 	from := now.Add(-n.lookback).UnixMilli()
@@ -154,9 +157,12 @@ func (n *Notifier) derive(ctx context.Context, s subject, now time.Time) (Condit
 	default:
 		return Condition{}, false, fmt.Errorf("notify: unknown condition %q", s.kind)
 	}
-	if err != nil || !ok || since >= cutoff {
-		// A run must have started more than W before now.
+	if err != nil || !ok {
 		return Condition{}, false, err
+	}
+	if since >= cutoff {
+		// A run must have started more than W before now.
+		return Condition{Kind: s.kind, Site: s.site, Since: time.UnixMilli(since).UTC()}, false, nil
 	}
 	return Condition{Kind: s.kind, Site: s.site, Since: time.UnixMilli(since).UTC()}, true, nil
 }

@@ -184,7 +184,7 @@ const (
 	delivered     verdict = iota // 2xx: set notified_at
 	retryNextPass                // 429, 5xx, transport failure: the next pass tries again
 	deadWebhook                  // 404 Unknown Webhook: stop sending until the setting changes
-	rejected                     // any other answer: not retried this episode
+	rejected                     // any other answer: tried again no sooner than an hour
 )
 
 // statusTable classifies Discord's answer; the first matching row wins and

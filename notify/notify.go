@@ -37,7 +37,7 @@ type Store interface {
 	SidecarDownRun(ctx context.Context, browserSites []string, now, lookbackFrom int64) (int64, bool, error)
 	AdapterBroken(ctx context.Context, site string, cutoff int64) (int64, bool, error)
 	OpenNotice(ctx context.Context, kind, site string) error
-	CloseNotice(ctx context.Context, kind, site string) error
+	CloseNotice(ctx context.Context, kind, site string, runSince int64) error
 	ClaimNotice(ctx context.Context, kind, site string, deliver func(store.NoticeState) store.Delivery) (bool, error)
 	Notices(ctx context.Context) ([]store.NoticeState, error)
 	WebhookDeadAt(ctx context.Context, urlHash string) (int64, error)
@@ -191,7 +191,16 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 			continue
 		}
 		if !holds {
-			errs = append(errs, n.store.CloseNotice(ctx, string(s.kind), s.site))
+			// c.Since is set when the condition's run is still going but not
+			// yet past the window at this pass's start: another Lane, or a
+			// replica whose clock reads later, may already have sent it, and
+			// that message stands for this run. Only a notice sent before the
+			// run began (an earlier episode nothing closed) goes.
+			var runSince int64
+			if !c.Since.IsZero() {
+				runSince = c.Since.UnixMilli()
+			}
+			errs = append(errs, n.store.CloseNotice(ctx, string(s.kind), s.site, runSince))
 			continue
 		}
 		if err := n.store.OpenNotice(ctx, string(s.kind), s.site); err != nil {
@@ -237,9 +246,7 @@ func (n *Notifier) deliver(ctx context.Context, st store.NoticeState, c Conditio
 	switch {
 	case st.NotifiedAt > 0: // told already: the episode stays quiet
 		return store.Delivery{Skip: true}, false
-	case st.GaveUp: // Discord refused this message for good
-		return store.Delivery{Skip: true}, false
-	case st.RetryNotBefore > at: // a 429's retry_after has not passed
+	case st.RetryNotBefore > at: // a 429's retry_after, or a refusal's hour, has not passed
 		return store.Delivery{Skip: true}, false
 	case dead:
 		n.logDead()
@@ -266,11 +273,20 @@ func (n *Notifier) deliver(ctx context.Context, st store.NoticeState, c Conditio
 			"kind", string(c.Kind), "site", c.Site, "status", res.status, "error", res.reason)
 		return d, false
 	default: // rejected
-		n.log.Error("owner notice refused by Discord; not retried this episode",
+		// The same message to the same address will be refused again, so
+		// not on every pass; but what fixes it (a new DISCORD_WEBHOOK_URL, a
+		// deploy) happens during the episode, and the next pass after that
+		// must send. Tried again no sooner than an hour.
+		n.log.Error("owner notice refused by Discord; trying again in an hour",
 			"kind", string(c.Kind), "site", c.Site, "status", res.status, "error", res.reason)
-		return store.Delivery{AttemptAt: at, Err: res.reason, GiveUp: true}, false
+		return store.Delivery{AttemptAt: at, Err: res.reason, GiveUp: true,
+			RetryNotBefore: passAt.Add(rejectedRetry).UnixMilli()}, false
 	}
 }
+
+// rejectedRetry is how long a message Discord refused (a 4xx other than 404
+// and 429) waits before it is tried again: a Lane's default rest.
+const rejectedRetry = time.Hour
 
 // logDead says once per process that the webhook is dead.
 func (n *Notifier) logDead() {
@@ -294,7 +310,9 @@ type Notice struct {
 	LastAttemptAt  time.Time
 	LastError      string // free of the webhook address
 	RetryNotBefore time.Time
-	GaveUp         bool
+	// GaveUp: Discord refused the message itself (a 4xx other than 404 and
+	// 429); it is tried again from RetryNotBefore, an hour on.
+	GaveUp bool
 }
 
 // Pending reports whether the owner has not been told yet.
@@ -341,7 +359,9 @@ func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
 			if err != nil {
 				return Status{}, fmt.Errorf("notify: status: %w", err)
 			}
-			nt.Holds, nt.Since = ok, c.Since
+			if ok {
+				nt.Holds, nt.Since = true, c.Since
+			}
 		}
 		out.Notices = append(out.Notices, nt)
 	}

@@ -356,3 +356,31 @@ func TestGivingARefusingSiteABrowserRouteClosesItsNotice(t *testing.T) {
 	h.run("novelfull", 21, 40, refusingPass)
 	h.wantMessages("no-browser-route novelfull") // a browser Site's refusal sends nothing
 }
+
+func TestALaneWhosePassBeganBeforeTheWindowEdgeDoesNotReopenASentEpisode(t *testing.T) {
+	t.Parallel()
+	// Every Lane evaluates at its own pass start. A browser Lane whose pass
+	// began just before the 12-hour mark (a Poll waiting on the dead
+	// sidecar) finishes after a sibling has already sent sidecar-down; it
+	// sees the same run as not yet past the window. Closing the notice then
+	// would make the sibling's next pass send the same episode again.
+	h := newHarness(t, config{browser: []string{"comix", "kagane"}})
+	h.run("comix", 0, 12, browserDownPass)
+	h.pass("kagane", hours(12.01), browserDownPass)
+	h.wantMessages("sidecar-down browser sidecar")
+	h.pass("comix", hours(11.995), unreachablePass) // the slow pass, logged last
+	h.run("kagane", 13, 20, browserDownPass)
+	h.wantMessages("sidecar-down browser sidecar")
+}
+
+func TestANoticeLeftOpenFromAnEarlierEpisodeClosesAndTheNextEpisodeSends(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, config{})
+	h.run("asurascans", 0, 14, stallPass)
+	h.wantMessages("stall asurascans")
+	// The pass that ended the stall could not run its deferred call (the
+	// database blinked), so nothing closed the notice.
+	h.insertPass("asurascans", hours(14), healthyPass)
+	h.run("asurascans", 15, 29, stallPass)
+	h.wantMessages("stall asurascans", "stall asurascans")
+}

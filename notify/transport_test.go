@@ -129,9 +129,9 @@ func TestDiscordsAnswerDecidesWhatTheNextPassDoes(t *testing.T) {
 		{name: "503 is retried on the next pass", status: 503, reason: "Discord answered 503", nextRequest: true},
 		{name: "404 is a dead webhook and stops sending", status: 404,
 			reason: "webhook is dead (Discord answered 404 Unknown Webhook); change DISCORD_WEBHOOK_URL"},
-		{name: "400 is not retried", status: 400, reason: "Discord answered 400", gaveUp: true},
-		{name: "401 is not retried", status: 401, reason: "Discord answered 401", gaveUp: true},
-		{name: "a redirect is not followed nor retried", status: 302, reason: "Discord answered 302", gaveUp: true},
+		{name: "400 is tried again an hour on", status: 400, reason: "Discord answered 400", gaveUp: true, nextRequest: true},
+		{name: "401 is tried again an hour on", status: 401, reason: "Discord answered 401", gaveUp: true, nextRequest: true},
+		{name: "a redirect is not followed, and tried again an hour on", status: 302, reason: "Discord answered 302", gaveUp: true, nextRequest: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -431,5 +431,35 @@ func TestNotifyImportsNothingAboutSigningIn(t *testing.T) {
 	}
 	if seen < 10 {
 		t.Fatalf("only %d packages listed; the check saw nothing", seen)
+	}
+}
+
+func TestARefusedMessageWaitsAnHourAndAFixedSettingDeliversItInTheSameEpisode(t *testing.T) {
+	t.Parallel()
+	// Discord answers 401 for a webhook address with a wrong token. The
+	// owner fixes the setting while the stall goes on: the episode must
+	// still reach them, not wait for the condition to lift and return.
+	h := newHarness(t, config{reply: func(_ int, w http.ResponseWriter, _ *http.Request) bool {
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprint(w, `{"message": "Invalid Webhook Token", "code": 50027}`)
+		return false
+	}})
+	h.run("asurascans", 0, 14, stallPass) // refused at 13 h
+	h.pass("asurascans", hours(13.5), stallPass)
+	if req, _ := h.sink.counts(); req != 1 {
+		t.Fatalf("%d requests within the hour after a refusal; want 1", req)
+	}
+	n, _ := h.notice(notify.Stall, "asurascans")
+	if n.NotifiedAt != 0 || !n.GaveUp || n.RetryNotBefore != hours(14).UnixMilli() {
+		t.Fatalf("after the 401: %+v; want pending, refused, next attempt at 14 h", n)
+	}
+	fixed := newSink(t, nil)
+	h.n = h.notifier(fixed.url(), config{}) // the owner's new setting, deployed
+	h.run("asurascans", 14, 20, stallPass)
+	if _, acc := fixed.counts(); acc != 1 {
+		t.Fatalf("%d messages through the fixed setting; want the episode's one", acc)
+	}
+	if req, _ := h.sink.counts(); req != 1 {
+		t.Fatalf("%d requests to the old address; want no more", req)
 	}
 }

@@ -152,6 +152,33 @@ func (s *stmts) writes() []string {
 	return w
 }
 
+// polls returns every statement, read or write, the pass's Polls ran: those
+// after the due query and before the pass's own bookkeeping (the next-due
+// probe, a Lane refusal, the pass-log row). Any statement counts, whatever
+// its form: a write hidden in a CTE or an extra read is a cost too.
+func (s *stmts) polls() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	in := false
+	for _, q := range s.sql {
+		switch {
+		case strings.Contains(q, "AND (checked_at <= $2 OR force_poll_at > checked_at)"):
+			in, out = true, nil
+		case !in:
+		case strings.Contains(q, "coalesce(min(checked_at), -1)"),
+			strings.HasPrefix(q, "UPDATE poll_lanes"), strings.HasPrefix(q, "INSERT INTO poll_passes"):
+			in = false
+		default:
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// isStamp reports whether q is the check stamp.
+func isStamp(q string) bool { return strings.HasPrefix(q, "UPDATE series s SET checked_at") }
+
 // touching returns the write statements whose target table is table.
 func (s *stmts) touching(table string) []string {
 	var w []string

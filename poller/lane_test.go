@@ -272,6 +272,14 @@ func TestAPanicInOnePollIsCountedAsErrorsAndTheLaneGoesOn(t *testing.T) {
 	if row := r.passes(site)[0]; row.Errors != 1 || row.OK != 2 {
 		t.Fatalf("pass log: %+v", row)
 	}
+	// errors writes (seed 001): a page that panics the adapter every hour
+	// is a failing Series, not a healthy one with a fresh check stamp.
+	if f, ok := r.failure("b"); !ok || f.Outcome != "errors" || f.FailingSince != r.clk.Now().UnixMilli() {
+		t.Fatalf("the panicked Poll left failure row %+v present=%v; want errors since now", f, ok)
+	}
+	if _, ok := r.failure("a"); ok {
+		t.Fatal("a healthy Poll beside the panic wrote a failure row")
+	}
 }
 
 func TestAFailingSeriesIsDueAtTheSamePaceAsAHealthyOne(t *testing.T) {
@@ -537,16 +545,21 @@ func TestTheDatabaseGoingAwayMidPassIsLoggedAndTheLaneResumes(t *testing.T) {
 			WHERE datname = ` + "'" + r.pool.Config().ConnConfig.Database + "'" + ` AND pid <> pg_backend_pid()`)
 	}
 	pass := r.pass()
-	if pass.Counts[adapters.OK] != 1 || pass.Counts[adapters.Errors] != 3 || pass.Checked != 2 {
+	// a read; b read, its write lost; c's stamp finds the database gone and
+	// the pass stops there: d is neither tried nor counted, and stays due.
+	if pass.Counts[adapters.OK] != 1 || pass.Counts[adapters.Errors] != 2 || pass.Checked != 2 || pass.Due != 4 {
 		t.Fatalf("the outage pass: %+v", pass)
 	}
 	if r.rd.readsOf(url("c")) != 0 || r.rd.readsOf(url("d")) != 0 {
 		t.Fatal("pages were read without their check stamps")
 	}
-	for _, want := range []string{"check stamp failed", "write after read failed", "pass not logged"} {
+	for _, want := range []string{"check stamp failed", "write after read failed", "database unreachable; pass stopped", "pass not logged"} {
 		if !strings.Contains(r.logs.String(), want) {
 			t.Fatalf("not logged: %q\n%s", want, r.logs.String())
 		}
+	}
+	if n := strings.Count(r.logs.String(), "check stamp failed"); n != 1 {
+		t.Fatalf("%d check stamps tried against a database that is gone; want the one that found out", n)
 	}
 
 	// The database returns.
@@ -557,7 +570,7 @@ func TestTheDatabaseGoingAwayMidPassIsLoggedAndTheLaneResumes(t *testing.T) {
 		t.Fatalf("the Lane did not resume: %+v\n%s", next, r.logs.String())
 	}
 	rows := r.passes(site)
-	if len(rows) != 2 || rows[0].StartedAt != pass.StartedAt.UnixMilli() || rows[0].Errors != 3 || rows[1].OK != 4 {
+	if len(rows) != 2 || rows[0].StartedAt != pass.StartedAt.UnixMilli() || rows[0].Errors != 2 || rows[1].OK != 4 {
 		t.Fatalf("the outage pass was not recorded once the database returned: %+v", rows)
 	}
 	for _, id := range []string{"a", "b", "c", "d"} {
@@ -728,13 +741,18 @@ func TestTheLanePrunesAtMostHourly(t *testing.T) {
 	r := newRig(t)
 	r.p.PassRetention = 7
 	r.p.DefaultRest = 20 * time.Millisecond // passes follow each other quickly
+	old := r.clk.Now().Add(-8 * 24 * time.Hour).UnixMilli()
+	// The first prune follows the first pass; its row's going is how the
+	// test knows it happened (the pass's own row is logged before it).
+	if err := r.st.InsertPass(r.ctx, store.PassRow{Site: site, StartedAt: old - 1, FinishedAt: old - 1}); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(r.ctx)
 	done := make(chan struct{})
 	go func() { r.p.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	waitFor(t, "the first pass", func() bool { return len(r.passes(site)) >= 1 })
+	waitFor(t, "the first prune", func() bool { rows := r.passes(site); return len(rows) >= 1 && rows[0].StartedAt != old-1 })
 
-	old := r.clk.Now().Add(-8 * 24 * time.Hour).UnixMilli()
 	if err := r.st.InsertPass(r.ctx, store.PassRow{Site: site, StartedAt: old, FinishedAt: old}); err != nil {
 		t.Fatal(err)
 	}

@@ -429,7 +429,7 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 	pass.Due = len(due)
 	var retryAfter time.Duration
 	refusals := 0
-	for _, s := range due {
+	for i, s := range due {
 		if ctx.Err() != nil {
 			completed = false
 			break
@@ -443,13 +443,20 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 			completed = false
 			break
 		}
-		res, counted := p.pollOne(ctx, l, s)
+		res, counted, gone := p.pollOne(ctx, l, s)
 		if !counted {
 			continue
 		}
 		pass.Counts[res.Outcome]++
 		if res.Checked {
 			pass.Checked++
+		}
+		if gone {
+			// The rest stay due (unstamped) for the pass after the
+			// database returns; nothing is lost by not trying them now.
+			p.log().Error("database unreachable; pass stopped", "site", site, "left", len(due)-i-1)
+			completed = false
+			break
 		}
 		switch res.Outcome {
 		case adapters.Refused:
@@ -588,22 +595,28 @@ func (p *Poller) notify(ctx context.Context, pass *Pass) {
 
 // pollOne Polls one Series: stamp, read, write. counted is false when the
 // Series was not this pass's to poll (its stamp moved: another pass took it).
-// A panic anywhere inside is recovered and counted as errors.
-func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adapters.Result, counted bool) {
+// gone is true when the check stamp found the database unreachable.
+// A panic anywhere inside is recovered, counted as errors and written as
+// errors: an adapter that panics on one page every hour is exactly the quiet
+// breakage the failure row exists to make findable.
+func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adapters.Result, counted, gone bool) {
 	begin := time.Now()
+	now := p.now()
 	defer func() {
 		if r := recover(); r != nil {
 			p.log().Error("poll panicked", "site", s.Site, "series_id", s.SeriesID,
-				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				"outcome", adapters.Errors, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			p.recordFailure(wctx, s, adapters.Errors, now)
 			res, counted = adapters.Result{Outcome: adapters.Errors}, true
 		}
 	}()
 
-	now := p.now()
 	failing, err := p.Store.StampChecked(ctx, s.Site, s.SeriesID, s.CheckedAt, ms(now))
 	if errors.Is(err, store.ErrAlreadyChecked) {
 		p.log().Info("series taken by another pass", "site", s.Site, "series_id", s.SeriesID)
-		return adapters.Result{}, false
+		return adapters.Result{}, false, false
 	}
 	if err != nil {
 		// A failed check stamp is errors, not checked, and no fetch: a
@@ -611,7 +624,7 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 		p.log().Error("check stamp failed", "site", s.Site, "series_id", s.SeriesID,
 			"outcome", adapters.Errors, "err", err)
 		p.recordFailure(ctx, s, adapters.Errors, now)
-		return adapters.Result{Outcome: adapters.Errors}, true
+		return adapters.Result{Outcome: adapters.Errors}, true, store.Unreachable(err)
 	}
 
 	rctx, cancel := context.WithTimeout(ctx, or(p.ReadTimeout, DefaultReadTimeout))
@@ -621,7 +634,7 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 	if ctx.Err() != nil && res.Outcome != adapters.OK {
 		// Shutdown cut the read short: that says nothing about the Series.
 		p.log().Info("poll interrupted by shutdown", "site", s.Site, "series_id", s.SeriesID)
-		return adapters.Result{}, false
+		return adapters.Result{}, false, false
 	}
 	// The read happened; its writes should land even if shutdown began.
 	ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -637,7 +650,7 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 		// nothing about this Series, in either direction.
 		p.log().Info("poll said nothing", "site", s.Site, "series_id", s.SeriesID,
 			"outcome", res.Outcome, "duration", time.Since(begin), "err", res.Err)
-		return res, true
+		return res, true, false
 	case adapters.OK:
 		if err := p.writeOK(ctx, s, res.Facts, failing, now); err != nil {
 			p.log().Error("write after read failed", "site", s.Site, "series_id", s.SeriesID,
@@ -645,12 +658,12 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 			res.Outcome = adapters.Errors
 			p.recordFailure(ctx, s, adapters.Errors, now)
 		}
-		return res, true
+		return res, true, false
 	default:
 		p.log().Warn("poll failed", "site", s.Site, "series_id", s.SeriesID,
 			"outcome", res.Outcome, "status", res.Status, "duration", time.Since(begin), "err", res.Err)
 		p.recordFailure(ctx, s, res.Outcome, now)
-		return res, true
+		return res, true, false
 	}
 }
 

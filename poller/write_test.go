@@ -132,6 +132,11 @@ func TestRefusedAndUnreachablePollsNeitherInsertNorDelete(t *testing.T) {
 				if w := r.trace.touching("poll_failures"); len(w) != 0 {
 					t.Fatalf("statements on poll_failures: %q", w)
 				}
+				// No statement at all beyond the stamp: not on the failure
+				// row, not on the hint, not on anything else.
+				if q := r.trace.polls(); len(q) != 1 || !isStamp(q[0]) {
+					t.Fatalf("a %s Poll ran %q; want the check stamp alone", o, q)
+				}
 				if seeded && r.get("s").SiteCompletedAt != 7 {
 					t.Fatalf("completion hint changed by a %s Poll", o)
 				}
@@ -219,25 +224,28 @@ func TestTheCompletionWriteFiresOnlyOnATransition(t *testing.T) {
 func TestAHealthyUnchangedPollWritesExactlyOneStatement(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
-	r.series("s")
-	r.pass() // first read: sets chapter 10 and its address
+	r.series("s", "t", "u")
+	r.exec(`INSERT INTO poll_failures VALUES ($1, 'u', 'errors', 1)`, site)
+	r.pass() // first read: sets chapter 10 and its address; u recovers
 	r.trace.reset()
 	pass := r.pass()
-	if pass.Counts[adapters.OK] != 1 {
+	if pass.Counts[adapters.OK] != 3 {
 		t.Fatalf("pass: %+v", pass)
 	}
-	series := r.trace.touching("series")
-	if len(series) != 1 || series[0][:len("UPDATE series s SET checked_at")] != "UPDATE series s SET checked_at" {
-		t.Fatalf("writes to series: %q, want only the check stamp", series)
+	// Counted per Poll, and every statement counts, not only those that
+	// begin with a write keyword: three healthy Polls are three stamps.
+	polls := r.trace.polls()
+	if len(polls) != 3 {
+		t.Fatalf("three healthy Polls ran %d statements, want one each (the stamp): %q", len(polls), polls)
 	}
-	// Everything else the pass wrote is its own pass-log row.
-	for _, w := range r.trace.writes() {
-		if w != series[0] && r.trace.touching("poll_passes")[0] != w {
-			t.Fatalf("unexpected write: %q", w)
+	for _, q := range polls {
+		if !isStamp(q) {
+			t.Fatalf("a healthy Poll ran %q besides its check stamp", q)
 		}
 	}
-	if n := len(r.trace.writes()); n != 2 {
-		t.Fatalf("%d write statements, want the stamp and the pass-log row: %q", n, r.trace.writes())
+	// Everything else the pass wrote is its own pass-log row.
+	if w := r.trace.writes(); len(w) != 4 || len(r.trace.touching("poll_passes")) != 1 {
+		t.Fatalf("%d write statements, want three stamps and the pass-log row: %q", len(w), w)
 	}
 }
 
@@ -348,5 +356,43 @@ func TestAWriteThatFailsAfterACorrectReadIsErrorsButChecked(t *testing.T) {
 	}
 	if !strings.Contains(r.logs.String(), "write after read failed") {
 		t.Fatal("not logged")
+	}
+}
+
+func TestAnOutcomeOutsideTheVocabularyIsErrors(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("s")
+	r.rd.script(url("s"), adapters.Result{Outcome: "gone-fishing", Checked: true, Status: 200})
+	pass := r.pass()
+	if pass.Counts[adapters.Errors] != 1 || pass.Counts["gone-fishing"] != 0 {
+		t.Fatalf("pass: %+v", pass)
+	}
+	if f, ok := r.failure("s"); !ok || f.Outcome != "errors" {
+		t.Fatalf("failure row: %+v present=%v; want errors, never an unknown word", f, ok)
+	}
+	if row := r.passes(site)[0]; row.Errors != 1 || row.Checked != 1 {
+		t.Fatalf("pass log: %+v", row)
+	}
+	if !strings.Contains(r.logs.String(), `reader returned outcome \"gone-fishing\"`) {
+		t.Fatalf("the bad word was not logged:\n%s", r.logs.String())
+	}
+}
+
+func TestACheckStampTheServerRefusesDoesNotStopThePass(t *testing.T) {
+	t.Parallel()
+	// A statement the server answered with an error is that Series' errors;
+	// only a database that cannot be reached stops the pass.
+	r := newRig(t)
+	r.series("a", "b", "c")
+	r.exec(`CREATE FUNCTION no_stamp_b() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.series_id = 'b' AND NEW.checked_at <> OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+	r.exec(`CREATE TRIGGER no_stamp_b BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp_b()`)
+	pass := r.pass()
+	if pass.Counts[adapters.Errors] != 1 || pass.Counts[adapters.OK] != 2 {
+		t.Fatalf("pass: %+v; want b errors and a, c read", pass)
+	}
+	if strings.Contains(r.logs.String(), "pass stopped") {
+		t.Fatal("a refused statement stopped the pass")
 	}
 }

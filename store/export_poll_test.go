@@ -5,4 +5,8 @@ var (
 	DueSeriesSQL   = dueSeriesSQL
 	PrunePassesSQL = prunePassesSQL
 	OldestCheckSQL = nextCheckSQL
+	StallRunSQL    = stallRunSQL
+	RefusingRunSQL = refusingRunSQL
+	SidecarDownSQL = sidecarDownRunSQL
+	AdapterBroken  = adapterBrokenSQL
 )

@@ -206,8 +206,9 @@ type Delivery struct {
 	// SentAt > 0: Discord accepted the message at this time.
 	SentAt int64
 	// Otherwise an attempt failed at AttemptAt with Err (text already free of
-	// secrets), to be retried no earlier than RetryNotBefore, or never in this
-	// episode when GiveUp.
+	// secrets), to be retried no earlier than RetryNotBefore. GiveUp records
+	// that Discord refused the message itself (a 4xx other than 404 and 429),
+	// so the same message is not simply retried on the next pass.
 	AttemptAt      int64
 	Err            string
 	RetryNotBefore int64
@@ -227,12 +228,20 @@ func (s *Store) OpenNotice(ctx context.Context, kind, site string) error {
 }
 
 // closeNoticeSQL ends an episode; its attempts cascade. Primary-key delete.
-const closeNoticeSQL = `DELETE FROM owner_notices WHERE kind = $1 AND site = $2`
+// $3 > 0 is the start of a run of the condition's passes that is still going
+// but not yet past the window at the caller's clock: a notice sent at or
+// after it was sent for this very run (by a Lane or replica whose clock read
+// later) and stays open.
+const closeNoticeSQL = `DELETE FROM owner_notices
+WHERE kind = $1 AND site = $2 AND NOT ($3::bigint > 0 AND notified_at >= $3::bigint)`
 
 // CloseNotice forgets a notice whose condition no longer holds, so the next
 // episode sends a new message. Closing a notice that is not open is a no-op.
-func (s *Store) CloseNotice(ctx context.Context, kind, site string) error {
-	if _, err := s.pool.Exec(ctx, closeNoticeSQL, kind, site); err != nil {
+// runSince is 0 when the condition's run has ended; when a run is still going
+// but is younger than the window at the caller's pass time, it is the run's
+// start, and a notice already sent for that run is kept.
+func (s *Store) CloseNotice(ctx context.Context, kind, site string, runSince int64) error {
+	if _, err := s.pool.Exec(ctx, closeNoticeSQL, kind, site, runSince); err != nil {
 		return fmt.Errorf("store: close notice %s/%s: %w", kind, site, translate(err))
 	}
 	return nil

@@ -87,7 +87,7 @@ func TestClosingANoticeTakesItsAttemptsWithIt(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CloseNotice(ctx, "sidecar-down", ""); err != nil {
+	if err := s.CloseNotice(ctx, "sidecar-down", "", 0); err != nil {
 		t.Fatal(err)
 	}
 	var n int

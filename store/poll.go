@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +37,25 @@ func lostSession(err error) bool {
 		}
 	}
 	return false
+}
+
+// Unreachable reports whether err says the database could not be reached at
+// all (no connection could be made, or the session died under the
+// statement), rather than that the server refused one statement. The Lane
+// stops a pass on it: every remaining Series would fail its check stamp the
+// same way, each costing a connection attempt and two log lines, and none is
+// lost by waiting, since an unstamped Series stays due.
+func Unreachable(err error) bool {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) || lostSession(err) {
+		return true
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return strings.HasPrefix(pg.Code, "08") // connection_exception
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // again runs f, and again while it fails on a lost session: at most once per

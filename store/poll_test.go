@@ -192,6 +192,9 @@ func TestThePlans(t *testing.T) {
 		`INSERT INTO poll_passes (site, started_at, finished_at)
 		 SELECT (ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld'])[1 + i % 6], i * 60000, i * 60000
 		 FROM generate_series(1, 20000) i`,
+		`INSERT INTO poll_failures (site, series_id, outcome, failing_since)
+		 SELECT site, series_id, CASE WHEN checked_at % 3000 = 0 THEN 'errors' ELSE 'no_chapter' END, checked_at
+		 FROM series WHERE checked_at % 4000 < 2000`,
 		`ANALYZE`,
 	} {
 		if _, err := pool.Exec(ctx, q); err != nil {
@@ -220,6 +223,15 @@ func TestThePlans(t *testing.T) {
 			[]string{"poll_passes_site_started"}},
 		{"the next-due probe is one index probe", plan(store.OldestCheckSQL, "comix"),
 			[]string{"series_due"}},
+		// The owner-notice derivations run after every pass of every Lane.
+		{"the stall run reads one Site's lookback", plan(store.StallRunSQL, "comix", 1000000000, 500000000),
+			[]string{"poll_passes_site_started"}},
+		{"the refusing run reads one Site's lookback", plan(store.RefusingRunSQL, "comix", 1000000000, 500000000),
+			[]string{"poll_passes_site_started"}},
+		{"sidecar-down reads the browser Sites' lookback", plan(store.SidecarDownSQL, []string{"comix", "kagane"}, 1000000000, 500000000),
+			[]string{"poll_passes_site_started"}},
+		{"adapter-broken reads one Site's Series and failure rows", plan(store.AdapterBroken, "comix", 5000000),
+			[]string{"series_due", "poll_failures_site_outcome"}},
 	}
 	for _, c := range cases {
 		for _, n := range c.needs {

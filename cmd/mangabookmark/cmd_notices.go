@@ -83,13 +83,19 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		return fmt.Errorf("notices: %w", err)
 	}
 
+	// With the push off nothing is pending: no Lane sends or closes a
+	// notice, so a row left from when DISCORD_WEBHOOK_URL was set would
+	// otherwise fail every run for ever.
 	pending := 0
 	for _, nt := range status.Notices {
-		if nt.Pending() {
+		if nt.Pending() && status.Enabled {
 			pending++
 		}
 	}
 	switch {
+	case invalid:
+		// The server will not start on this setting; a script must see it.
+		return errors.New("notices: DISCORD_WEBHOOK_URL is not a usable address")
 	case pending > 0:
 		return fmt.Errorf("notices: %d owner notice(s) pending", pending)
 	case !status.WebhookDeadAt.IsZero():
@@ -98,9 +104,7 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	return nil
 }
 
-// browserSites parses BROWSER_SITES (comma-separated Site names; unset means
-// the default browser Sites). The lead's Config may replace this with its
-// own parsed value.
+// subjectName is the notice's subject as the message's title names it.
 func subjectName(site string) string {
 	if site == "" {
 		return "browser sidecar"
@@ -130,10 +134,17 @@ func writeNoticesText(w io.Writer, st notify.Status, invalid bool, now time.Time
 	fmt.Fprintln(tw, "CONDITION\tSITE\tHOLDS\tDELIVERY")
 	for _, nt := range st.Notices {
 		holds := "no longer holds; closes on the next pass"
+		if !st.Enabled {
+			holds = "no longer holds"
+		}
 		if nt.Holds {
 			holds = fmt.Sprintf("since %s (%s)", stamp(nt.Since), notify.Age(now.Sub(nt.Since)))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", nt.Kind, subjectName(nt.Site), holds, delivery(nt))
+		d := delivery(nt)
+		if !st.Enabled && nt.Pending() {
+			d = "not sent — owner notices are off"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", nt.Kind, subjectName(nt.Site), holds, d)
 	}
 	return tw.Flush()
 }
@@ -149,8 +160,8 @@ func delivery(nt notify.Notice) string {
 	s := fmt.Sprintf("pending — last attempt failed: %s (%d attempt(s), last at %s)",
 		nt.LastError, nt.Attempts, stamp(nt.LastAttemptAt))
 	switch {
-	case nt.GaveUp:
-		s += "; not retried until the condition lifts and returns"
+	case nt.GaveUp && !nt.RetryNotBefore.IsZero():
+		s += "; Discord refused the message, next attempt not before " + stamp(nt.RetryNotBefore)
 	case !nt.RetryNotBefore.IsZero():
 		s += "; next attempt not before " + stamp(nt.RetryNotBefore)
 	}

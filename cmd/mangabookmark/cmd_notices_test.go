@@ -112,6 +112,16 @@ func TestTheNoticesCommandShowsWhatWasSentAndExitsNonZeroWhilePending(t *testing
 			wantOut: []string{"Owner notices are off: DISCORD_WEBHOOK_URL is unset."},
 		},
 		{
+			name: "an unusable webhook setting fails the exit without printing it", failed: true,
+			env:     map[string]string{"DISCORD_WEBHOOK_URL": "http://discord.example/api/webhooks/42/NOTICES-SECRET-MARKER"},
+			wantOut: []string{"Owner notices cannot be sent: DISCORD_WEBHOOK_URL is not a usable address."},
+			wantErr: "not a usable address",
+		},
+		{
+			name: "notices left from when the push was on do not fail the exit once it is off", failed: true,
+			wantOut: []string{"Owner notices are off", "not sent — owner notices are off"},
+		},
+		{
 			name: "json for scripts, still failing while pending", failed: true, args: []string{"--json"},
 			env:     map[string]string{"DISCORD_WEBHOOK_URL": hookURL},
 			wantOut: []string{`"condition": "no-browser-route"`, `"last_error": "Discord answered 500"`, `"pending": true`},
