@@ -14,8 +14,8 @@ CREATE TABLE owner_notice_attempts (
     last_error       text   NOT NULL DEFAULT '',
     -- Discord answered 429: no attempt before this time (unix ms; 0 = none).
     retry_not_before bigint NOT NULL DEFAULT 0,
-    -- Discord refused the message for good (a 4xx other than 404 and 429):
-    -- this episode is not retried.
+    -- Discord refused the message (a 4xx other than 404 and 429): the next
+    -- attempt waits an hour (retry_not_before) rather than every pass.
     gave_up          boolean NOT NULL DEFAULT false,
     PRIMARY KEY (kind, site),
     FOREIGN KEY (kind, site) REFERENCES owner_notices (kind, site) ON DELETE CASCADE
