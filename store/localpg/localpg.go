@@ -11,7 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -101,8 +101,8 @@ type Cluster struct {
 	log      *slog.Logger
 }
 
-// Start initialises the data directory if needed and starts the server on a
-// free loopback port, with its socket inside the data directory. If a server
+// Start initialises the data directory if needed and starts the server with
+// its only socket inside the data directory (no TCP port). If a server
 // is already running on the directory (another process of ours), Start
 // attaches to it and Stop leaves it running.
 func Start(ctx context.Context, o Options) (*Cluster, error) {
@@ -145,10 +145,15 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		log.Info("attached to the local PostgreSQL cluster already running", "dir", dir, "port", port)
 		return c, nil
 	}
-	if c.port, err = freePort(); err != nil {
-		return nil, err
+	// No TCP: the cluster trusts whoever connects, so only its Unix socket,
+	// inside the 0700 data directory, lets anyone in — the user that runs
+	// it (and root). On a loopback port any local user would be superuser.
+	if len(filepath.Join(dir, socketName)) > maxSocketPath {
+		return nil, fmt.Errorf("localpg: the data directory %s is too long for PostgreSQL's socket path (at most %d characters); set DATA_DIR to a shorter path", dir, maxSocketPath-len(socketName)-1)
 	}
-	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s", c.port, dir)
+	c.port = socketPort
+	// pg_ctl hands -o to a shell: quote the directory.
+	opts := fmt.Sprintf("-c listen_addresses='' -p %d -k '%s'", c.port, strings.ReplaceAll(dir, "'", `'\''`))
 	if out, err := c.run(ctx, "pg_ctl", "start", "-D", dir, "-w", "-t", "60", "-s", "-l", filepath.Join(dir, "server.log"), "-o", opts); err != nil {
 		return nil, fmt.Errorf("localpg: start: %w: %s (see %s)", err, lastLine(out), filepath.Join(dir, "server.log"))
 	}
@@ -156,12 +161,20 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	return c, nil
 }
 
-// URL is the connection string for database db on the cluster.
+// The socket is DIR/.s.PGSQL.5432; a Unix socket path holds at most 107 bytes.
+const (
+	socketPort    = 5432
+	socketName    = ".s.PGSQL.5432"
+	maxSocketPath = 107
+)
+
+// URL is the connection string for database db on the cluster (its socket).
 func (c *Cluster) URL(db string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", c.port, db)
+	q := url.Values{"host": {c.dir}, "port": {strconv.Itoa(c.port)}, "sslmode": {"disable"}}
+	return (&url.URL{Scheme: "postgres", User: url.User("postgres"), Path: "/" + db, RawQuery: q.Encode()}).String()
 }
 
-// Port is the loopback port the cluster listens on.
+// Port is the port that names the cluster's socket.
 func (c *Cluster) Port() int { return c.port }
 
 // Stop stops a cluster this process started (fast shutdown, waiting for it).
@@ -228,15 +241,6 @@ func untraversable(dir string) string {
 			return ""
 		}
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("localpg: find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func lastLine(b []byte) string {

@@ -49,6 +49,20 @@ func TestTheLocalClusterInitialisesOnceAndKeepsItsDataAcrossRestarts(t *testing.
 	}
 	exec(c, `CREATE TABLE kept (v int); INSERT INTO kept VALUES (42)`)
 
+	// The cluster trusts whoever connects: it must listen on no TCP address
+	// (postmaster.pid's sixth line), only on its socket inside the 0700 data
+	// directory, or any local user would be its superuser.
+	pid, err := os.ReadFile(filepath.Join(dir, "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(string(pid), "\n"); len(lines) < 6 || strings.TrimSpace(lines[5]) != "" || strings.TrimSpace(lines[4]) != dir {
+		t.Fatalf("the cluster must listen only on its socket in %s; postmaster.pid says:\n%s", dir, pid)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the data directory (which holds the socket) must be 0700: %v %v", fi.Mode(), err)
+	}
+
 	// A second process on the same directory attaches and leaves the server running.
 	attached, err := localpg.Start(ctx, localpg.Options{Dir: dir, BinDir: bin})
 	if err != nil {
