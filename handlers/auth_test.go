@@ -292,6 +292,25 @@ func TestACrossOriginPostIsRefused(t *testing.T) {
 			t.Fatalf("%v: status %d, want 403", h, resp.StatusCode)
 		}
 	}
+
+	// A refused cross-origin POST of a sign-in link is logged without its token.
+	link, err := handlers.NewLoginLink(context.Background(), s.store, s.srv.URL, ownerID, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, link, nil)
+	req.Header.Set("Origin", "https://evil.example")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-origin sign-in POST: status %d, want 403", resp.StatusCode)
+	}
+	if tok := strings.TrimPrefix(link, s.srv.URL+"/login/"); strings.Contains(s.logs.String(), tok) {
+		t.Fatalf("the sign-in token reached a log line:\n%s", s.logs.String())
+	}
 }
 
 func TestHealthzFollowsTheDatabase(t *testing.T) {
