@@ -357,3 +357,44 @@ func TestStaticAssetsAreServedWithLongLivedCacheHeaders(t *testing.T) {
 		t.Fatalf("asset: %d %q", resp.StatusCode, resp.Header.Get("Cache-Control"))
 	}
 }
+
+func TestTheSessionCookieIsHttpOnlyLaxAndSecureExactlyWhenThePublicAddressIsHTTPS(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		base   string
+		secure bool
+	}{
+		{"https://bookmarks.example.org", true},
+		{"", false}, // the harness's own http:// address
+	} {
+		t.Run(tc.base, func(t *testing.T) {
+			h := newHarness(t, func(d *handlers.Deps) {
+				if tc.base != "" {
+					d.PublicBaseURL = tc.base
+				}
+			})
+			link, err := handlers.NewLoginLink(context.Background(), h.store, h.srv.URL, ownerID, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			resp, err := c.Post(link, "application/x-www-form-urlencoded", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			var session *http.Cookie
+			for _, ck := range resp.Cookies() {
+				if ck.Name == "mb_session" {
+					session = ck
+				}
+			}
+			if resp.StatusCode != http.StatusSeeOther || session == nil {
+				t.Fatalf("sign-in answered %d with cookies %v", resp.StatusCode, resp.Cookies())
+			}
+			if !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Secure != tc.secure {
+				t.Fatalf("session cookie HttpOnly=%v SameSite=%v Secure=%v, want true, Lax, %v", session.HttpOnly, session.SameSite, session.Secure, tc.secure)
+			}
+		})
+	}
+}
