@@ -2,7 +2,10 @@ package localpg_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,5 +110,63 @@ func TestARootDataDirectoryThePostgresUserCannotEnterIsAClearError(t *testing.T)
 	_, err = localpg.Start(context.Background(), localpg.Options{Dir: filepath.Join(parent, "pg"), BinDir: bin})
 	if err == nil || !filepath.IsAbs(parent) || !strings.Contains(err.Error(), "DATA_DIR") {
 		t.Fatalf("want an error naming DATA_DIR, got %v", err)
+	}
+}
+
+// TestHelperStartsAClusterAndDies is not a test of its own: the orphan test
+// runs it in a child process, which starts a cluster and exits without
+// stopping it, as a server killed with SIGKILL would.
+func TestHelperStartsAClusterAndDies(t *testing.T) {
+	dir := os.Getenv("LOCALPG_HELPER_DIR")
+	if dir == "" {
+		t.Skip("run by TestAClusterADeadServerLeftRunningIsRestartedAndStoppedByTheNext")
+	}
+	if _, err := localpg.Start(context.Background(), localpg.Options{Dir: dir, BinDir: os.Getenv("LOCALPG_HELPER_BIN")}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Exit(0)
+}
+
+func TestAClusterADeadServerLeftRunningIsRestartedAndStoppedByTheNext(t *testing.T) {
+	bin, err := localpg.FindBinaries()
+	if err != nil {
+		t.Skipf("no PostgreSQL binaries here: %v", err)
+	}
+	parent, err := os.MkdirTemp("", "localpg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	if err := os.Chmod(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(parent, "pg")
+	helper := osexec.Command(os.Args[0], "-test.run=^TestHelperStartsAClusterAndDies$")
+	helper.Env = append(os.Environ(), "LOCALPG_HELPER_DIR="+dir, "LOCALPG_HELPER_BIN="+bin)
+	if out, err := helper.CombinedOutput(); err != nil {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	pidFile := filepath.Join(dir, "postmaster.pid")
+	if _, err := os.Stat(pidFile); err != nil {
+		t.Fatalf("the dead server's cluster is not running: %v", err)
+	}
+
+	ctx := context.Background()
+	c, err := localpg.Start(ctx, localpg.Options{Dir: dir, BinDir: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, c.URL("postgres"))
+	if err != nil {
+		c.Stop(ctx)
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(pidFile); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the cluster outlived the server that took it over (postmaster.pid: %v)", err)
 	}
 }
