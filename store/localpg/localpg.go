@@ -7,7 +7,10 @@ package localpg
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -90,6 +93,10 @@ type Options struct {
 	Dir    string // data directory; created when missing
 	BinDir string // from FindBinaries/EnsureBinaries
 	Logger *slog.Logger
+	// RootDir is where a root process keeps the cluster when the postgres
+	// user cannot enter Dir's parent (a clone under /root): RootDir/pg-<hash
+	// of Dir>. Default /var/lib/mangabookmark.
+	RootDir string
 }
 
 // Cluster is a running local PostgreSQL.
@@ -123,7 +130,17 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			return nil, err
 		}
 		if p := untraversable(filepath.Dir(dir)); p != "" {
-			return nil, fmt.Errorf("localpg: the data directory %s is inside %s, which the postgres user cannot enter; set DATA_DIR to a directory outside it (e.g. /var/lib/mangabookmark)", dir, p)
+			// `make run` as root in a clone under /root must still work:
+			// the cluster moves to a directory the postgres user can reach,
+			// named after the data directory so restarts find it again.
+			h := sha256.Sum256([]byte(dir))
+			alt := filepath.Join(cmp.Or(o.RootDir, "/var/lib/mangabookmark"), "pg-"+hex.EncodeToString(h[:6]))
+			log.Info("the postgres user cannot enter the data directory; the cluster lives outside it", "data_dir", dir, "closed", p, "dir", alt)
+			dir = alt
+			c.dir = alt
+			if p := untraversable(filepath.Dir(dir)); p != "" {
+				return nil, fmt.Errorf("localpg: neither the data directory nor %s can be entered by the postgres user (%s is closed); set DATA_DIR to a directory it can reach", dir, p)
+			}
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -98,7 +99,7 @@ func TestTheLocalClusterInitialisesOnceAndKeepsItsDataAcrossRestarts(t *testing.
 	}
 }
 
-func TestARootDataDirectoryThePostgresUserCannotEnterIsAClearError(t *testing.T) {
+func TestARootDataDirectoryThePostgresUserCannotEnterMovesTheClusterOutside(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("only root hands the cluster to the postgres user")
 	}
@@ -106,10 +107,51 @@ func TestARootDataDirectoryThePostgresUserCannotEnterIsAClearError(t *testing.T)
 	if err != nil {
 		t.Skip("no PostgreSQL binaries")
 	}
-	parent := t.TempDir() // 0700, owned by root
-	_, err = localpg.Start(context.Background(), localpg.Options{Dir: filepath.Join(parent, "pg"), BinDir: bin})
-	if err == nil || !filepath.IsAbs(parent) || !strings.Contains(err.Error(), "DATA_DIR") {
-		t.Fatalf("want an error naming DATA_DIR, got %v", err)
+	closed := t.TempDir() // 0700, owned by root: a clone under /root
+	rootDir, err := os.MkdirTemp("", "localpg-root-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(rootDir) })
+	if err := os.Chmod(rootDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	opts := localpg.Options{Dir: filepath.Join(closed, "var", "pg"), BinDir: bin, RootDir: rootDir}
+	c, err := localpg.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, c.URL("postgres"))
+	if err != nil {
+		c.Stop(ctx)
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(ctx, `CREATE TABLE kept (v int)`)
+	conn.Close(ctx)
+	if err != nil {
+		c.Stop(ctx)
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.URL("postgres"), url.QueryEscape(rootDir)) {
+		t.Errorf("the cluster is not under %s: %s", rootDir, c.URL("postgres"))
+	}
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The next start finds the same cluster again.
+	c, err = localpg.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop(ctx)
+	conn, err = pgx.Connect(ctx, c.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `SELECT v FROM kept`); err != nil {
+		t.Fatalf("the moved cluster lost its data across a restart: %v", err)
 	}
 }
 
