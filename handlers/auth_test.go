@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -394,6 +395,35 @@ func TestTheSessionCookieIsHttpOnlyLaxAndSecureExactlyWhenThePublicAddressIsHTTP
 			}
 			if !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Secure != tc.secure {
 				t.Fatalf("session cookie HttpOnly=%v SameSite=%v Secure=%v, want true, Lax, %v", session.HttpOnly, session.SameSite, session.Secure, tc.secure)
+			}
+		})
+	}
+}
+
+func TestAfterDiscordSignInTheNextAddressNeverLeavesTheSite(t *testing.T) {
+	t.Parallel()
+	f := newFakeDiscord(t, ownerID, guildID)
+	s := newSite(t, f)
+	for _, next := range []string{"/\t/evil.example", "/\n/evil.example", "//evil.example", "/\\evil.example", "/x\\..\\\\evil.example", "https://evil.example/", "evil.example"} {
+		t.Run(fmt.Sprintf("%q", next), func(t *testing.T) {
+			jar, _ := cookiejar.New(nil)
+			c := &http.Client{Jar: jar, Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			loc := s.srv.URL + "/login/discord?next=" + url.QueryEscape(next)
+			for range 2 { // sign-in start → the provider → our callback
+				resp, err := c.Get(loc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				loc = resp.Header.Get("Location")
+			}
+			resp, err := c.Get(loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+				t.Fatalf("callback answered %d to %q, want 303 to /", resp.StatusCode, resp.Header.Get("Location"))
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/gorilla/sessions"
@@ -34,8 +35,15 @@ func newCookieStore(key []byte, secure bool) *sessions.CookieStore {
 }
 
 // safeNext keeps a post-sign-in redirect on this site: a local absolute path only.
+// Browsers drop tabs and newlines from a Location and read a backslash as "/", so
+// "/\t/evil.example" would leave as "//evil.example": any control character
+// or backslash, anywhere, sends the Reader home instead.
 func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
+	if next == "" || next[0] != '/' || strings.HasPrefix(next, "//") ||
+		strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
+		return "/"
+	}
+	if u, err := url.Parse(next); err != nil || u.Scheme != "" || u.Host != "" {
 		return "/"
 	}
 	return next
