@@ -428,3 +428,29 @@ func TestAfterDiscordSignInTheNextAddressNeverLeavesTheSite(t *testing.T) {
 		})
 	}
 }
+
+func TestASignInLinkExpiresAfterFifteenMinutes(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, nil) // the site's clock reads t0
+	for _, tc := range []struct {
+		age  time.Duration
+		want int
+	}{
+		{handlers.LoginLinkTTL - time.Minute, http.StatusSeeOther},
+		{handlers.LoginLinkTTL + time.Second, http.StatusForbidden},
+	} {
+		link, err := handlers.NewLoginLink(context.Background(), s.store, s.srv.URL, ownerID, t0.Add(-tc.age))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := c.PostForm(link, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("a link %v old answered %d, want %d", tc.age, resp.StatusCode, tc.want)
+		}
+	}
+}
