@@ -70,10 +70,13 @@ func newBrowserFetcher(o ReaderOptions) *browserFetcher {
 
 // pageScript returns what the Poll reads from the tab: the rendered HTML, or for
 // an API target the raw body Chrome shows in its <pre> (the HTML when the body is
-// not there, so a challenge page stays recognisable).
+// not there, so a challenge page stays recognisable). It cuts the text to one
+// character past the body cap inside the browser, so a page that grew a huge
+// DOM is never carried over the DevTools connection whole.
 const pageScript = `(() => {
   const pre = document.querySelector('body > pre');
-  return pre ? pre.textContent : document.documentElement.outerHTML;
+  const s = pre ? pre.textContent : document.documentElement.outerHTML;
+  return s.length > %[1]d ? s.slice(0, %[1]d) : s;
 })()`
 
 // statusScript is the HTTP status of the document now in the tab (after a
@@ -124,7 +127,7 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 	deadline := time.Now().Add(b.challengeWait)
 	sawMarkers := false
 	for {
-		body, err := chromedp.Run(tab, chromedp.Evaluate[string](pageScript))
+		body, err := chromedp.Run(tab, chromedp.Evaluate[string](fmt.Sprintf(pageScript, b.maxBody+1)))
 		if err != nil {
 			// A reload in progress destroys the page's context for a moment;
 			// only a dead tab, or the end of the bound, ends the wait.

@@ -3,6 +3,7 @@ package adapters
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -117,6 +118,18 @@ func renderedLater(t *testing.T, page string) string {
 
 func TestBrowserRoute(t *testing.T) {
 	ws, _ := startChromium(t)
+
+	t.Run("a page past the body cap is errors, checked", func(t *testing.T) {
+		// A page whose DOM grows past the cap in the browser, from a small answer.
+		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(`<html><body><script>document.body.append("x".repeat(2 << 20));</script></body></html>`))
+		})
+		got := browserReader(t, "comix", srv, ws, func(o *ReaderOptions) { o.MaxBody = 64 << 10 }).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
+		if got.Outcome != Errors || !got.Checked || !strings.Contains(fmt.Sprint(got.Err), "larger than") {
+			t.Fatalf("outcome %q checked %v (err %v), want errors for an oversize body", got.Outcome, got.Checked, got.Err)
+		}
+	})
 
 	t.Run("a browser Site's page is rendered before it is parsed", func(t *testing.T) {
 		page := renderedLater(t, string(readFixture(t, "comix", "ongoing.html")))

@@ -115,7 +115,11 @@ func (a comix) Parse(body []byte, ref Ref) (Facts, error) {
 				num, _ = canonicalNumber(m[1])
 			}
 		}
-		l.offer(num, cleanURL(base, href))
+		u := cleanURL(base, href)
+		if offSite(a, u) {
+			return // a chapter on another host is not this Series' chapter
+		}
+		l.offer(num, u)
 	})
 	l.into(&f)
 	return f, nil

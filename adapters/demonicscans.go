@@ -102,7 +102,11 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 		if num == "" {
 			num, _ = ParseChapterNumber(ownText(s))
 		}
-		l.offer(num, cleanURL(base, href))
+		u := cleanURL(base, href)
+		if offSite(a, u) {
+			return // a chapter on another host is not this Series' chapter
+		}
+		l.offer(num, u)
 	})
 	l.into(&f)
 	return f, nil

@@ -89,6 +89,31 @@ func (a kagane) Recognise(u *url.URL) (Ref, bool) {
 	return Ref{Site: a.Site(), SeriesID: id, URL: "https://" + kaganeHost + "/series/" + id}, true
 }
 
+// refFromBody names the Series an API body belongs to (the parse tool's
+// fallback when no --url is given): its own series_id, else the series_id
+// its books carry (the field the public scrapers document).
+func (a kagane) refFromBody(body []byte) (Ref, bool) {
+	var d struct {
+		SeriesID flexString `json:"series_id"`
+		Books    []struct {
+			SeriesID flexString `json:"series_id"`
+		} `json:"series_books"`
+	}
+	if json.Unmarshal(body, &d) != nil {
+		return Ref{}, false
+	}
+	ids := []flexString{d.SeriesID}
+	for _, b := range d.Books {
+		ids = append(ids, b.SeriesID)
+	}
+	for _, id := range ids {
+		if ref, ok := a.Recognise(&url.URL{Scheme: "https", Host: kaganeHost, Path: "/series/" + string(id)}); ok {
+			return ref, true
+		}
+	}
+	return Ref{}, false
+}
+
 // Target is the API body: the page itself carries nothing the Poll can read.
 func (kagane) Target(ref Ref) Target {
 	return Target{URL: "https://" + kaganeHost + kaganeAPIPath + ref.SeriesID, API: true}

@@ -15,6 +15,12 @@ const (
 	pageOGURL     = `meta[property="og:url"]`
 )
 
+// bodyNamer is an adapter whose fetched body is not a page (an API body) and
+// names its Series in its own way.
+type bodyNamer interface {
+	refFromBody(body []byte) (Ref, bool)
+}
+
 // RefFromPage finds the Series a saved page of site belongs to, from the
 // addresses the page claims for itself (<link rel=canonical>, og:url, a JSON-LD
 // url), the first one the Site's adapter recognises. The parse tool uses it when
@@ -23,6 +29,9 @@ func RefFromPage(site string, body []byte) (Ref, bool) {
 	a, ok := ByName(site)
 	if !ok {
 		return Ref{}, false
+	}
+	if b, ok := a.(bodyNamer); ok {
+		return b.refFromBody(body)
 	}
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
 	if err != nil {

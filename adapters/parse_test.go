@@ -2,8 +2,10 @@ package adapters
 
 import (
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -431,6 +433,43 @@ func TestParseFixtures(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("Parse =\n %+v\nwant\n %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAChapterLinkOnAnotherHostIsNotAChapter(t *testing.T) {
+	for _, tc := range []struct{ site, series, latestURL string }{
+		{"novelfull", "https://novelfull.com/reverend-insanity.html", "https://novelfull.com/reverend-insanity/chapter-2334-spring-autumn.html"},
+		{"demonicscans", "https://demonicscans.org/manga/Martial-Peak", "https://demonicscans.org/title/Martial-Peak/chapter/3671/1"},
+		{"comix", "https://comix.to/title/p2m8q-lookism", "https://comix.to/title/p2m8q-lookism/2601113-chapter-541"},
+	} {
+		t.Run(tc.site, func(t *testing.T) {
+			a, _ := ByName(tc.site)
+			ref, err := Recognise(tc.series)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := string(readFixture(t, tc.site, "ongoing.html"))
+			before, err := a.Parse([]byte(page), ref)
+			if err != nil || before.LatestChapterURL != tc.latestURL {
+				t.Fatalf("fixture's latest chapter is %q (%v), want %q", before.LatestChapterURL, err, tc.latestURL)
+			}
+			// The newest chapter's link now points at a lookalike host, in
+			// whatever form the page wrote it.
+			u, _ := url.Parse(tc.latestURL)
+			evil := "https://" + tc.site + ".evil.test" + u.RequestURI()
+			moved := strings.ReplaceAll(page, tc.latestURL, evil)
+			moved = strings.ReplaceAll(moved, `"`+u.RequestURI()+`"`, `"`+evil+`"`)
+			if moved == page {
+				t.Fatal("the fixture does not hold the latest chapter's link")
+			}
+			f, err := a.Parse([]byte(moved), ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if CompareChapters(f.LatestChapter, before.LatestChapter) >= 0 || strings.Contains(f.LatestChapterURL, "evil.test") {
+				t.Fatalf("the off-site link counted as the latest chapter: %s %s", f.LatestChapter, f.LatestChapterURL)
 			}
 		})
 	}

@@ -207,7 +207,8 @@ func TestRefFromPage(t *testing.T) {
 		{"comix", "ongoing.html", "p2m8q"},
 		{"novelfull", "completed.html", "battle-through-the-heavens"},
 		{"lightnovelworld", "ongoing.html", "shadow-slave"},
-		{"kagane", "completed.json", ""},
+		{"kagane", "completed.json", "019c2b1c-cc9b-745f-afed-09c230759162"},
+		{"kagane", "../challenge/cloudflare.html", ""},
 		{"asurascans", "../challenge/cloudflare.html", ""},
 	}
 	for _, tc := range tests {

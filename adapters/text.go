@@ -77,3 +77,14 @@ func cleanURL(base *url.URL, ref string) string {
 	}
 	return s
 }
+
+// offSite reports whether u (from cleanURL) is on a host that is not a's, so
+// a link out of the page (a comment, an ad, a lookalike) is never taken for
+// one of its chapters.
+func offSite(a Adapter, u string) bool {
+	if u == "" {
+		return false
+	}
+	p, err := url.Parse(u)
+	return err != nil || !hostKnown(a, p.Hostname())
+}

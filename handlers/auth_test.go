@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -292,6 +293,25 @@ func TestACrossOriginPostIsRefused(t *testing.T) {
 			t.Fatalf("%v: status %d, want 403", h, resp.StatusCode)
 		}
 	}
+
+	// A refused cross-origin POST of a sign-in link is logged without its token.
+	link, err := handlers.NewLoginLink(context.Background(), s.store, s.srv.URL, ownerID, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, link, nil)
+	req.Header.Set("Origin", "https://evil.example")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-origin sign-in POST: status %d, want 403", resp.StatusCode)
+	}
+	if tok := strings.TrimPrefix(link, s.srv.URL+"/login/"); strings.Contains(s.logs.String(), tok) {
+		t.Fatalf("the sign-in token reached a log line:\n%s", s.logs.String())
+	}
 }
 
 func TestHealthzFollowsTheDatabase(t *testing.T) {
@@ -363,5 +383,101 @@ func TestSigningOutEndsACopiedSessionCookieToo(t *testing.T) {
 	// Signing in again works, with a fresh cookie.
 	if a := h.get(h.owner(), "/admin"); a.status != http.StatusOK {
 		t.Fatalf("signing in again: %d", a.status)
+	}
+}
+
+func TestTheSessionCookieIsHttpOnlyLaxAndSecureExactlyWhenThePublicAddressIsHTTPS(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		base   string
+		secure bool
+	}{
+		{"https://bookmarks.example.org", true},
+		{"", false}, // the harness's own http:// address
+	} {
+		t.Run(tc.base, func(t *testing.T) {
+			h := newHarness(t, func(d *handlers.Deps) {
+				if tc.base != "" {
+					d.PublicBaseURL = tc.base
+				}
+			})
+			link, err := handlers.NewLoginLink(context.Background(), h.store, h.srv.URL, ownerID, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			resp, err := c.Post(link, "application/x-www-form-urlencoded", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			var session *http.Cookie
+			for _, ck := range resp.Cookies() {
+				if ck.Name == "mb_session" {
+					session = ck
+				}
+			}
+			if resp.StatusCode != http.StatusSeeOther || session == nil {
+				t.Fatalf("sign-in answered %d with cookies %v", resp.StatusCode, resp.Cookies())
+			}
+			if !session.HttpOnly || session.SameSite != http.SameSiteLaxMode || session.Secure != tc.secure {
+				t.Fatalf("session cookie HttpOnly=%v SameSite=%v Secure=%v, want true, Lax, %v", session.HttpOnly, session.SameSite, session.Secure, tc.secure)
+			}
+		})
+	}
+}
+
+func TestAfterDiscordSignInTheNextAddressNeverLeavesTheSite(t *testing.T) {
+	t.Parallel()
+	f := newFakeDiscord(t, ownerID, guildID)
+	s := newSite(t, f)
+	for _, next := range []string{"/\t/evil.example", "/\n/evil.example", "//evil.example", "/\\evil.example", "/x\\..\\\\evil.example", "https://evil.example/", "evil.example"} {
+		t.Run(fmt.Sprintf("%q", next), func(t *testing.T) {
+			jar, _ := cookiejar.New(nil)
+			c := &http.Client{Jar: jar, Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			loc := s.srv.URL + "/login/discord?next=" + url.QueryEscape(next)
+			for range 2 { // sign-in start → the provider → our callback
+				resp, err := c.Get(loc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				loc = resp.Header.Get("Location")
+			}
+			resp, err := c.Get(loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+				t.Fatalf("callback answered %d to %q, want 303 to /", resp.StatusCode, resp.Header.Get("Location"))
+			}
+		})
+	}
+}
+
+func TestASignInLinkExpiresAfterFifteenMinutes(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, nil) // the site's clock reads t0
+	for _, tc := range []struct {
+		age  time.Duration
+		want int
+	}{
+		{handlers.LoginLinkTTL - time.Minute, http.StatusSeeOther},
+		{handlers.LoginLinkTTL + time.Second, http.StatusForbidden},
+	} {
+		link, err := handlers.NewLoginLink(context.Background(), s.store, s.srv.URL, ownerID, t0.Add(-tc.age))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := c.PostForm(link, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("a link %v old answered %d, want %d", tc.age, resp.StatusCode, tc.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -82,9 +83,18 @@ func csrf(log *slog.Logger) func(http.Handler) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.AddInsecureBypassPattern("/api/")
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Not the path: /login/{token} carries a one-time sign-in token.
-		log.Warn("cross-origin request refused", "method", r.Method, "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))
+		// Routing has not run yet, so there is no pattern: log the first path
+		// segment only (the rest of /login/{token} is a sign-in secret).
+		log.Warn("cross-origin request refused", "method", r.Method, "route", firstSegment(r.URL.Path), "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))
 		http.Error(w, "Cross-origin request refused.", http.StatusForbidden)
 	}))
 	return cop.Handler
+}
+
+// firstSegment is "/login/…" for "/login/abc": enough to say what was refused.
+func firstSegment(p string) string {
+	if i := strings.IndexByte(strings.TrimPrefix(p, "/"), '/'); i >= 0 {
+		return p[:i+1] + "/…"
+	}
+	return p
 }

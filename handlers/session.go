@@ -35,17 +35,13 @@ func newCookieStore(key []byte, secure bool) *sessions.CookieStore {
 }
 
 // safeNext keeps a post-sign-in redirect on this site: a local absolute path only.
-// No control character and no backslash anywhere: browsers drop tabs and
-// newlines from a Location and read a backslash as "/", so
-// "/<TAB>/evil.example" or "/\evil.example" would leave the site.
+// Browsers drop tabs and newlines from a Location and read a backslash as "/", so
+// "/\t/evil.example" would leave as "//evil.example": any control character
+// or backslash, anywhere, sends the Reader home instead.
 func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.Contains(next, "\\") {
+	if next == "" || next[0] != '/' || strings.HasPrefix(next, "//") ||
+		strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
 		return "/"
-	}
-	for _, c := range next {
-		if c < 0x20 || c == 0x7f {
-			return "/"
-		}
 	}
 	if u, err := url.Parse(next); err != nil || u.Scheme != "" || u.Host != "" {
 		return "/"

@@ -81,12 +81,14 @@ func TestRunParse(t *testing.T) {
 			},
 		},
 		{
-			name: "a Kagane body without --url has no series_id and no chapter address",
+			name: "a Kagane body without --url names its Series by its own series_id",
 			args: []string{"--site", "kagane", fixture("kagane", "completed.json")},
 			want: map[string]any{
-				"site": "kagane", "series_id": "", "title": "Dungeon Porter",
+				"site": "kagane", "series_id": "019c2b1c-cc9b-745f-afed-09c230759162", "title": "Dungeon Porter",
 				"cover_url": "https://kagane.to/api/v2/image/019c2b1c-aaaa-7bbb-8ccc-0d0e0f101112", "kind": "manga",
-				"latest_chapter": json.Number("40"), "latest_chapter_url": "", "completed": true,
+				"latest_chapter":     json.Number("40"),
+				"latest_chapter_url": "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162/reader/019c2bda-0000-7000-8000-000000000003",
+				"completed":          true,
 			},
 		},
 		{

@@ -119,6 +119,8 @@ func TestABadSettingStopsTheStartWithOneLineNamingIt(t *testing.T) {
 		{"a short token key", map[string]string{"TOKEN_KEY": marker}, "TOKEN_KEY"},
 		{"a webhook over plain http to another host", map[string]string{"DISCORD_WEBHOOK_URL": "http://discord.example/" + marker}, "DISCORD_WEBHOOK_URL"},
 		{"a database address that is not postgres", map[string]string{"DATABASE_URL": "mysql://u:" + marker + "@h/db"}, "DATABASE_URL"},
+		{"a database address pgx cannot read", map[string]string{"DATABASE_URL": "postgres://u:" + marker + "@127.0.0.1/db?sslmode=" + marker}, "DATABASE_URL"},
+		{"a database that does not answer", map[string]string{"DATABASE_URL": "postgres://u:" + marker + "@127.0.0.1:1/db?connect_timeout=2"}, "DATABASE_URL"},
 		{"OAuth without its secret", map[string]string{"DISCORD_CLIENT_ID": "1", "DISCORD_GUILD_ID": "2", "OWNER_DISCORD_ID": "3"}, "DISCORD_CLIENT_SECRET"},
 		{"an owner id that is not a Discord id", map[string]string{"OWNER_DISCORD_ID": "bob"}, "OWNER_DISCORD_ID"},
 		{"a browser address that is not ws", map[string]string{"BROWSER_WS_URL": "chrome"}, "BROWSER_WS_URL"},

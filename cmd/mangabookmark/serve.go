@@ -46,11 +46,11 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 	}
 	defer stopDB()
 	if err := store.Migrate(dbURL); err != nil {
-		return err
+		return databaseError(cfg, err)
 	}
 	st, err := store.Open(ctx, dbURL)
 	if err != nil {
-		return err
+		return databaseError(cfg, err)
 	}
 	defer st.Close()
 
@@ -157,6 +157,17 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		log.Warn("http shutdown did not finish cleanly", "err", err)
 	}
 	return nil
+}
+
+// databaseError is a failure to reach or migrate the database as the one
+// line the start stops with: naming DATABASE_URL when it was given, and with
+// pgx's one-line-per-address detail folded (it never holds the password).
+func databaseError(cfg Config, err error) error {
+	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+	if cfg.DatabaseURL.Set() {
+		return fmt.Errorf("DATABASE_URL: %s", msg)
+	}
+	return errors.New(msg)
 }
 
 // openDatabase returns DATABASE_URL, or starts the embedded local cluster in

@@ -7,11 +7,14 @@ package localpg
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -90,6 +93,10 @@ type Options struct {
 	Dir    string // data directory; created when missing
 	BinDir string // from FindBinaries/EnsureBinaries
 	Logger *slog.Logger
+	// RootDir is where a root process keeps the cluster when the postgres
+	// user cannot enter Dir's parent (a clone under /root): RootDir/pg-<hash
+	// of Dir>. Default /var/lib/mangabookmark.
+	RootDir string
 }
 
 // Cluster is a running local PostgreSQL.
@@ -98,13 +105,16 @@ type Cluster struct {
 	port     int
 	cred     *syscall.Credential
 	owned    bool // false when we attached to a cluster another process started
+	lock     *os.File
 	log      *slog.Logger
 }
 
-// Start initialises the data directory if needed and starts the server on a
-// free loopback port, with its socket inside the data directory. If a server
-// is already running on the directory (another process of ours), Start
-// attaches to it and Stop leaves it running.
+// Start initialises the data directory if needed and starts the server with
+// its only socket inside the data directory (no TCP port). The process that
+// starts the cluster holds DIR.lock until Stop. If a server is already
+// running on the directory and another process of ours holds the lock, Start
+// attaches to it and Stop leaves it running; if nobody holds the lock, the
+// server was left by a process that died, and Start restarts it as its own.
 func Start(ctx context.Context, o Options) (*Cluster, error) {
 	log := o.Logger
 	if log == nil {
@@ -120,7 +130,17 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			return nil, err
 		}
 		if p := untraversable(filepath.Dir(dir)); p != "" {
-			return nil, fmt.Errorf("localpg: the data directory %s is inside %s, which the postgres user cannot enter; set DATA_DIR to a directory outside it (e.g. /var/lib/mangabookmark)", dir, p)
+			// `make run` as root in a clone under /root must still work:
+			// the cluster moves to a directory the postgres user can reach,
+			// named after the data directory so restarts find it again.
+			h := sha256.Sum256([]byte(dir))
+			alt := filepath.Join(cmp.Or(o.RootDir, "/var/lib/mangabookmark"), "pg-"+hex.EncodeToString(h[:6]))
+			log.Info("the postgres user cannot enter the data directory; the cluster lives outside it", "data_dir", dir, "closed", p, "dir", alt)
+			dir = alt
+			c.dir = alt
+			if p := untraversable(filepath.Dir(dir)); p != "" {
+				return nil, fmt.Errorf("localpg: neither the data directory nor %s can be entered by the postgres user (%s is closed); set DATA_DIR to a directory it can reach", dir, p)
+			}
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
@@ -134,34 +154,111 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			return nil, fmt.Errorf("localpg: chown %s: %w", dir, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
-		log.Info("initialising the local PostgreSQL cluster", "dir", dir)
-		if out, err := c.run(ctx, "initdb", "-D", dir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-instructions"); err != nil {
-			return nil, fmt.Errorf("localpg: initdb: %w: %s", err, lastLine(out))
-		}
-	}
-	if port, ok := c.runningPort(ctx); ok {
-		c.port, c.owned = port, false
-		log.Info("attached to the local PostgreSQL cluster already running", "dir", dir, "port", port)
-		return c, nil
-	}
-	if c.port, err = freePort(); err != nil {
+	if c.lock, err = c.ownOrAttach(ctx); err != nil {
 		return nil, err
 	}
-	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s", c.port, dir)
-	if out, err := c.run(ctx, "pg_ctl", "start", "-D", dir, "-w", "-t", "60", "-s", "-l", filepath.Join(dir, "server.log"), "-o", opts); err != nil {
-		return nil, fmt.Errorf("localpg: start: %w: %s (see %s)", err, lastLine(out), filepath.Join(dir, "server.log"))
+	if c.lock == nil {
+		return c, nil // attached
 	}
-	log.Info("local PostgreSQL cluster started", "dir", dir, "port", c.port)
+	if err := c.start(ctx); err != nil {
+		c.lock.Close()
+		return nil, err
+	}
 	return c, nil
 }
 
-// URL is the connection string for database db on the cluster.
-func (c *Cluster) URL(db string) string {
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", c.port, db)
+// start runs, holding the lock, what Start does for the process that owns
+// the cluster.
+func (c *Cluster) start(ctx context.Context) error {
+	dir, log := c.dir, c.log
+	if port, ok := c.runningPort(ctx); ok {
+		// Nobody holds the lock: a server of ours died and left the cluster
+		// running. Stop it, so this one starts it with its own options and
+		// stops it when it ends.
+		log.Warn("stopping the local PostgreSQL cluster a previous run left running", "dir", dir, "port", port)
+		if err := c.stop(ctx); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
+		log.Info("initialising the local PostgreSQL cluster", "dir", dir)
+		if out, err := c.run(ctx, "initdb", "-D", dir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-instructions"); err != nil {
+			return fmt.Errorf("localpg: initdb: %w: %s", err, lastLine(out))
+		}
+	}
+	// No TCP: the cluster trusts whoever connects, so only its Unix socket,
+	// inside the 0700 data directory, lets anyone in — the user that runs
+	// it (and root). On a loopback port any local user would be superuser.
+	if len(filepath.Join(dir, socketName)) > maxSocketPath {
+		return fmt.Errorf("localpg: the data directory %s is too long for PostgreSQL's socket path (at most %d characters); set DATA_DIR to a shorter path", dir, maxSocketPath-len(socketName)-1)
+	}
+	c.port = socketPort
+	// pg_ctl hands -o to a shell: quote the directory.
+	opts := fmt.Sprintf("-c listen_addresses='' -p %d -k '%s'", c.port, strings.ReplaceAll(dir, "'", `'\''`))
+	if out, err := c.run(ctx, "pg_ctl", "start", "-D", dir, "-w", "-t", "60", "-s", "-l", filepath.Join(dir, "server.log"), "-o", opts); err != nil {
+		return fmt.Errorf("localpg: start: %w: %s (see %s)", err, lastLine(out), filepath.Join(dir, "server.log"))
+	}
+	log.Info("local PostgreSQL cluster started", "dir", dir, "port", c.port)
+	return nil
 }
 
-// Port is the loopback port the cluster listens on.
+// The socket is DIR/.s.PGSQL.5432; a Unix socket path holds at most 107 bytes.
+const (
+	socketPort    = 5432
+	socketName    = ".s.PGSQL.5432"
+	maxSocketPath = 107
+)
+
+// ownOrAttach takes DIR.lock and returns it, or, while another process of
+// ours holds it, waits for that process's cluster to run and attaches to it
+// (returning a nil lock).
+func (c *Cluster) ownOrAttach(ctx context.Context) (*os.File, error) {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		lock, err := lockFile(c.dir + ".lock")
+		if err != nil {
+			return nil, fmt.Errorf("localpg: %w", err)
+		}
+		if lock != nil {
+			return lock, nil
+		}
+		if port, ok := c.runningPort(ctx); ok {
+			c.port, c.owned = port, false
+			c.log.Info("attached to the local PostgreSQL cluster already running", "dir", c.dir, "port", port)
+			return nil, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("localpg: another process holds %s.lock but its cluster is not running", c.dir)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// lockFile takes an exclusive flock on path without waiting: nil, nil when
+// another process holds it. The lock ends when the file is closed or the
+// process dies.
+func lockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// URL is the connection string for database db on the cluster (its socket).
+func (c *Cluster) URL(db string) string {
+	q := url.Values{"host": {c.dir}, "port": {strconv.Itoa(c.port)}, "sslmode": {"disable"}}
+	return (&url.URL{Scheme: "postgres", User: url.User("postgres"), Path: "/" + db, RawQuery: q.Encode()}).String()
+}
+
+// Port is the port that names the cluster's socket.
 func (c *Cluster) Port() int { return c.port }
 
 // Stop stops a cluster this process started (fast shutdown, waiting for it).
@@ -169,6 +266,17 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	if !c.owned {
 		return nil
 	}
+	if err := c.stop(ctx); err != nil {
+		return err
+	}
+	if c.lock != nil {
+		c.lock.Close()
+		c.lock = nil
+	}
+	return nil
+}
+
+func (c *Cluster) stop(ctx context.Context) error {
 	if out, err := c.run(ctx, "pg_ctl", "stop", "-D", c.dir, "-m", "fast", "-w", "-s"); err != nil {
 		return fmt.Errorf("localpg: stop: %w: %s", err, lastLine(out))
 	}
@@ -228,15 +336,6 @@ func untraversable(dir string) string {
 			return ""
 		}
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("localpg: find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func lastLine(b []byte) string {

@@ -2,7 +2,11 @@ package localpg_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/url"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,6 +53,20 @@ func TestTheLocalClusterInitialisesOnceAndKeepsItsDataAcrossRestarts(t *testing.
 	}
 	exec(c, `CREATE TABLE kept (v int); INSERT INTO kept VALUES (42)`)
 
+	// The cluster trusts whoever connects: it must listen on no TCP address
+	// (postmaster.pid's sixth line), only on its socket inside the 0700 data
+	// directory, or any local user would be its superuser.
+	pid, err := os.ReadFile(filepath.Join(dir, "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(string(pid), "\n"); len(lines) < 6 || strings.TrimSpace(lines[5]) != "" || strings.TrimSpace(lines[4]) != dir {
+		t.Fatalf("the cluster must listen only on its socket in %s; postmaster.pid says:\n%s", dir, pid)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the data directory (which holds the socket) must be 0700: %v %v", fi.Mode(), err)
+	}
+
 	// A second process on the same directory attaches and leaves the server running.
 	attached, err := localpg.Start(ctx, localpg.Options{Dir: dir, BinDir: bin})
 	if err != nil {
@@ -81,7 +99,7 @@ func TestTheLocalClusterInitialisesOnceAndKeepsItsDataAcrossRestarts(t *testing.
 	}
 }
 
-func TestARootDataDirectoryThePostgresUserCannotEnterIsAClearError(t *testing.T) {
+func TestARootDataDirectoryThePostgresUserCannotEnterMovesTheClusterOutside(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("only root hands the cluster to the postgres user")
 	}
@@ -89,9 +107,108 @@ func TestARootDataDirectoryThePostgresUserCannotEnterIsAClearError(t *testing.T)
 	if err != nil {
 		t.Skip("no PostgreSQL binaries")
 	}
-	parent := t.TempDir() // 0700, owned by root
-	_, err = localpg.Start(context.Background(), localpg.Options{Dir: filepath.Join(parent, "pg"), BinDir: bin})
-	if err == nil || !filepath.IsAbs(parent) || !strings.Contains(err.Error(), "DATA_DIR") {
-		t.Fatalf("want an error naming DATA_DIR, got %v", err)
+	closed := t.TempDir() // 0700, owned by root: a clone under /root
+	rootDir, err := os.MkdirTemp("", "localpg-root-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(rootDir) })
+	if err := os.Chmod(rootDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	opts := localpg.Options{Dir: filepath.Join(closed, "var", "pg"), BinDir: bin, RootDir: rootDir}
+	c, err := localpg.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, c.URL("postgres"))
+	if err != nil {
+		c.Stop(ctx)
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(ctx, `CREATE TABLE kept (v int)`)
+	conn.Close(ctx)
+	if err != nil {
+		c.Stop(ctx)
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.URL("postgres"), url.QueryEscape(rootDir)) {
+		t.Errorf("the cluster is not under %s: %s", rootDir, c.URL("postgres"))
+	}
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The next start finds the same cluster again.
+	c, err = localpg.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop(ctx)
+	conn, err = pgx.Connect(ctx, c.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `SELECT v FROM kept`); err != nil {
+		t.Fatalf("the moved cluster lost its data across a restart: %v", err)
+	}
+}
+
+// TestHelperStartsAClusterAndDies is not a test of its own: the orphan test
+// runs it in a child process, which starts a cluster and exits without
+// stopping it, as a server killed with SIGKILL would.
+func TestHelperStartsAClusterAndDies(t *testing.T) {
+	dir := os.Getenv("LOCALPG_HELPER_DIR")
+	if dir == "" {
+		t.Skip("run by TestAClusterADeadServerLeftRunningIsRestartedAndStoppedByTheNext")
+	}
+	if _, err := localpg.Start(context.Background(), localpg.Options{Dir: dir, BinDir: os.Getenv("LOCALPG_HELPER_BIN")}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Exit(0)
+}
+
+func TestAClusterADeadServerLeftRunningIsRestartedAndStoppedByTheNext(t *testing.T) {
+	bin, err := localpg.FindBinaries()
+	if err != nil {
+		t.Skipf("no PostgreSQL binaries here: %v", err)
+	}
+	parent, err := os.MkdirTemp("", "localpg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	if err := os.Chmod(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(parent, "pg")
+	helper := osexec.Command(os.Args[0], "-test.run=^TestHelperStartsAClusterAndDies$")
+	helper.Env = append(os.Environ(), "LOCALPG_HELPER_DIR="+dir, "LOCALPG_HELPER_BIN="+bin)
+	if out, err := helper.CombinedOutput(); err != nil {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	pidFile := filepath.Join(dir, "postmaster.pid")
+	if _, err := os.Stat(pidFile); err != nil {
+		t.Fatalf("the dead server's cluster is not running: %v", err)
+	}
+
+	ctx := context.Background()
+	c, err := localpg.Start(ctx, localpg.Options{Dir: dir, BinDir: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, c.URL("postgres"))
+	if err != nil {
+		c.Stop(ctx)
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(pidFile); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the cluster outlived the server that took it over (postmaster.pid: %v)", err)
 	}
 }
