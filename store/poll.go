@@ -440,9 +440,14 @@ func (s *Store) PrunePasses(ctx context.Context, site string, before int64) (int
 // The same session LISTENs on LaneWakeChannel, so the leader is the one
 // woken by a Forced Poll, a Pause or a Resume written by any process.
 type LaneLock struct {
-	site string
-	mu   sync.Mutex // a pgx.Conn is not safe for concurrent use
-	conn *pgx.Conn
+	site  string
+	mu    sync.Mutex // a pgx.Conn is not safe for concurrent use
+	conn  *pgx.Conn
+	store *Store
+	// pid and started name the lock session's backend, so Release can make
+	// sure it is gone even when the session broke under us.
+	pid     uint32
+	started time.Time
 }
 
 // laneLockSQL keys the lock on (hash of a fixed namespace, hash of the
@@ -485,7 +490,12 @@ func (s *Store) TryLockLane(ctx context.Context, site string) (*LaneLock, error)
 		conn.Close(context.Background())
 		return nil, fmt.Errorf("store: lock lane %s: listen: %w", site, translate(err))
 	}
-	return &LaneLock{site: site, conn: conn}, nil
+	var started time.Time
+	if err := conn.QueryRow(ctx, `SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()`).Scan(&started); err != nil {
+		conn.Close(context.Background())
+		return nil, fmt.Errorf("store: lock lane %s: %w", site, translate(err))
+	}
+	return &LaneLock{site: site, conn: conn, store: s, pid: conn.PgConn().PID(), started: started}, nil
 }
 
 // WaitWake blocks until a wake for this Lane's Site arrives (nil), ctx ends
@@ -530,8 +540,19 @@ func (l *LaneLock) Release() {
 	defer cancel()
 	// Unlock before closing: closing only asks the backend to exit, and it
 	// holds the lock until it has, so another session could still find the
-	// Lane taken right after Release returned. On a dead session this fails
-	// and the server frees the lock with the session anyway.
-	_, _ = l.conn.Exec(ctx, laneUnlockSQL, l.site)
+	// Lane taken right after Release returned.
+	_, err := l.conn.Exec(ctx, laneUnlockSQL, l.site)
 	_ = l.conn.Close(ctx)
+	if err != nil {
+		// The session broke under us (a wait cut short, a lost socket): its
+		// backend may still be holding the lock. End it and wait for it, so
+		// the Lane is free when Release returns. Nothing to do if the
+		// database is away: the server frees the lock with the session.
+		_, _ = l.store.pool.Exec(ctx, laneTerminateSQL, int64(l.pid), l.started)
+	}
 }
+
+// laneTerminateSQL ends a lock session's backend and waits (up to 5 s) for
+// it to exit; matching backend_start too means a reused pid is never hit.
+const laneTerminateSQL = `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
+WHERE pid = $1 AND backend_start = $2`

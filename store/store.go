@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/golang-migrate/migrate/v4"
 	_ "github.com/golang-migrate/migrate/v4/database/pgx/v5" // registers pgx5://
@@ -36,11 +37,26 @@ type Store struct {
 // New wraps an existing pool (tests build theirs with a tracer).
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
+// Bounds a server's own connection gets unless its address sets them: a
+// database host that stops answering must not hang a Lane or a page for
+// minutes. Every statement the server runs is short; migrations use their
+// own connection.
+const (
+	connectTimeout   = 10 * time.Second
+	statementTimeout = "60s"
+)
+
 // Open connects to url and checks the connection.
 func Open(ctx context.Context, url string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("store: parse database address: %w", redactConnErr(err))
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = connectTimeout
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !set {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = statementTimeout
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
