@@ -272,6 +272,31 @@ func TestOutcomeCountsStayUnlinkedBesideOneNavigationLinkPerSite(t *testing.T) {
 	}
 }
 
+func TestEachLaneNamesTheRouteTheReaderWasGiven(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		browser []string
+		want    map[string]string
+	}{
+		"the default pair reads through the browser": {[]string{"comix", "kagane"}, map[string]string{"comix": "browser", "kagane": "browser", "asurascans": "plain"}},
+		"BROWSER_SITES=none leaves every Lane plain": {[]string{}, map[string]string{"comix": "plain", "kagane": "plain", "asurascans": "plain"}},
+		"a nil set is none too, never a default":     {nil, map[string]string{"comix": "plain", "kagane": "plain"}},
+		"one named Site alone":                       {[]string{"novelfull"}, map[string]string{"novelfull": "browser", "comix": "plain"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, func(d *handlers.Deps) { d.BrowserSites = tc.browser })
+			a := h.get(h.owner(), "/admin/lanes")
+			for site, want := range tc.want {
+				if got := a.find(`[data-testid="lane-row"][data-site="` + site + `"] span.tag`).Text(); got != want {
+					t.Errorf("%s: route %q, want %q", site, got, want)
+				}
+			}
+		})
+	}
+}
+
 func TestTheUnverifiedSentenceSitsBesideTheCorrectionControl(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
