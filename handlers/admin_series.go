@@ -3,15 +3,12 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
 )
-
-func pathEscape(s string) string { return url.PathEscape(s) }
 
 var (
 	filterOptions = func() []components.Option {
@@ -239,7 +236,8 @@ func seriesControl(d Deps, act func(r *http.Request, site, id string) (done stri
 	})
 }
 
-// storeResult maps a store error onto the control's answer.
+// storeResult maps a store error onto a control's answer, for the Series
+// controls and the Lane controls alike.
 func storeResult(d Deps, what string, err error) (int, string) {
 	switch {
 	case err == nil:

@@ -92,7 +92,7 @@ func urlParam(r *http.Request, name string) string {
 }
 
 func seriesHref(site, id string) string {
-	return "/admin/series/" + pathEscape(site) + "/" + pathEscape(id)
+	return "/admin/series/" + url.PathEscape(site) + "/" + url.PathEscape(id)
 }
 
 // coverURL keeps a Cover only when it is an https address: the stored value
