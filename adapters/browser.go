@@ -28,9 +28,9 @@ import (
 // ErrUnreachable, so the Poll can mark the browser down. The sidecar resolves and
 // connects on its own, so the gate checks the host before the navigation (it
 // must resolve to public addresses here), pauses every top-level document
-// request in the tab (each redirect hop) to check its address, and checks the
-// final document address after; the sidecar's own DNS answer is outside the
-// gate's reach.
+// request in the tab (each redirect hop) to check its address and resolve its
+// host the same way, and checks the final document address after; the
+// sidecar's own DNS answer is outside the gate's reach.
 
 // browserPoll is how often the page is looked at while waiting.
 const browserPoll = 250 * time.Millisecond
@@ -39,6 +39,7 @@ const browserPoll = 250 * time.Millisecond
 const probeTimeout = 2 * time.Second
 
 type browserFetcher struct {
+	dial           *gateDialer // resolves each document's host before the sidecar asks for it
 	wsURL          string
 	sidecarAddr    string // host:port of wsURL, for the liveness probe
 	timeout        time.Duration
@@ -47,8 +48,9 @@ type browserFetcher struct {
 	maxBody        int64
 }
 
-func newBrowserFetcher(o ReaderOptions) *browserFetcher {
+func newBrowserFetcher(dial *gateDialer, o ReaderOptions) *browserFetcher {
 	b := &browserFetcher{
+		dial:           dial,
 		wsURL:          o.BrowserWSURL,
 		timeout:        o.Timeout,
 		connectTimeout: o.ConnectTimeout,
@@ -99,7 +101,7 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 		return fetchResult{}, fmt.Errorf("%w: could not connect to the sidecar", ErrUnreachable)
 	}
 
-	g, err := guardDocuments(tab, fr)
+	g, err := guardDocuments(tab, func(u *url.URL) error { return b.checkDocument(tab, fr, u) })
 	if err != nil {
 		return fetchResult{}, b.failure(ctx, tab, "setting up the gate", err)
 	}
@@ -279,12 +281,27 @@ func (g *docGuard) refused() error {
 	return g.err
 }
 
+// checkDocument is the gate for one top-level document the sidecar is about to
+// request. The redirect rules alone admit any host under the Site's domain, and
+// the sidecar dials whatever that name resolves to: so, as Read does for the
+// first navigation, the host must resolve to public addresses here. Only the
+// SITE_BASE_URLS host the operator named is dialled as given.
+func (b *browserFetcher) checkDocument(ctx context.Context, fr fetchRequest, u *url.URL) error {
+	if _, err := fr.checkRedirect(u); err != nil {
+		return err
+	}
+	if fr.Base != nil && u.Scheme == fr.Base.Scheme && hostPort(u) == hostPort(fr.Base) {
+		return nil
+	}
+	return b.dial.checkHostPublic(ctx, u)
+}
+
 // guardDocuments pauses every request for the tab's top-level document (the
 // navigation, each redirect hop, a challenge's reload) and lets it continue only
-// if it passes the gate, so a redirect to an address the gate refuses never
+// if check passes it, so a redirect to an address the gate refuses never
 // leaves the sidecar. Frames and subresources are not paused: a challenge's own
 // frames must load, and the Poll reads only the top document.
-func guardDocuments(tab context.Context, fr fetchRequest) (*docGuard, error) {
+func guardDocuments(tab context.Context, check func(*url.URL) error) (*docGuard, error) {
 	g := &docGuard{}
 	c := chromedp.FromContext(tab)
 	if c == nil || c.Target == nil {
@@ -306,7 +323,7 @@ func guardDocuments(tab context.Context, fr fetchRequest) (*docGuard, error) {
 			if string(ev.FrameID) == mainFrame && ev.Request != nil {
 				u, perr := url.Parse(ev.Request.URL)
 				if perr == nil {
-					_, perr = fr.checkRedirect(u)
+					perr = check(u)
 				} else {
 					perr = fmt.Errorf("%w: unreadable address", ErrGate)
 				}

@@ -3,14 +3,17 @@ package adapters
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -195,6 +198,27 @@ func TestBrowserRoute(t *testing.T) {
 		}
 		if victim.hits.Load() != 0 {
 			t.Error("the browser followed the redirect")
+		}
+	})
+
+	t.Run("a redirect to a Site host that resolves to a private address never leaves the browser", func(t *testing.T) {
+		// The redirect rules admit any host under comix.to; the sidecar would
+		// dial whatever the name resolves to.
+		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "https://internal.comix.to/title/p2m8q-lookism", http.StatusFound)
+		})
+		var asked atomic.Int32
+		resolve := func(ctx context.Context, host string) ([]netip.Addr, error) {
+			asked.Add(1)
+			return []netip.Addr{netip.MustParseAddr("10.0.0.5")}, nil
+		}
+		got := browserReader(t, "comix", srv, ws, func(o *ReaderOptions) { o.Resolve = resolve }).
+			Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
+		if got.Outcome != Unfetchable || got.Checked || !errors.Is(got.Err, ErrGate) {
+			t.Fatalf("outcome %q checked %v (err %v), want unfetchable by the gate", got.Outcome, got.Checked, got.Err)
+		}
+		if asked.Load() == 0 {
+			t.Error("the redirect's host was never resolved")
 		}
 	})
 

@@ -136,7 +136,7 @@ func NewReader(opts ReaderOptions) *Reader {
 	r := &Reader{opts: opts, dial: newGateDialer(opts.Resolve, trusted, opts.ConnectTimeout)}
 	r.plain = newPlainFetcher(r.dial, opts)
 	if opts.BrowserWSURL != "" {
-		r.browser = newBrowserFetcher(opts)
+		r.browser = newBrowserFetcher(r.dial, opts)
 	}
 	for _, site := range Sites {
 		if opts.BrowserSites[site] {
