@@ -58,7 +58,10 @@ func newFakeDiscord(t *testing.T, userID string, guilds ...string) *fakeDiscord 
 		if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != want || r.PostForm.Get("client_secret") != f.secret {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
-			_, _ = io.WriteString(w, `{"error":"invalid_grant"}`)
+			// Like a careless provider, the refusal echoes what it was sent,
+			// client secret included: the log must still not carry it.
+			desc, _ := json.Marshal(r.PostForm.Encode())
+			_, _ = io.WriteString(w, `{"error":"invalid_grant","error_description":`+string(desc)+`}`)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
