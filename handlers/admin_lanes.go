@@ -3,7 +3,6 @@ package handlers
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/components"
@@ -39,7 +38,7 @@ func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
 	row := components.LaneRow{
 		Site: l.Site, Route: "plain", Passes: l.Passes,
 		// Navigation, not attached to a number (seed 001): one link per Site.
-		FailingHref: "/admin/series?site=" + url.QueryEscape(l.Site) + "&filter=failing",
+		FailingHref: listHref(store.FilterFailing, l.Site, "", "", ""),
 		Counts: []components.LaneCount{
 			{Word: "ok", N: l.OK}, {Word: "no_chapter", N: l.NoChapter}, {Word: "unfetchable", N: l.Unfetchable},
 			{Word: "not_found", N: l.NotFound}, {Word: "errors", N: l.Errors}, {Word: "refused", N: l.Refused},
