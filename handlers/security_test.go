@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mangabookmark/mangabookmark/static"
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
@@ -112,5 +113,26 @@ func TestAFigureAboveTheCapPrints1000PlusAndStillLinksToItsList(t *testing.T) {
 	list := h.get(c, landing.testid("stat-orphan").AttrOr("href", ""))
 	if n := list.testid("list-count").Text(); n != strconv.Itoa(store.FigureCap+1) {
 		t.Errorf("the orphan list counts %s", n)
+	}
+}
+
+func TestAnAssetRequestNeverReadsTheSession(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.owner()
+	// From here any session lookup fails, and says so in the log.
+	h.exec(`ALTER TABLE readers RENAME TO readers_away`)
+	for _, p := range []string{static.URL(static.CSS), static.URL(static.HTMX), static.URL(static.AdminJS)} {
+		if a := h.get(c, p); a.status != http.StatusOK {
+			t.Errorf("%s: status %d", p, a.status)
+		}
+	}
+	if strings.Contains(h.logs.String(), "session check failed") {
+		t.Errorf("an asset request looked up the session:\n%s", h.logs.String())
+	}
+	// The same cookie on a page does look it up (so the check above can fail).
+	h.get(c, "/admin")
+	if !strings.Contains(h.logs.String(), "session check failed") {
+		t.Errorf("a page did not read the session")
 	}
 }
