@@ -101,7 +101,7 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 		return fetchResult{}, fmt.Errorf("%w: could not connect to the sidecar", ErrUnreachable)
 	}
 
-	g, err := guardDocuments(tab, func(u *url.URL) error { return b.checkDocument(tab, fr, u) })
+	g, err := guardDocuments(tab, func(u *url.URL) (*url.URL, error) { return b.checkDocument(tab, fr, u) })
 	if err != nil {
 		return fetchResult{}, b.failure(ctx, tab, "setting up the gate", err)
 	}
@@ -282,26 +282,30 @@ func (g *docGuard) refused() error {
 }
 
 // checkDocument is the gate for one top-level document the sidecar is about to
-// request. The redirect rules alone admit any host under the Site's domain, and
-// the sidecar dials whatever that name resolves to: so, as Read does for the
-// first navigation, the host must resolve to public addresses here. Only the
-// SITE_BASE_URLS host the operator named is dialled as given.
-func (b *browserFetcher) checkDocument(ctx context.Context, fr fetchRequest, u *url.URL) error {
-	if _, err := fr.checkRedirect(u); err != nil {
-		return err
+// request, and where it is to be sent. The redirect rules alone admit any host
+// under the Site's domain, and the sidecar dials whatever that name resolves
+// to: so, as Read does for the first navigation, the host must resolve to
+// public addresses here. Under SITE_BASE_URLS a redirect to the Site's own
+// host is sent to the operator's host instead, as the plain route sends it;
+// that host alone is dialled as given.
+func (b *browserFetcher) checkDocument(ctx context.Context, fr fetchRequest, u *url.URL) (*url.URL, error) {
+	to, err := fr.checkRedirect(u)
+	if err != nil {
+		return nil, err
 	}
-	if fr.Base != nil && u.Scheme == fr.Base.Scheme && hostPort(u) == hostPort(fr.Base) {
-		return nil
+	if fr.Base != nil && to.Scheme == fr.Base.Scheme && hostPort(to) == hostPort(fr.Base) {
+		return to, nil
 	}
-	return b.dial.checkHostPublic(ctx, u)
+	return to, b.dial.checkHostPublic(ctx, to)
 }
 
 // guardDocuments pauses every request for the tab's top-level document (the
 // navigation, each redirect hop, a challenge's reload) and lets it continue only
-// if check passes it, so a redirect to an address the gate refuses never
-// leaves the sidecar. Frames and subresources are not paused: a challenge's own
-// frames must load, and the Poll reads only the top document.
-func guardDocuments(tab context.Context, check func(*url.URL) error) (*docGuard, error) {
+// if check passes it (to the address check returns), so a redirect to an
+// address the gate refuses never leaves the sidecar. Frames and subresources
+// are not paused: a challenge's own frames must load, and the Poll reads only
+// the top document.
+func guardDocuments(tab context.Context, check func(*url.URL) (*url.URL, error)) (*docGuard, error) {
 	g := &docGuard{}
 	c := chromedp.FromContext(tab)
 	if c == nil || c.Target == nil {
@@ -320,10 +324,12 @@ func guardDocuments(tab context.Context, check func(*url.URL) error) (*docGuard,
 			if err != nil {
 				return
 			}
+			next := fetch.ContinueRequestParams{RequestID: ev.RequestID}
 			if string(ev.FrameID) == mainFrame && ev.Request != nil {
 				u, perr := url.Parse(ev.Request.URL)
+				var to *url.URL
 				if perr == nil {
-					perr = check(u)
+					to, perr = check(u)
 				} else {
 					perr = fmt.Errorf("%w: unreadable address", ErrGate)
 				}
@@ -334,8 +340,11 @@ func guardDocuments(tab context.Context, check func(*url.URL) error) (*docGuard,
 					})
 					continue
 				}
+				if to != u { // rewritten onto SITE_BASE_URLS
+					next.URL = to.String()
+				}
 			}
-			chromedp.Call(tab, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+			chromedp.Call(tab, fetch.ContinueRequest, next)
 		}
 	}()
 	return g, nil

@@ -8,12 +8,12 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -201,24 +201,23 @@ func TestBrowserRoute(t *testing.T) {
 		}
 	})
 
-	t.Run("a redirect to a Site host that resolves to a private address never leaves the browser", func(t *testing.T) {
-		// The redirect rules admit any host under comix.to; the sidecar would
-		// dial whatever the name resolves to.
+	t.Run("under SITE_BASE_URLS a redirect to the Site's own host stays on the operator's host", func(t *testing.T) {
+		page := readFixture(t, "comix", "ongoing.html")
 		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
-			http.Redirect(w, r, "https://internal.comix.to/title/p2m8q-lookism", http.StatusFound)
+			if r.URL.Query().Get("hop") == "" {
+				http.Redirect(w, r, "https://comix.to/title/p2m8q-lookism?hop=2", http.StatusFound)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(page)
 		})
-		var asked atomic.Int32
 		resolve := func(ctx context.Context, host string) ([]netip.Addr, error) {
-			asked.Add(1)
-			return []netip.Addr{netip.MustParseAddr("10.0.0.5")}, nil
+			return nil, fmt.Errorf("no lookup expected for %s", host)
 		}
 		got := browserReader(t, "comix", srv, ws, func(o *ReaderOptions) { o.Resolve = resolve }).
 			Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
-		if got.Outcome != Unfetchable || got.Checked || !errors.Is(got.Err, ErrGate) {
-			t.Fatalf("outcome %q checked %v (err %v), want unfetchable by the gate", got.Outcome, got.Checked, got.Err)
-		}
-		if asked.Load() == 0 {
-			t.Error("the redirect's host was never resolved")
+		if got.Outcome != OK || srv.hits.Load() != 2 {
+			t.Fatalf("outcome %q after %d requests to the stand-in (err %v), want ok after 2", got.Outcome, srv.hits.Load(), got.Err)
 		}
 	})
 
@@ -287,5 +286,49 @@ func TestBrowserSidecarAbsentIsUnreachable(t *testing.T) {
 	}
 	if srv.hits.Load() != 0 {
 		t.Error("the page was fetched without a browser")
+	}
+}
+
+// TestEachBrowserDocumentIsResolvedBeforeTheSidecarAsks covers the gate the
+// tab's document requests pass: the redirect rules admit any host under the
+// Site's domain, so the host must also resolve to public addresses here,
+// unless SITE_BASE_URLS sends the request to the operator's host.
+func TestEachBrowserDocumentIsResolvedBeforeTheSidecarAsks(t *testing.T) {
+	resolve := func(ctx context.Context, host string) ([]netip.Addr, error) {
+		if host == "internal.comix.to" {
+			return []netip.Addr{netip.MustParseAddr("10.0.0.5")}, nil
+		}
+		return []netip.Addr{netip.MustParseAddr("104.16.1.1")}, nil
+	}
+	b := &browserFetcher{dial: newGateDialer(resolve, nil, time.Second)}
+	a, _ := ByName("comix")
+	base := &url.URL{Scheme: "http", Host: "127.0.0.1:9"}
+	cases := []struct {
+		name    string
+		base    *url.URL
+		target  string
+		want    string // "" for a refusal
+		refused bool
+	}{
+		{"the Site's host, public", nil, "https://comix.to/title/x", "https://comix.to/title/x", false},
+		{"a host under the Site's domain resolving to a private address", nil, "https://internal.comix.to/title/x", "", true},
+		{"another host", nil, "https://evil.example/title/x", "", true},
+		{"under a rewrite, the Site's host goes to the operator's", base, "https://internal.comix.to/title/x", "http://127.0.0.1:9/title/x", false},
+		{"under a rewrite, the operator's host as given", base, "http://127.0.0.1:9/title/x", "http://127.0.0.1:9/title/x", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			u, _ := url.Parse(tc.target)
+			to, err := b.checkDocument(context.Background(), fetchRequest{Adapter: a, Base: tc.base}, u)
+			if tc.refused {
+				if !errors.Is(err, ErrGate) {
+					t.Fatalf("err %v, want a gate refusal", err)
+				}
+				return
+			}
+			if err != nil || to.String() != tc.want {
+				t.Fatalf("to %v (err %v), want %s", to, err, tc.want)
+			}
+		})
 	}
 }
