@@ -225,10 +225,7 @@ func until(now time.Time, ms int64) string {
 // noticeView is one open notice as the Lanes page shows it, in the words of
 // the notices command.
 func noticeView(n notify.Notice, now time.Time) components.Notice {
-	v := components.Notice{Kind: string(n.Kind), Subject: n.Site}
-	if n.Site == "" {
-		v.Subject = "browser sidecar"
-	}
+	v := components.Notice{Kind: string(n.Kind), Subject: subject(n.Kind, n.Site)}
 	if n.Holds {
 		v.Since = ago(now.Sub(n.Since))
 	}

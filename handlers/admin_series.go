@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
 )
@@ -20,7 +21,7 @@ var (
 	}()
 	siteOptions = func() []components.Option {
 		o := []components.Option{{Value: "", Label: "every Site"}}
-		for _, s := range Sites {
+		for _, s := range adapters.Sites {
 			o = append(o, components.Option{Value: s, Label: s})
 		}
 		return o
