@@ -1,7 +1,6 @@
 package adapters
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,82 +8,12 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"os"
-	"os/exec"
-	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
 )
-
-// chromiumPath is Debian's chromium package.
-const chromiumPath = "/usr/bin/chromium"
-
-var devtoolsLine = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
-
-// startChromium starts a headless Chromium with a remote-debugging port and returns
-// its DevTools websocket address and process. Without the binary the test is
-// skipped, unless CI=true, where a missing browser is a failure.
-func startChromium(t *testing.T) (string, *exec.Cmd) {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium is required in CI: %v", err)
-		}
-		t.Skipf("no %s: %v", chromiumPath, err)
-	}
-	// Chromium's helper processes can outlive the main one for a moment, so the
-	// profile is removed after the whole process group is gone, best effort.
-	profile, err := os.MkdirTemp("", "mangabookmark-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(chromiumPath,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
-		"--user-data-dir="+profile, "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "about:blank")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		killGroup(cmd)
-		cmd.Wait()
-		os.RemoveAll(profile)
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := devtoolsLine.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case ws := <-found:
-		return ws, cmd
-	case <-time.After(20 * time.Second):
-		t.Fatal("chromium did not print its DevTools address")
-	}
-	return "", nil
-}
-
-// killGroup kills the browser and its helper processes.
-func killGroup(cmd *exec.Cmd) {
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-}
 
 // browserReader points site at srv and reads it through the sidecar at ws.
 func browserReader(t *testing.T, site string, srv *siteServer, ws string, tweak func(*ReaderOptions)) *Reader {
@@ -120,7 +49,7 @@ func renderedLater(t *testing.T, page string) string {
 }
 
 func TestBrowserRoute(t *testing.T) {
-	ws, _ := startChromium(t)
+	ws := chromiumtest.Start(t).WSURL
 
 	t.Run("a page past the body cap is errors, checked", func(t *testing.T) {
 		// A page whose DOM grows past the cap in the browser, from a small answer.
@@ -246,11 +175,11 @@ func TestBrowserRoute(t *testing.T) {
 }
 
 func TestBrowserKilledMidPollIsUnreachable(t *testing.T) {
-	ws, cmd := startChromium(t)
-	var once sync.Once
+	browser := chromiumtest.Start(t)
+	ws := browser.WSURL
 	srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
 		// The sidecar dies while the page is loading.
-		once.Do(func() { killGroup(cmd) })
+		browser.Kill()
 		select {
 		case <-r.Context().Done():
 		case <-time.After(5 * time.Second):
