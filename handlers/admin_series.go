@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
@@ -273,13 +272,12 @@ func handleUnfinish(d Deps) http.Handler {
 	})
 }
 
-// chapterNumber is a Latest Chapter as the owner may type it.
-var chapterNumber = regexp.MustCompile(`^[0-9]{1,7}(\.[0-9]{1,4})?$`)
-
+// handleCorrectLatest sets Latest Chapter to the owner's number, kept in
+// the same canonical form a Poll writes ("012.50" is 12.5).
 func handleCorrectLatest(d Deps) http.Handler {
 	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
-		num := strings.TrimSpace(r.PostForm.Get("num"))
-		if !chapterNumber.MatchString(num) {
+		num, ok := adapters.CanonicalChapter(r.PostForm.Get("num"))
+		if !ok {
 			// Shown back cut to 16 characters, never inside one.
 			keep := r.PostForm.Get("num")
 			if k := []rune(keep); len(k) > 16 {

@@ -543,9 +543,13 @@ func TestTheControlsChangeWhatTheySayAndClearNothingElse(t *testing.T) {
 	c := h.owner()
 	woken := h.listenWakes()
 	base := "/admin/series/asurascans/unverified"
-	a := h.post(c, base+"/latest", url.Values{"num": {" 42.5 "}}, "HX-Request", "true")
+	// Typed loosely, kept in the canonical form a Poll writes.
+	a := h.post(c, base+"/latest", url.Values{"num": {" 042.50 "}}, "HX-Request", "true")
 	if a.status != http.StatusOK || !strings.Contains(a.testid("fact-line").Text(), "ch. 42.5") {
 		t.Fatalf("correction: %d %q", a.status, a.testid("fact-line").Text())
+	}
+	if got := a.testid("correction-control").Find(`input[name="num"]`).AttrOr("value", ""); got != "42.5" {
+		t.Errorf("Latest Chapter kept as %q, want the canonical 42.5", got)
 	}
 	if a.testid("failure-marker").Length() != 1 || !strings.Contains(a.testid("fact-line").Text(), "raised by Reader One") {
 		t.Errorf("a correction must clear neither the failure row nor the attribution")
