@@ -3,6 +3,7 @@ package handlers
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/components"
@@ -36,7 +37,7 @@ func pauseOptions() []components.Option {
 func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
 	nowMS := now.UnixMilli()
 	row := components.LaneRow{
-		Site: l.Site, Route: "plain", Passes: l.Passes,
+		Site: l.Site, Base: "/admin/lanes/" + url.PathEscape(l.Site), Route: "plain", Passes: l.Passes,
 		// Navigation, not attached to a number (seed 001): one link per Site.
 		FailingHref: listHref(store.FilterFailing, l.Site, "", "", ""),
 		Counts: []components.LaneCount{
