@@ -155,7 +155,7 @@ func (a *auth) handleDiscordStart() http.Handler {
 		}
 		state, verifier := randomToken(), oauth2.GenerateVerifier()
 		sess, _ := a.cookies.New(r, oauthName)
-		sess.Options = &sessions.Options{Path: "/auth/", MaxAge: 600, HttpOnly: true, Secure: a.cookies.Options.Secure, SameSite: http.SameSiteLaxMode}
+		sess.Options = a.oauthCookie(600)
 		sess.Values["state"], sess.Values["verifier"], sess.Values["next"] = state, verifier, safeNext(r.URL.Query().Get("next"))
 		if err := sess.Save(r, w); err != nil {
 			a.d.Logger.Error("oauth start: save state", "err", err)
@@ -164,6 +164,12 @@ func (a *auth) handleDiscordStart() http.Handler {
 		}
 		http.Redirect(w, r, a.oauth.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier)), http.StatusFound)
 	})
+}
+
+// oauthCookie is the sign-in attempt's cookie: sent only to the callback,
+// for maxAge seconds (-1 expires it).
+func (a *auth) oauthCookie(maxAge int) *sessions.Options {
+	return &sessions.Options{Path: "/auth/", MaxAge: maxAge, HttpOnly: true, Secure: a.cookies.Options.Secure, SameSite: http.SameSiteLaxMode}
 }
 
 type discordUser struct {
@@ -184,8 +190,9 @@ func (a *auth) handleDiscordCallback() http.Handler {
 		state, _ := sess.Values["state"].(string)
 		verifier, _ := sess.Values["verifier"].(string)
 		next, _ := sess.Values["next"].(string)
-		// Spend the state whatever happens next: it is single use.
-		sess.Options.MaxAge = -1
+		// Spend the state whatever happens next: it is single use. The
+		// expiry must name the cookie's own path, or it is another cookie.
+		sess.Options = a.oauthCookie(-1)
 		_ = sess.Save(r, w)
 		q := r.URL.Query()
 		if state == "" || q.Get("state") != state {

@@ -155,6 +155,33 @@ func TestDiscordSignInRefusesSomeoneOutsideTheGuild(t *testing.T) {
 	}
 }
 
+func TestACallbackIsSpentOnceAndLandsOnThisSite(t *testing.T) {
+	t.Parallel()
+	f := newFakeDiscord(t, ownerID, guildID)
+	s := newSite(t, f)
+	c := client(t)
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	hop := func(u string) *http.Response {
+		t.Helper()
+		resp, err := c.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	start := hop(s.srv.URL + "/login/discord?next=" + url.QueryEscape("//evil.example/x"))
+	callback := hop(start.Header.Get("Location")).Header.Get("Location")
+	done := hop(callback)
+	if done.StatusCode != http.StatusSeeOther || done.Header.Get("Location") != "/" {
+		t.Fatalf("sign-in answered %d to %q, want 303 to /", done.StatusCode, done.Header.Get("Location"))
+	}
+	// The same callback again, from the same browser: the state was spent.
+	if again := hop(callback); again.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a replayed callback answered %d, want 400", again.StatusCode)
+	}
+}
+
 func TestACallbackWithAForeignStateIsRefused(t *testing.T) {
 	t.Parallel()
 	f := newFakeDiscord(t, ownerID, guildID)
