@@ -47,6 +47,11 @@ func TestEveryPageIsUncachedAndCarriesTheCSP(t *testing.T) {
 		if strings.Contains(csp, "unsafe-") || strings.Contains(csp, "data:") {
 			t.Errorf("%s: CSP %q allows unsafe sources", p, csp)
 		}
+		for k, v := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "same-origin"} {
+			if got := a.header.Get(k); got != v {
+				t.Errorf("%s: %s %q, want %q", p, k, got, v)
+			}
+		}
 	}
 }
 
