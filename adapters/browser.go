@@ -39,9 +39,13 @@ const browserPoll = 250 * time.Millisecond
 const probeTimeout = 2 * time.Second
 
 type browserFetcher struct {
-	dial           *gateDialer // resolves each document's host before the sidecar asks for it
-	wsURL          string
-	sidecarAddr    string // host:port of wsURL, for the liveness probe
+	dial        *gateDialer // resolves each document's host before the sidecar asks for it
+	wsURL       string
+	sidecarAddr string // host:port of wsURL, for the liveness probe
+	// secrets are what an error must never quote: the whole of wsURL, and
+	// its user-info and query (where a hosted browser keeps its token),
+	// which reappear in the devtools address chromedp derives from it.
+	secrets        []string
 	timeout        time.Duration
 	connectTimeout time.Duration
 	challengeWait  time.Duration
@@ -66,6 +70,15 @@ func newBrowserFetcher(dial *gateDialer, o ReaderOptions) *browserFetcher {
 			}
 		}
 		b.sidecarAddr = net.JoinHostPort(u.Hostname(), port)
+	}
+	b.secrets = []string{o.BrowserWSURL}
+	if u, err := url.Parse(o.BrowserWSURL); err == nil {
+		if u.User != nil {
+			b.secrets = append(b.secrets, u.User.String())
+		}
+		if u.RawQuery != "" {
+			b.secrets = append(b.secrets, u.RawQuery)
+		}
 	}
 	return b
 }
@@ -216,7 +229,12 @@ func (b *browserFetcher) failure(ctx, tab context.Context, step string, err erro
 	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
 		return fmt.Errorf("browser %s timed out", step)
 	}
-	msg := strings.ReplaceAll(err.Error(), b.wsURL, "<sidecar>")
+	msg := err.Error()
+	for _, secret := range b.secrets {
+		if secret != "" {
+			msg = strings.ReplaceAll(msg, secret, "<sidecar>")
+		}
+	}
 	if len(msg) > 160 {
 		msg = msg[:160]
 	}

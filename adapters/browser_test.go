@@ -261,3 +261,25 @@ func TestEachBrowserDocumentIsResolvedBeforeTheSidecarAsks(t *testing.T) {
 		})
 	}
 }
+
+func TestABrowserErrorNeverQuotesTheSidecarsToken(t *testing.T) {
+	// A sidecar that still answers, so the error is the page's, quoted.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	host := l.Addr().String()
+	b := newBrowserFetcher(nil, ReaderOptions{BrowserWSURL: "ws://user:pw-secret@" + host + "?token=tok-secret"})
+	// chromedp reports the devtools address it derived, not the one it was given.
+	err = errors.New("read ws://user:pw-secret@" + host + "/devtools/browser/abc?token=tok-secret: reset")
+	msg := b.failure(context.Background(), context.Background(), "navigation", err).Error()
+	for _, secret := range []string{"pw-secret", "tok-secret"} {
+		if strings.Contains(msg, secret) {
+			t.Errorf("the error quotes %s: %s", secret, msg)
+		}
+	}
+	if !strings.Contains(msg, "reset") {
+		t.Errorf("the error lost what happened: %s", msg)
+	}
+}
