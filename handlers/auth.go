@@ -49,9 +49,16 @@ func newAuth(d Deps) *auth {
 
 // loadViewer puts the signed-in Reader (if any) into the request context.
 // A cookie counts only while its epoch is the Reader's current one: signing
-// out moves the epoch on, so no copy of the cookie outlives it.
+// out moves the epoch on, so no copy of the cookie outlives it. It reads the
+// database once per request: the not-found page wraps it too, and under
+// /admin that page is reached from inside the session routes.
 func (a *auth) loadViewer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, loaded := r.Context().Value(viewerKey{}).(components.Viewer); loaded {
+			next.ServeHTTP(w, r)
+			return
+		}
+		v := components.Viewer{}
 		sess, _ := a.cookies.Get(r, sessionName)
 		id, _ := sess.Values["uid"].(string)
 		name, _ := sess.Values["name"].(string)
@@ -62,10 +69,10 @@ func (a *auth) loadViewer(next http.Handler) http.Handler {
 			case err != nil && !errors.Is(err, store.ErrNotFound):
 				a.d.Logger.Warn("session check failed; treating the request as signed out", "err", err)
 			case err == nil && current == epoch:
-				r = r.WithContext(withViewer(r.Context(), components.Viewer{ID: id, Name: name, IsOwner: id == a.d.OwnerID}))
+				v = components.Viewer{ID: id, Name: name, IsOwner: id == a.d.OwnerID}
 			}
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(withViewer(r.Context(), v)))
 	})
 }
 
