@@ -28,9 +28,9 @@ import (
 // ErrUnreachable, so the Poll can mark the browser down. The sidecar resolves and
 // connects on its own, so the gate checks the host before the navigation (it
 // must resolve to public addresses here), pauses every top-level document
-// request in the tab (each redirect hop) to check its address, and checks the
-// final document address after; the sidecar's own DNS answer is outside the
-// gate's reach.
+// request in the tab (each redirect hop) to check its address and resolve its
+// host the same way, and checks the final document address after; the
+// sidecar's own DNS answer is outside the gate's reach.
 
 // browserPoll is how often the page is looked at while waiting.
 const browserPoll = 250 * time.Millisecond
@@ -39,16 +39,22 @@ const browserPoll = 250 * time.Millisecond
 const probeTimeout = 2 * time.Second
 
 type browserFetcher struct {
-	wsURL          string
-	sidecarAddr    string // host:port of wsURL, for the liveness probe
+	dial        *gateDialer // resolves each document's host before the sidecar asks for it
+	wsURL       string
+	sidecarAddr string // host:port of wsURL, for the liveness probe
+	// secrets are what an error must never quote: the whole of wsURL, and
+	// its user-info and query (where a hosted browser keeps its token),
+	// which reappear in the devtools address chromedp derives from it.
+	secrets        []string
 	timeout        time.Duration
 	connectTimeout time.Duration
 	challengeWait  time.Duration
 	maxBody        int64
 }
 
-func newBrowserFetcher(o ReaderOptions) *browserFetcher {
+func newBrowserFetcher(dial *gateDialer, o ReaderOptions) *browserFetcher {
 	b := &browserFetcher{
+		dial:           dial,
 		wsURL:          o.BrowserWSURL,
 		timeout:        o.Timeout,
 		connectTimeout: o.ConnectTimeout,
@@ -64,6 +70,15 @@ func newBrowserFetcher(o ReaderOptions) *browserFetcher {
 			}
 		}
 		b.sidecarAddr = net.JoinHostPort(u.Hostname(), port)
+	}
+	b.secrets = []string{o.BrowserWSURL}
+	if u, err := url.Parse(o.BrowserWSURL); err == nil {
+		if u.User != nil {
+			b.secrets = append(b.secrets, u.User.String())
+		}
+		if u.RawQuery != "" {
+			b.secrets = append(b.secrets, u.RawQuery)
+		}
 	}
 	return b
 }
@@ -99,7 +114,7 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 		return fetchResult{}, fmt.Errorf("%w: could not connect to the sidecar", ErrUnreachable)
 	}
 
-	g, err := guardDocuments(tab, fr)
+	g, err := guardDocuments(tab, func(u *url.URL) (*url.URL, error) { return b.checkDocument(tab, fr, u) })
 	if err != nil {
 		return fetchResult{}, b.failure(ctx, tab, "setting up the gate", err)
 	}
@@ -214,7 +229,12 @@ func (b *browserFetcher) failure(ctx, tab context.Context, step string, err erro
 	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
 		return fmt.Errorf("browser %s timed out", step)
 	}
-	msg := strings.ReplaceAll(err.Error(), b.wsURL, "<sidecar>")
+	msg := err.Error()
+	for _, secret := range b.secrets {
+		if secret != "" {
+			msg = strings.ReplaceAll(msg, secret, "<sidecar>")
+		}
+	}
 	if len(msg) > 160 {
 		msg = msg[:160]
 	}
@@ -279,12 +299,31 @@ func (g *docGuard) refused() error {
 	return g.err
 }
 
+// checkDocument is the gate for one top-level document the sidecar is about to
+// request, and where it is to be sent. The redirect rules alone admit any host
+// under the Site's domain, and the sidecar dials whatever that name resolves
+// to: so, as Read does for the first navigation, the host must resolve to
+// public addresses here. Under SITE_BASE_URLS a redirect to the Site's own
+// host is sent to the operator's host instead, as the plain route sends it;
+// that host alone is dialled as given.
+func (b *browserFetcher) checkDocument(ctx context.Context, fr fetchRequest, u *url.URL) (*url.URL, error) {
+	to, err := fr.checkRedirect(u)
+	if err != nil {
+		return nil, err
+	}
+	if fr.Base != nil && to.Scheme == fr.Base.Scheme && hostPort(to) == hostPort(fr.Base) {
+		return to, nil
+	}
+	return to, b.dial.checkHostPublic(ctx, to)
+}
+
 // guardDocuments pauses every request for the tab's top-level document (the
 // navigation, each redirect hop, a challenge's reload) and lets it continue only
-// if it passes the gate, so a redirect to an address the gate refuses never
-// leaves the sidecar. Frames and subresources are not paused: a challenge's own
-// frames must load, and the Poll reads only the top document.
-func guardDocuments(tab context.Context, fr fetchRequest) (*docGuard, error) {
+// if check passes it (to the address check returns), so a redirect to an
+// address the gate refuses never leaves the sidecar. Frames and subresources
+// are not paused: a challenge's own frames must load, and the Poll reads only
+// the top document.
+func guardDocuments(tab context.Context, check func(*url.URL) (*url.URL, error)) (*docGuard, error) {
 	g := &docGuard{}
 	c := chromedp.FromContext(tab)
 	if c == nil || c.Target == nil {
@@ -303,10 +342,12 @@ func guardDocuments(tab context.Context, fr fetchRequest) (*docGuard, error) {
 			if err != nil {
 				return
 			}
+			next := fetch.ContinueRequestParams{RequestID: ev.RequestID}
 			if string(ev.FrameID) == mainFrame && ev.Request != nil {
 				u, perr := url.Parse(ev.Request.URL)
+				var to *url.URL
 				if perr == nil {
-					_, perr = fr.checkRedirect(u)
+					to, perr = check(u)
 				} else {
 					perr = fmt.Errorf("%w: unreadable address", ErrGate)
 				}
@@ -317,8 +358,11 @@ func guardDocuments(tab context.Context, fr fetchRequest) (*docGuard, error) {
 					})
 					continue
 				}
+				if to != u { // rewritten onto SITE_BASE_URLS
+					next.URL = to.String()
+				}
 			}
-			chromedp.Call(tab, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+			chromedp.Call(tab, fetch.ContinueRequest, next)
 		}
 	}()
 	return g, nil

@@ -1,87 +1,19 @@
 package adapters
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"regexp"
+	"net/netip"
+	"net/url"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
 )
-
-// chromiumPath is Debian's chromium package.
-const chromiumPath = "/usr/bin/chromium"
-
-var devtoolsLine = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
-
-// startChromium starts a headless Chromium with a remote-debugging port and returns
-// its DevTools websocket address and process. Without the binary the test is
-// skipped, unless CI=true, where a missing browser is a failure.
-func startChromium(t *testing.T) (string, *exec.Cmd) {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium is required in CI: %v", err)
-		}
-		t.Skipf("no %s: %v", chromiumPath, err)
-	}
-	// Chromium's helper processes can outlive the main one for a moment, so the
-	// profile is removed after the whole process group is gone, best effort.
-	profile, err := os.MkdirTemp("", "mangabookmark-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(chromiumPath,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
-		"--user-data-dir="+profile, "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "about:blank")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		killGroup(cmd)
-		cmd.Wait()
-		os.RemoveAll(profile)
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := devtoolsLine.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case ws := <-found:
-		return ws, cmd
-	case <-time.After(20 * time.Second):
-		t.Fatal("chromium did not print its DevTools address")
-	}
-	return "", nil
-}
-
-// killGroup kills the browser and its helper processes.
-func killGroup(cmd *exec.Cmd) {
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-}
 
 // browserReader points site at srv and reads it through the sidecar at ws.
 func browserReader(t *testing.T, site string, srv *siteServer, ws string, tweak func(*ReaderOptions)) *Reader {
@@ -117,7 +49,7 @@ func renderedLater(t *testing.T, page string) string {
 }
 
 func TestBrowserRoute(t *testing.T) {
-	ws, _ := startChromium(t)
+	ws := chromiumtest.Start(t).WSURL
 
 	t.Run("a page past the body cap is errors, checked", func(t *testing.T) {
 		// A page whose DOM grows past the cap in the browser, from a small answer.
@@ -198,6 +130,26 @@ func TestBrowserRoute(t *testing.T) {
 		}
 	})
 
+	t.Run("under SITE_BASE_URLS a redirect to the Site's own host stays on the operator's host", func(t *testing.T) {
+		page := readFixture(t, "comix", "ongoing.html")
+		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Get("hop") == "" {
+				http.Redirect(w, r, "https://comix.to/title/p2m8q-lookism?hop=2", http.StatusFound)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(page)
+		})
+		resolve := func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return nil, fmt.Errorf("no lookup expected for %s", host)
+		}
+		got := browserReader(t, "comix", srv, ws, func(o *ReaderOptions) { o.Resolve = resolve }).
+			Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
+		if got.Outcome != OK || srv.hits.Load() != 2 {
+			t.Fatalf("outcome %q after %d requests to the stand-in (err %v), want ok after 2", got.Outcome, srv.hits.Load(), got.Err)
+		}
+	})
+
 	t.Run("a missing page is not_found on the browser route too", func(t *testing.T) {
 		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
 		got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
@@ -223,11 +175,11 @@ func TestBrowserRoute(t *testing.T) {
 }
 
 func TestBrowserKilledMidPollIsUnreachable(t *testing.T) {
-	ws, cmd := startChromium(t)
-	var once sync.Once
+	browser := chromiumtest.Start(t)
+	ws := browser.WSURL
 	srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
 		// The sidecar dies while the page is loading.
-		once.Do(func() { killGroup(cmd) })
+		browser.Kill()
 		select {
 		case <-r.Context().Done():
 		case <-time.After(5 * time.Second):
@@ -263,5 +215,71 @@ func TestBrowserSidecarAbsentIsUnreachable(t *testing.T) {
 	}
 	if srv.hits.Load() != 0 {
 		t.Error("the page was fetched without a browser")
+	}
+}
+
+// TestEachBrowserDocumentIsResolvedBeforeTheSidecarAsks covers the gate the
+// tab's document requests pass: the redirect rules admit any host under the
+// Site's domain, so the host must also resolve to public addresses here,
+// unless SITE_BASE_URLS sends the request to the operator's host.
+func TestEachBrowserDocumentIsResolvedBeforeTheSidecarAsks(t *testing.T) {
+	resolve := func(ctx context.Context, host string) ([]netip.Addr, error) {
+		if host == "internal.comix.to" {
+			return []netip.Addr{netip.MustParseAddr("10.0.0.5")}, nil
+		}
+		return []netip.Addr{netip.MustParseAddr("104.16.1.1")}, nil
+	}
+	b := &browserFetcher{dial: newGateDialer(resolve, nil, time.Second)}
+	a, _ := ByName("comix")
+	base := &url.URL{Scheme: "http", Host: "127.0.0.1:9"}
+	cases := []struct {
+		name    string
+		base    *url.URL
+		target  string
+		want    string // "" for a refusal
+		refused bool
+	}{
+		{"the Site's host, public", nil, "https://comix.to/title/x", "https://comix.to/title/x", false},
+		{"a host under the Site's domain resolving to a private address", nil, "https://internal.comix.to/title/x", "", true},
+		{"another host", nil, "https://evil.example/title/x", "", true},
+		{"under a rewrite, the Site's host goes to the operator's", base, "https://internal.comix.to/title/x", "http://127.0.0.1:9/title/x", false},
+		{"under a rewrite, the operator's host as given", base, "http://127.0.0.1:9/title/x", "http://127.0.0.1:9/title/x", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			u, _ := url.Parse(tc.target)
+			to, err := b.checkDocument(context.Background(), fetchRequest{Adapter: a, Base: tc.base}, u)
+			if tc.refused {
+				if !errors.Is(err, ErrGate) {
+					t.Fatalf("err %v, want a gate refusal", err)
+				}
+				return
+			}
+			if err != nil || to.String() != tc.want {
+				t.Fatalf("to %v (err %v), want %s", to, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestABrowserErrorNeverQuotesTheSidecarsToken(t *testing.T) {
+	// A sidecar that still answers, so the error is the page's, quoted.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	host := l.Addr().String()
+	b := newBrowserFetcher(nil, ReaderOptions{BrowserWSURL: "ws://user:pw-secret@" + host + "?token=tok-secret"})
+	// chromedp reports the devtools address it derived, not the one it was given.
+	err = errors.New("read ws://user:pw-secret@" + host + "/devtools/browser/abc?token=tok-secret: reset")
+	msg := b.failure(context.Background(), context.Background(), "navigation", err).Error()
+	for _, secret := range []string{"pw-secret", "tok-secret"} {
+		if strings.Contains(msg, secret) {
+			t.Errorf("the error quotes %s: %s", secret, msg)
+		}
+	}
+	if !strings.Contains(msg, "reset") {
+		t.Errorf("the error lost what happened: %s", msg)
 	}
 }

@@ -62,6 +62,11 @@ func canonicalNumber(s string) (string, bool) {
 	return intPart + "." + frac, true
 }
 
+// CanonicalChapter reads a chapter number typed by hand ("12", "012",
+// "12.50") as the canonical decimal every Latest Chapter is kept in ("12",
+// "12.5"); false when it is not a plain number within the bounds.
+func CanonicalChapter(s string) (string, bool) { return canonicalNumber(s) }
+
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {

@@ -45,9 +45,11 @@
 // link-local, multicast, unspecified, shared and reserved addresses, then
 // connects to the address it checked. Every redirect is checked again, at most
 // five are followed. The browser route checks the host before navigating, pauses
-// every top-level document request in its tab (each redirect hop) to check it,
-// and checks the final address; Chrome resolves names itself, so the sidecar's
-// own DNS answer is outside the gate.
+// every top-level document request in its tab (each redirect hop) to check it
+// and resolve its host the same way, and checks the final address; Chrome
+// resolves names itself, so the sidecar's own DNS answer is outside the gate.
+// Frames and subresources are not paused (a challenge's frames must load): the
+// sidecar belongs on a network where nothing private is reachable.
 //
 // # Configuration
 //

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -128,7 +129,7 @@ type Reader struct {
 func NewReader(opts ReaderOptions) *Reader {
 	opts.defaults()
 	trusted := map[string]bool{}
-	for _, site := range sortedKeys(opts.BaseURLs) {
+	for _, site := range slices.Sorted(maps.Keys(opts.BaseURLs)) {
 		u := opts.BaseURLs[site]
 		trusted[hostPort(u)] = true
 		opts.Logger.Info("site base URL rewrite", "site", site, "base_url", u.String())
@@ -136,7 +137,7 @@ func NewReader(opts ReaderOptions) *Reader {
 	r := &Reader{opts: opts, dial: newGateDialer(opts.Resolve, trusted, opts.ConnectTimeout)}
 	r.plain = newPlainFetcher(r.dial, opts)
 	if opts.BrowserWSURL != "" {
-		r.browser = newBrowserFetcher(opts)
+		r.browser = newBrowserFetcher(r.dial, opts)
 	}
 	for _, site := range Sites {
 		if opts.BrowserSites[site] {
@@ -327,15 +328,6 @@ func ParseBrowserSites(s string) (map[string]bool, error) {
 		out[site] = true
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // spacer keeps requests to one Site apart.

@@ -339,6 +339,7 @@ func TestGateRefusesRedirectsToNonPublicAddresses(t *testing.T) {
 		"https://localhost/",
 		"https://asurascans.com.evil.test/",
 		"https://user@asurascans.com/comics/nano-machine",
+		"https://asurascans.com:8443/comics/nano-machine",
 	} {
 		t.Run("a redirect to "+target, func(t *testing.T) {
 			victim := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {})
@@ -355,6 +356,33 @@ func TestGateRefusesRedirectsToNonPublicAddresses(t *testing.T) {
 				t.Error("the redirect reached its target")
 			}
 		})
+	}
+}
+
+func TestAPlainReadFollowsAtMostFiveRedirects(t *testing.T) {
+	var srv *siteServer
+	srv = newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, srv.URL+"/comics/nano-machine?hop="+strconv.Itoa(int(srv.hits.Load())), http.StatusFound)
+	})
+	got := readerFor(t, "asurascans", srv, nil).Read(context.Background(), "asurascans", asuraSeries)
+	if got.Outcome != Errors || got.Checked {
+		t.Fatalf("outcome %q checked %v (err %v), want errors", got.Outcome, got.Checked, got.Err)
+	}
+	if n := srv.hits.Load(); n != 1+maxRedirects {
+		t.Errorf("%d requests, want the first and %d redirects", n, maxRedirects)
+	}
+}
+
+func TestARedirectToTheRewrittenHostWithUserInfoIsRefused(t *testing.T) {
+	var srv *siteServer
+	srv = newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+		u, _ := url.Parse(srv.URL)
+		u.User, u.Path = url.User("someone"), "/comics/nano-machine"
+		http.Redirect(w, r, u.String(), http.StatusFound)
+	})
+	got := readerFor(t, "asurascans", srv, nil).Read(context.Background(), "asurascans", asuraSeries)
+	if got.Outcome != Unfetchable || srv.hits.Load() != 1 {
+		t.Fatalf("outcome %q after %d requests (err %v), want unfetchable after 1", got.Outcome, srv.hits.Load(), got.Err)
 	}
 }
 
@@ -407,6 +435,10 @@ func TestPublicAddr(t *testing.T) {
 		{"169.254.169.254", false}, {"0.0.0.0", false}, {"224.0.0.1", false}, {"100.64.0.1", false},
 		{"255.255.255.255", false}, {"::1", false}, {"::", false}, {"fe80::1", false}, {"fc00::1", false},
 		{"ff02::1", false}, {"::ffff:127.0.0.1", false}, {"64:ff9b::7f00:1", false}, {"2002:7f00:1::", false},
+		// One address inside each listed non-public prefix.
+		{"0.1.2.3", false}, {"192.0.0.8", false}, {"192.0.2.1", false}, {"198.18.0.1", false},
+		{"198.51.100.1", false}, {"203.0.113.1", false}, {"240.0.0.1", false}, {"64:ff9b:1::1", false},
+		{"100::1", false}, {"2001::1", false}, {"2001:db8::1", false}, {"fec0::1", false},
 		{"8.8.8.8", true}, {"104.16.1.1", true}, {"2606:4700::6810:1", true},
 	}
 	for _, tc := range tests {

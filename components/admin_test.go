@@ -76,3 +76,17 @@ func TestNoAdminPageUsesTheEmber(t *testing.T) {
 		}
 	}
 }
+
+func TestAFigureLinkSaysWhatItCounts(t *testing.T) {
+	// Tabbing through the stats block, a screen reader reads each link's
+	// name alone: "2" says nothing, "2 failing" does.
+	doc := renderDoc(t, components.AdminLanding(components.Viewer{ID: "o", IsOwner: true}, components.Landing{
+		Stats: []components.Stat{{Filter: "failing", Label: "failing", N: 2, Href: "/admin/series?filter=failing"},
+			{Filter: "orphan", Label: "orphan", N: 1000, Capped: true, Href: "/admin/series?filter=orphan"}},
+	}))
+	for id, want := range map[string]string{"stat-failing": "2 failing", "stat-orphan": "1000+ orphan"} {
+		if got := doc.Find(`a[data-testid="`+id+`"]`).AttrOr("aria-label", ""); got != want {
+			t.Errorf("%s: link name %q, want %q", id, got, want)
+		}
+	}
+}

@@ -112,6 +112,7 @@ type LaneCount struct {
 // LaneRow is one Site on the Lanes page.
 type LaneRow struct {
 	Site         string
+	Base         string // the Lane's control address, /admin/lanes/{site}
 	Route        string // "plain" or "browser"
 	State        string
 	StateFault   bool

@@ -80,11 +80,7 @@ func verdict(d Deps, r *http.Request, now time.Time) components.Verdict {
 	}
 	var v components.Verdict
 	for _, c := range conds {
-		it := components.VerdictItem{Kind: string(c.Kind), Subject: c.Site, Age: ago(now.Sub(c.Since)), Href: notify.PagePath(c)}
-		if c.Kind == notify.SidecarDown {
-			it.Subject = "browser sidecar"
-		}
-		v.Items = append(v.Items, it)
+		v.Items = append(v.Items, components.VerdictItem{Kind: string(c.Kind), Subject: subject(c.Kind, c.Site), Age: ago(now.Sub(c.Since)), Href: notify.PagePath(c)})
 	}
 	v.WebhookDead = webhookDead(d, r, now)
 	return v
@@ -102,4 +98,13 @@ func webhookDead(d Deps, r *http.Request, now time.Time) string {
 		return ""
 	}
 	return ago(now.Sub(st.WebhookDeadAt))
+}
+
+// subject is what a condition or notice is about: its Site, or the browser
+// sidecar, which sidecar-down alone concerns (its site is "").
+func subject(k notify.Kind, site string) string {
+	if k == notify.SidecarDown {
+		return "browser sidecar"
+	}
+	return site
 }

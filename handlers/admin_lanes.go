@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -38,9 +37,9 @@ func pauseOptions() []components.Option {
 func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
 	nowMS := now.UnixMilli()
 	row := components.LaneRow{
-		Site: l.Site, Route: "plain", Passes: l.Passes,
+		Site: l.Site, Base: "/admin/lanes/" + url.PathEscape(l.Site), Route: "plain", Passes: l.Passes,
 		// Navigation, not attached to a number (seed 001): one link per Site.
-		FailingHref: "/admin/series?site=" + url.QueryEscape(l.Site) + "&filter=failing",
+		FailingHref: listHref(store.FilterFailing, l.Site, "", "", ""),
 		Counts: []components.LaneCount{
 			{Word: "ok", N: l.OK}, {Word: "no_chapter", N: l.NoChapter}, {Word: "unfetchable", N: l.Unfetchable},
 			{Word: "not_found", N: l.NotFound}, {Word: "errors", N: l.Errors}, {Word: "refused", N: l.Refused},
@@ -190,21 +189,9 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 	})
 }
 
-func laneResult(d Deps, what string, err error) (int, string) {
-	switch {
-	case err == nil:
-		return 0, ""
-	case errors.Is(err, store.ErrNotFound):
-		return http.StatusNotFound, ""
-	default:
-		d.Logger.Error("admin control failed", "control", what, "err", err)
-		return http.StatusInternalServerError, "That change could not be saved. Nothing was changed; try again."
-	}
-}
-
 func handleForceLanePoll(d Deps) http.Handler {
 	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
-		st, msg := laneResult(d, "force lane", d.Store.ForceLanePoll(r.Context(), site, d.now().UnixMilli()))
+		st, msg := storeResult(d, "force lane", d.Store.ForceLanePoll(r.Context(), site, d.now().UnixMilli()))
 		return "Pass requested.", st, msg
 	})
 }
@@ -214,7 +201,7 @@ func handlePauseLane(d Deps) http.Handler {
 		choice := r.PostForm.Get("for")
 		for _, c := range pauseChoices {
 			if c.value == choice {
-				st, msg := laneResult(d, "pause lane", d.Store.PauseLane(r.Context(), site, d.now().Add(c.d).UnixMilli()))
+				st, msg := storeResult(d, "pause lane", d.Store.PauseLane(r.Context(), site, d.now().Add(c.d).UnixMilli()))
 				return "Paused for " + c.label + ".", st, msg
 			}
 		}
@@ -224,7 +211,7 @@ func handlePauseLane(d Deps) http.Handler {
 
 func handleResumeLane(d Deps) http.Handler {
 	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
-		st, msg := laneResult(d, "resume lane", d.Store.ResumeLane(r.Context(), site))
+		st, msg := storeResult(d, "resume lane", d.Store.ResumeLane(r.Context(), site))
 		return "Resumed.", st, msg
 	})
 }
@@ -239,10 +226,7 @@ func until(now time.Time, ms int64) string {
 // noticeView is one open notice as the Lanes page shows it, in the words of
 // the notices command.
 func noticeView(n notify.Notice, now time.Time) components.Notice {
-	v := components.Notice{Kind: string(n.Kind), Subject: n.Site}
-	if n.Site == "" {
-		v.Subject = "browser sidecar"
-	}
+	v := components.Notice{Kind: string(n.Kind), Subject: subject(n.Kind, n.Site)}
 	if n.Holds {
 		v.Since = ago(now.Sub(n.Since))
 	}

@@ -3,15 +3,12 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"net/url"
-	"regexp"
 	"strings"
 
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
 )
-
-func pathEscape(s string) string { return url.PathEscape(s) }
 
 var (
 	filterOptions = func() []components.Option {
@@ -23,7 +20,7 @@ var (
 	}()
 	siteOptions = func() []components.Option {
 		o := []components.Option{{Value: "", Label: "every Site"}}
-		for _, s := range Sites {
+		for _, s := range adapters.Sites {
 			o = append(o, components.Option{Value: s, Label: s})
 		}
 		return o
@@ -239,7 +236,8 @@ func seriesControl(d Deps, act func(r *http.Request, site, id string) (done stri
 	})
 }
 
-// storeResult maps a store error onto the control's answer.
+// storeResult maps a store error onto a control's answer, for the Series
+// controls and the Lane controls alike.
 func storeResult(d Deps, what string, err error) (int, string) {
 	switch {
 	case err == nil:
@@ -274,13 +272,12 @@ func handleUnfinish(d Deps) http.Handler {
 	})
 }
 
-// chapterNumber is a Latest Chapter as the owner may type it.
-var chapterNumber = regexp.MustCompile(`^[0-9]{1,7}(\.[0-9]{1,4})?$`)
-
+// handleCorrectLatest sets Latest Chapter to the owner's number, kept in
+// the same canonical form a Poll writes ("012.50" is 12.5).
 func handleCorrectLatest(d Deps) http.Handler {
 	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
-		num := strings.TrimSpace(r.PostForm.Get("num"))
-		if !chapterNumber.MatchString(num) {
+		num, ok := adapters.CanonicalChapter(r.PostForm.Get("num"))
+		if !ok {
 			// Shown back cut to 16 characters, never inside one.
 			keep := r.PostForm.Get("num")
 			if k := []rune(keep); len(k) > 16 {

@@ -244,7 +244,7 @@ func TestOutcomeCountsStayUnlinkedBesideOneNavigationLinkPerSite(t *testing.T) {
 			t.Errorf("%s: outcome counts must render unlinked", site)
 		}
 		link := r.Find(`[data-testid="lane-failing-link"]`)
-		if link.Length() != 1 || link.AttrOr("href", "") != "/admin/series?site="+site+"&filter=failing" {
+		if link.Length() != 1 || link.AttrOr("href", "") != "/admin/series?filter=failing&site="+site {
 			t.Errorf("%s: navigation link %v", site, link.AttrOr("href", "<none>"))
 		}
 	})
@@ -269,6 +269,31 @@ func TestOutcomeCountsStayUnlinkedBesideOneNavigationLinkPerSite(t *testing.T) {
 	text := strings.Join(strings.Fields(notices.Text()), " ")
 	if !strings.Contains(text, "sent 2 h ago") || !strings.Contains(text, "pending — last attempt failed: Discord answered 500") || !strings.Contains(text, "browser sidecar") {
 		t.Errorf("notices read %q", text)
+	}
+}
+
+func TestEachLaneNamesTheRouteTheReaderWasGiven(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		browser []string
+		want    map[string]string
+	}{
+		"the default pair reads through the browser": {[]string{"comix", "kagane"}, map[string]string{"comix": "browser", "kagane": "browser", "asurascans": "plain"}},
+		"BROWSER_SITES=none leaves every Lane plain": {[]string{}, map[string]string{"comix": "plain", "kagane": "plain", "asurascans": "plain"}},
+		"a nil set is none too, never a default":     {nil, map[string]string{"comix": "plain", "kagane": "plain"}},
+		"one named Site alone":                       {[]string{"novelfull"}, map[string]string{"novelfull": "browser", "comix": "plain"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, func(d *handlers.Deps) { d.BrowserSites = tc.browser })
+			a := h.get(h.owner(), "/admin/lanes")
+			for site, want := range tc.want {
+				if got := a.find(`[data-testid="lane-row"][data-site="` + site + `"] span.tag`).Text(); got != want {
+					t.Errorf("%s: route %q, want %q", site, got, want)
+				}
+			}
+		})
 	}
 }
 
@@ -518,9 +543,13 @@ func TestTheControlsChangeWhatTheySayAndClearNothingElse(t *testing.T) {
 	c := h.owner()
 	woken := h.listenWakes()
 	base := "/admin/series/asurascans/unverified"
-	a := h.post(c, base+"/latest", url.Values{"num": {" 42.5 "}}, "HX-Request", "true")
+	// Typed loosely, kept in the canonical form a Poll writes.
+	a := h.post(c, base+"/latest", url.Values{"num": {" 042.50 "}}, "HX-Request", "true")
 	if a.status != http.StatusOK || !strings.Contains(a.testid("fact-line").Text(), "ch. 42.5") {
 		t.Fatalf("correction: %d %q", a.status, a.testid("fact-line").Text())
+	}
+	if got := a.testid("correction-control").Find(`input[name="num"]`).AttrOr("value", ""); got != "42.5" {
+		t.Errorf("Latest Chapter kept as %q, want the canonical 42.5", got)
 	}
 	if a.testid("failure-marker").Length() != 1 || !strings.Contains(a.testid("fact-line").Text(), "raised by Reader One") {
 		t.Errorf("a correction must clear neither the failure row nor the attribution")
@@ -607,6 +636,8 @@ func TestBadInputToEveryFormIsRefusedWithAMessageAndChangesNothing(t *testing.T)
 		{"an unknown Site", "GET", "/admin/series?site=mangadex", nil, 400},
 		{"an unknown kind", "GET", "/admin/series?kind=comic", nil, 400},
 		{"a forged cursor", "GET", "/admin/series?after=nonsense", nil, 400},
+		{"an oversize form", "POST", "/admin/series/asurascans/healthy/poll", url.Values{"pad": {strings.Repeat("x", 64<<10)}}, 400},
+		{"an oversize Lane form", "POST", "/admin/lanes/comix/poll", url.Values{"pad": {strings.Repeat("x", 64<<10)}}, 400},
 	}
 	for _, tc := range cases {
 		for _, htmx := range []bool{false, true} {

@@ -15,10 +15,8 @@ import (
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
-// Sites are the six supported Sites (SPEC.md glossary), in display order.
-var Sites = adapters.Sites
-
-func knownSite(s string) bool { return slices.Contains(Sites, s) }
+// knownSite reports whether s is one of the six Sites (adapters.Sites).
+func knownSite(s string) bool { return slices.Contains(adapters.Sites, s) }
 
 // wantsFragment: htmx asked for a region. A boosted request and a history
 // restore carry HX-Request too but want the whole page.
@@ -92,7 +90,7 @@ func urlParam(r *http.Request, name string) string {
 }
 
 func seriesHref(site, id string) string {
-	return "/admin/series/" + pathEscape(site) + "/" + pathEscape(id)
+	return "/admin/series/" + url.PathEscape(site) + "/" + url.PathEscape(id)
 }
 
 // coverURL keeps a Cover only when it is an https address: the stored value

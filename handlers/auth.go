@@ -49,9 +49,16 @@ func newAuth(d Deps) *auth {
 
 // loadViewer puts the signed-in Reader (if any) into the request context.
 // A cookie counts only while its epoch is the Reader's current one: signing
-// out moves the epoch on, so no copy of the cookie outlives it.
+// out moves the epoch on, so no copy of the cookie outlives it. It reads the
+// database once per request: the not-found page wraps it too, and under
+// /admin that page is reached from inside the session routes.
 func (a *auth) loadViewer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, loaded := r.Context().Value(viewerKey{}).(components.Viewer); loaded {
+			next.ServeHTTP(w, r)
+			return
+		}
+		v := components.Viewer{}
 		sess, _ := a.cookies.Get(r, sessionName)
 		id, _ := sess.Values["uid"].(string)
 		name, _ := sess.Values["name"].(string)
@@ -62,10 +69,10 @@ func (a *auth) loadViewer(next http.Handler) http.Handler {
 			case err != nil && !errors.Is(err, store.ErrNotFound):
 				a.d.Logger.Warn("session check failed; treating the request as signed out", "err", err)
 			case err == nil && current == epoch:
-				r = r.WithContext(withViewer(r.Context(), components.Viewer{ID: id, Name: name, IsOwner: id == a.d.OwnerID}))
+				v = components.Viewer{ID: id, Name: name, IsOwner: id == a.d.OwnerID}
 			}
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(withViewer(r.Context(), v)))
 	})
 }
 
@@ -155,7 +162,7 @@ func (a *auth) handleDiscordStart() http.Handler {
 		}
 		state, verifier := randomToken(), oauth2.GenerateVerifier()
 		sess, _ := a.cookies.New(r, oauthName)
-		sess.Options = &sessions.Options{Path: "/auth/", MaxAge: 600, HttpOnly: true, Secure: a.cookies.Options.Secure, SameSite: http.SameSiteLaxMode}
+		sess.Options = a.oauthCookie(600)
 		sess.Values["state"], sess.Values["verifier"], sess.Values["next"] = state, verifier, safeNext(r.URL.Query().Get("next"))
 		if err := sess.Save(r, w); err != nil {
 			a.d.Logger.Error("oauth start: save state", "err", err)
@@ -164,6 +171,12 @@ func (a *auth) handleDiscordStart() http.Handler {
 		}
 		http.Redirect(w, r, a.oauth.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier)), http.StatusFound)
 	})
+}
+
+// oauthCookie is the sign-in attempt's cookie: sent only to the callback,
+// for maxAge seconds (-1 expires it).
+func (a *auth) oauthCookie(maxAge int) *sessions.Options {
+	return &sessions.Options{Path: "/auth/", MaxAge: maxAge, HttpOnly: true, Secure: a.cookies.Options.Secure, SameSite: http.SameSiteLaxMode}
 }
 
 type discordUser struct {
@@ -184,8 +197,9 @@ func (a *auth) handleDiscordCallback() http.Handler {
 		state, _ := sess.Values["state"].(string)
 		verifier, _ := sess.Values["verifier"].(string)
 		next, _ := sess.Values["next"].(string)
-		// Spend the state whatever happens next: it is single use.
-		sess.Options.MaxAge = -1
+		// Spend the state whatever happens next: it is single use. The
+		// expiry must name the cookie's own path, or it is another cookie.
+		sess.Options = a.oauthCookie(-1)
 		_ = sess.Save(r, w)
 		q := r.URL.Query()
 		if state == "" || q.Get("state") != state {

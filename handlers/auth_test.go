@@ -58,7 +58,10 @@ func newFakeDiscord(t *testing.T, userID string, guilds ...string) *fakeDiscord 
 		if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != want || r.PostForm.Get("client_secret") != f.secret {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
-			_, _ = io.WriteString(w, `{"error":"invalid_grant"}`)
+			// Like a careless provider, the refusal echoes what it was sent,
+			// client secret included: the log must still not carry it.
+			desc, _ := json.Marshal(r.PostForm.Encode())
+			_, _ = io.WriteString(w, `{"error":"invalid_grant","error_description":`+string(desc)+`}`)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -149,6 +152,33 @@ func TestDiscordSignInRefusesSomeoneOutsideTheGuild(t *testing.T) {
 	}
 	if _, err := s.store.GetReader(context.Background(), "42"); err == nil {
 		t.Fatalf("a non-member was recorded as a reader")
+	}
+}
+
+func TestACallbackIsSpentOnceAndLandsOnThisSite(t *testing.T) {
+	t.Parallel()
+	f := newFakeDiscord(t, ownerID, guildID)
+	s := newSite(t, f)
+	c := client(t)
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	hop := func(u string) *http.Response {
+		t.Helper()
+		resp, err := c.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	start := hop(s.srv.URL + "/login/discord?next=" + url.QueryEscape("//evil.example/x"))
+	callback := hop(start.Header.Get("Location")).Header.Get("Location")
+	done := hop(callback)
+	if done.StatusCode != http.StatusSeeOther || done.Header.Get("Location") != "/" {
+		t.Fatalf("sign-in answered %d to %q, want 303 to /", done.StatusCode, done.Header.Get("Location"))
+	}
+	// The same callback again, from the same browser: the state was spent.
+	if again := hop(callback); again.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a replayed callback answered %d, want 400", again.StatusCode)
 	}
 }
 

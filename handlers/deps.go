@@ -6,6 +6,7 @@ package handlers
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -36,8 +37,9 @@ type Deps struct {
 	// delivery (a *notify.Notifier); nil means no condition holds.
 	Notices NoticeSource
 
-	// BrowserSites are the Sites read through the browser sidecar
-	// (BROWSER_SITES); nil means the default, comix and kagane.
+	// BrowserSites are the Sites read through the browser sidecar: the set
+	// the Reader was given (adapters.ParseBrowserSites has already applied
+	// BROWSER_SITES' default). Empty means none, as BROWSER_SITES=none does.
 	BrowserSites []string
 }
 
@@ -68,18 +70,7 @@ func (d Deps) now() time.Time {
 	return time.Now()
 }
 
-func (d Deps) browserSite(site string) bool {
-	bs := d.BrowserSites
-	if bs == nil {
-		bs = []string{"comix", "kagane"}
-	}
-	for _, b := range bs {
-		if b == site {
-			return true
-		}
-	}
-	return false
-}
+func (d Deps) browserSite(site string) bool { return slices.Contains(d.BrowserSites, site) }
 
 // NoticeSource is what the admin pages read of owner notices: the same
 // derivation the push uses, so the page and the message never disagree.

@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,65 +14,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 
+	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
 	"github.com/mangabookmark/mangabookmark/handlers"
 )
-
-const chromiumPath = "/usr/bin/chromium"
-
-// startChromium starts a headless Chromium with a debugging port on
-// loopback and returns its address; the test stops it.
-func startChromium(t *testing.T) string {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium is required in CI: %v", err)
-		}
-		t.Skip("chromium is not installed")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	// Not t.TempDir: Chromium's children may still write there for a moment
-	// after the kill, which fails TempDir's own cleanup.
-	dir, err := os.MkdirTemp("", "mangabookmark-e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		fmt.Sprintf("--remote-debugging-port=%d", port), "--remote-debugging-address=127.0.0.1",
-		"--user-data-dir="+dir, "--no-first-run", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--hide-scrollbars", "--window-size=1200,900", "about:blank")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, so its helpers stop with it
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group of the process this test started
-		_ = cmd.Wait()
-		for range 50 {
-			if os.RemoveAll(dir) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	addr := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		resp, err := http.Get(addr + "/json/version")
-		if err == nil {
-			resp.Body.Close()
-			return addr + "/"
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("chromium did not open its debugging port: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser is the one
 // end-to-end test: real Chromium, the real router, a real database.
@@ -84,7 +24,7 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
-	browserURL := startChromium(t)
+	browserURL := chromiumtest.Start(t, "--hide-scrollbars", "--window-size=1200,900").WSURL
 	h := newHarness(t)
 	h.seed(dataset)
 	h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok, no_chapter, errors)

@@ -16,7 +16,7 @@ import (
 func render(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, c templ.Component) {
 	var buf bytes.Buffer
 	if err := c.Render(r.Context(), &buf); err != nil {
-		log.Error("render failed", "path", routePattern(r), "err", err)
+		log.Error("render failed", "route", routePattern(r), "err", err)
 		toMessageSlot(w, r)
 		http.Error(w, "Something went wrong while drawing this page.", http.StatusInternalServerError)
 		return

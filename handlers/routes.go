@@ -16,39 +16,45 @@ func NewServer(d Deps) http.Handler { return Routes(d) }
 func Routes(d Deps) chi.Router {
 	a := newAuth(d)
 	r := chi.NewRouter()
-	r.Use(requestLog(d.Logger), securityHeaders, csrf(d.Logger), a.loadViewer)
-	r.NotFound(handleNotFound(d).ServeHTTP)
+	r.Use(requestLog(d.Logger), securityHeaders, csrf(d.Logger))
+	// The error page names who is signed in, so it reads the session too.
+	r.NotFound(a.loadViewer(handleNotFound(d)).ServeHTTP)
 
+	// Neither depends on who asks: no session lookup (a database read) for
+	// the probe or for each asset of every page.
 	r.Method(http.MethodGet, "/healthz", handleHealthz(d))
 	r.Method(http.MethodGet, "/static/*", static.Handler())
 
-	r.Method(http.MethodGet, "/login", a.handleLoginPage())
-	r.Method(http.MethodGet, "/login/discord", a.handleDiscordStart())
-	r.Method(http.MethodGet, "/auth/discord/callback", a.handleDiscordCallback())
-	r.Method(http.MethodGet, "/login/{token}", a.handleLinkPage())
-	r.Method(http.MethodPost, "/login/{token}", a.handleLinkSignIn())
-	r.Method(http.MethodPost, "/logout", a.handleLogout())
-
 	r.Group(func(r chi.Router) {
-		r.Use(a.requireReader)
-		r.Method(http.MethodGet, "/", handleHome(d))
-	})
+		r.Use(a.loadViewer)
+		r.Method(http.MethodGet, "/login", a.handleLoginPage())
+		r.Method(http.MethodGet, "/login/discord", a.handleDiscordStart())
+		r.Method(http.MethodGet, "/auth/discord/callback", a.handleDiscordCallback())
+		r.Method(http.MethodGet, "/login/{token}", a.handleLinkPage())
+		r.Method(http.MethodPost, "/login/{token}", a.handleLinkSignIn())
+		r.Method(http.MethodPost, "/logout", a.handleLogout())
 
-	r.Route("/admin", func(r chi.Router) {
-		r.Use(a.requireOwner)
-		r.Method(http.MethodGet, "/", handleAdminLanding(d))
-		r.Method(http.MethodGet, "/series", handleAdminSeriesList(d))
-		r.Method(http.MethodGet, "/series/{site}/{id}", handleAdminSeriesDetail(d))
-		r.Method(http.MethodPost, "/series/{site}/{id}/finish", handleFinish(d))
-		r.Method(http.MethodPost, "/series/{site}/{id}/unfinish", handleUnfinish(d))
-		r.Method(http.MethodPost, "/series/{site}/{id}/latest", handleCorrectLatest(d))
-		r.Method(http.MethodPost, "/series/{site}/{id}/clear-attribution", handleClearAttribution(d))
-		r.Method(http.MethodPost, "/series/{site}/{id}/poll", handleForceSeriesPoll(d))
-		r.Method(http.MethodPost, "/series/{site}/{id}/delete", handleDeleteSeries(d))
-		r.Method(http.MethodGet, "/lanes", handleAdminLanes(d))
-		r.Method(http.MethodPost, "/lanes/{site}/poll", handleForceLanePoll(d))
-		r.Method(http.MethodPost, "/lanes/{site}/pause", handlePauseLane(d))
-		r.Method(http.MethodPost, "/lanes/{site}/resume", handleResumeLane(d))
+		r.Group(func(r chi.Router) {
+			r.Use(a.requireReader)
+			r.Method(http.MethodGet, "/", handleHome(d))
+		})
+
+		r.Route("/admin", func(r chi.Router) {
+			r.Use(a.requireOwner)
+			r.Method(http.MethodGet, "/", handleAdminLanding(d))
+			r.Method(http.MethodGet, "/series", handleAdminSeriesList(d))
+			r.Method(http.MethodGet, "/series/{site}/{id}", handleAdminSeriesDetail(d))
+			r.Method(http.MethodPost, "/series/{site}/{id}/finish", handleFinish(d))
+			r.Method(http.MethodPost, "/series/{site}/{id}/unfinish", handleUnfinish(d))
+			r.Method(http.MethodPost, "/series/{site}/{id}/latest", handleCorrectLatest(d))
+			r.Method(http.MethodPost, "/series/{site}/{id}/clear-attribution", handleClearAttribution(d))
+			r.Method(http.MethodPost, "/series/{site}/{id}/poll", handleForceSeriesPoll(d))
+			r.Method(http.MethodPost, "/series/{site}/{id}/delete", handleDeleteSeries(d))
+			r.Method(http.MethodGet, "/lanes", handleAdminLanes(d))
+			r.Method(http.MethodPost, "/lanes/{site}/poll", handleForceLanePoll(d))
+			r.Method(http.MethodPost, "/lanes/{site}/pause", handlePauseLane(d))
+			r.Method(http.MethodPost, "/lanes/{site}/resume", handleResumeLane(d))
+		})
 	})
 	return r
 }

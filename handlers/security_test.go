@@ -1,13 +1,25 @@
 package handlers_test
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/static"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
 
 func TestAnExpiredSessionUnderHTMXIsSentToSignInNotSwappedIntoTheList(t *testing.T) {
@@ -45,6 +57,11 @@ func TestEveryPageIsUncachedAndCarriesTheCSP(t *testing.T) {
 		}
 		if strings.Contains(csp, "unsafe-") || strings.Contains(csp, "data:") {
 			t.Errorf("%s: CSP %q allows unsafe sources", p, csp)
+		}
+		for k, v := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "same-origin"} {
+			if got := a.header.Get(k); got != v {
+				t.Errorf("%s: %s %q, want %q", p, k, got, v)
+			}
 		}
 	}
 }
@@ -112,5 +129,62 @@ func TestAFigureAboveTheCapPrints1000PlusAndStillLinksToItsList(t *testing.T) {
 	list := h.get(c, landing.testid("stat-orphan").AttrOr("href", ""))
 	if n := list.testid("list-count").Text(); n != strconv.Itoa(store.FigureCap+1) {
 		t.Errorf("the orphan list counts %s", n)
+	}
+}
+
+// epochReads counts the session lookups the server makes.
+type epochReads struct{ n atomic.Int64 }
+
+func (e *epochReads) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	if strings.Contains(d.SQL, "SELECT session_epoch FROM readers") {
+		e.n.Add(1)
+	}
+	return ctx
+}
+
+func (e *epochReads) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func TestARequestReadsTheSessionOnce(t *testing.T) {
+	t.Parallel()
+	reads := &epochReads{}
+	pool := storetest.Pool(t, func(c *pgxpool.Config) { c.ConnConfig.Tracer = reads })
+	st := store.New(pool)
+	var handler http.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(srv.Close)
+	handler = handlers.NewServer(handlers.Deps{
+		Store: st, Logger: slog.New(slog.DiscardHandler), PublicBaseURL: srv.URL, OwnerID: ownerID,
+		Now: func() time.Time { return t0 }, SessionKey: []byte("0123456789abcdef0123456789abcdef-test-key"),
+	})
+	link, err := handlers.NewLoginLink(context.Background(), st, srv.URL, ownerID, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Post(link, "application/x-www-form-urlencoded", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, tc := range []struct {
+		path   string
+		status int
+		reads  int64
+	}{
+		{"/admin", http.StatusOK, 1},
+		{"/admin/nope", http.StatusNotFound, 1},
+		{"/nope", http.StatusNotFound, 1},
+		{static.URL(static.CSS), http.StatusOK, 0},
+	} {
+		before := reads.n.Load()
+		resp, err := c.Get(srv.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := reads.n.Load() - before; resp.StatusCode != tc.status || got != tc.reads {
+			t.Errorf("%s: %d with %d session reads, want %d with %d", tc.path, resp.StatusCode, got, tc.status, tc.reads)
+		}
 	}
 }

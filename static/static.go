@@ -1,6 +1,7 @@
 // Package static serves the embedded assets (htmx, vendored from its npm
-// package, and the stylesheet) under content-hashed URLs, so browsers may
-// cache them for a year and a new build is never served stale.
+// package, the stylesheet and the admin script) under content-hashed URLs,
+// so browsers may cache them for a year and a new build is never served
+// stale.
 package static
 
 import (
