@@ -89,3 +89,12 @@ func TestTextColoursHoldAAOnBothBackgroundsOfBothSchemes(t *testing.T) {
 		}
 	}
 }
+
+// Seed 001: the owner's Discord embeds are colour 13589581 (#cf5c4d), "the
+// dark branch of --danger" — the page and the push wear the same colour.
+func TestTheDarkDangerColourIsTheEmbedColour(t *testing.T) {
+	t.Parallel()
+	if got := schemes(t)["dark"]["--danger"]; !strings.EqualFold(got, "#cf5c4d") || 0xcf5c4d != 13589581 {
+		t.Fatalf("dark --danger is %s, want #cf5c4d (13589581)", got)
+	}
+}
