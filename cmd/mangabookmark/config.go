@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
 )
 
@@ -87,7 +88,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		SessionKey:          Secret(get("SESSION_KEY", "")),
 		TokenKey:            Secret(get("TOKEN_KEY", "")),
 		BrowserWSURL:        get("BROWSER_WS_URL", ""),
-		BrowserSites:        get("BROWSER_SITES", "comix,kagane"),
+		BrowserSites:        get("BROWSER_SITES", adapters.DefaultBrowserSites),
 		SiteBaseURLs:        get("SITE_BASE_URLS", ""),
 		DiscordWebhookURL:   Secret(get("DISCORD_WEBHOOK_URL", "")),
 	}
@@ -144,8 +145,10 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		}
 	}
 	if c.DiscordWebhookURL.Set() {
-		if u, err := url.Parse(c.DiscordWebhookURL.Reveal()); err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
-			bad("DISCORD_WEBHOOK_URL", "must be an absolute https URL (plain http only to a loopback host)")
+		// notify's own check, so the start refuses exactly what the notifier
+		// would (its errors never quote the address).
+		if notify.ValidateWebhookURL(notify.Secret(c.DiscordWebhookURL.Reveal())) != nil {
+			bad("DISCORD_WEBHOOK_URL", "must be an absolute https URL without credentials (plain http only to a loopback host)")
 		}
 	}
 	c.PollSpacing = poller.DefaultSpacing
@@ -187,12 +190,4 @@ func isSnowflake(s string) bool {
 		}
 	}
 	return true
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

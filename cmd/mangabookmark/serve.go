@@ -114,8 +114,7 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 	}()
 	defer func() {
 		stopLanes()
-		<-lanesDone
-		lanes.Close()
+		<-lanesDone // Run has released the Lane locks on its way out
 		log.Info("lanes stopped")
 	}()
 
