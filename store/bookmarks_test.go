@@ -95,8 +95,33 @@ func TestATokenFindsItsReaderUntilRevoked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if who, err := s.ReaderByToken(ctx, []byte("hash"), 2); err != nil || who != "r" {
+	const at = int64(1_780_000_000_000) // a real clock: the stamp is hourly
+	if who, err := s.ReaderByToken(ctx, []byte("hash"), at); err != nil || who != "r" {
 		t.Fatalf("%q %v", who, err)
+	}
+	// Uses within the hour find the Reader without writing the row again.
+	version := func() (v string, used int64) {
+		t.Helper()
+		if err := s.Pool().QueryRow(ctx, `SELECT xmin::text, last_used_at FROM reader_tokens WHERE id = $1`, id).Scan(&v, &used); err != nil {
+			t.Fatal(err)
+		}
+		return v, used
+	}
+	v, used := version()
+	if used != at {
+		t.Fatalf("first use stamped %d, want %d", used, at)
+	}
+	if who, err := s.ReaderByToken(ctx, []byte("hash"), at+1000); err != nil || who != "r" {
+		t.Fatalf("%q %v", who, err)
+	}
+	if v2, used2 := version(); v2 != v || used2 != at {
+		t.Fatalf("a use within the hour rewrote the row (stamp %d)", used2)
+	}
+	if _, err := s.ReaderByToken(ctx, []byte("hash"), at+3600001); err != nil {
+		t.Fatal(err)
+	}
+	if _, used3 := version(); used3 != at+3600001 {
+		t.Fatalf("a use after the hour stamped %d", used3)
 	}
 	if err := s.RevokeToken(ctx, "someone-else", id); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("another reader revoked it: %v", err)
@@ -104,7 +129,7 @@ func TestATokenFindsItsReaderUntilRevoked(t *testing.T) {
 	if err := s.RevokeToken(ctx, "r", id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ReaderByToken(ctx, []byte("hash"), 3); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.ReaderByToken(ctx, []byte("hash"), at+3600002); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("revoked token still works: %v", err)
 	}
 }
