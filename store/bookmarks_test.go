@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
@@ -31,9 +33,11 @@ func seedBookmarks(t *testing.T, s *store.Store) {
 
 func TestProgressNeverMovesBackwardsUnlessAsked(t *testing.T) {
 	t.Parallel()
-	s := storetest.New(t)
+	c := &stmtCounter{}
+	s := store.New(storetest.Pool(t, func(cfg *pgxpool.Config) { cfg.ConnConfig.Tracer = c }))
 	seedBookmarks(t, s)
 	ctx := context.Background()
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).UnixMilli()
 	steps := []struct {
 		num       string
 		backwards bool
@@ -47,9 +51,13 @@ func TestProgressNeverMovesBackwardsUnlessAsked(t *testing.T) {
 		{"3", true, store.ProgressMoved, "3"},
 	}
 	for _, st := range steps {
-		got, err := s.SetProgress(ctx, "r", "novelfull", "a", st.num, "", st.backwards, 2)
+		before := c.n.Load()
+		got, err := s.SetProgress(ctx, "r", "novelfull", "a", st.num, "", st.backwards, now)
 		if err != nil || got != st.want {
 			t.Fatalf("SetProgress(%s, backwards=%v) = %v, %v; want %v", st.num, st.backwards, got, err, st.want)
+		}
+		if n := c.n.Load() - before; n != 1 {
+			t.Errorf("SetProgress(%s) took %d statements, want 1", st.num, n)
 		}
 		bs, _ := s.ListBookmarks(ctx, "r")
 		for _, b := range bs {
@@ -58,7 +66,7 @@ func TestProgressNeverMovesBackwardsUnlessAsked(t *testing.T) {
 			}
 		}
 	}
-	if _, err := s.SetProgress(ctx, "r", "novelfull", "nope", "1", "", false, 2); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.SetProgress(ctx, "r", "novelfull", "nope", "1", "", false, now); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("no bookmark: %v", err)
 	}
 }
