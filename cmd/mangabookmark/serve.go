@@ -70,8 +70,10 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		OwnerID:       cfg.OwnerDiscordID,
 		SessionKey:    sessionKey,
 		TokenKey:      tokenKey,
-		// The Lanes page names each Site's route (plain or browser).
-		BrowserSites: slices.Sorted(maps.Keys(cfg.BrowserSiteSet)),
+		// The Lanes page names each Site's route (plain or browser). Never
+		// nil: handlers reads nil as "the default Sites", and BROWSER_SITES=none
+		// (the demo's setting) parses to an empty set.
+		BrowserSites: append([]string{}, slices.Sorted(maps.Keys(cfg.BrowserSiteSet))...),
 	}
 	if cfg.OAuth() {
 		deps.Discord = &handlers.DiscordAuth{
