@@ -92,7 +92,9 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		Logger:        log,
 	})
 	if err != nil {
-		return fmt.Errorf("DISCORD_WEBHOOK_URL: %w", err)
+		// loadConfig has already refused a bad DISCORD_WEBHOOK_URL with
+		// notify's own check; what is left here is not about the address.
+		return fmt.Errorf("owner notices: %w", err)
 	}
 	deps.Notices = notifier
 	if cfg.BrowserWSURL == "" && len(deps.BrowserSites) > 0 {
