@@ -3,9 +3,11 @@ package notify
 import (
 	"context"
 	"fmt"
-	"github.com/mangabookmark/mangabookmark/adapters"
 	"slices"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store"
 )
 
 // Kind is the machine word of one of the four conditions. It is the embed's
@@ -24,8 +26,9 @@ const (
 // Kinds lists the four words in the order the verdict line reads them.
 var Kinds = []Kind{Stall, NoBrowserRoute, SidecarDown, AdapterBroken}
 
-// OwnerWindow is the one threshold for "persisting" (SPEC.md glossary).
-const OwnerWindow = 12 * time.Hour
+// OwnerWindow is the one threshold for "persisting" (SPEC.md glossary): the
+// store's, so the notices and the admin filters cannot drift apart.
+const OwnerWindow = store.OwnerWindow
 
 // DefaultLookback bounds every pass-log scan. It must exceed the window; a
 // run older than it reads as starting at the lookback's edge.

@@ -183,6 +183,20 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 	if !KnownSite(site) {
 		return fmt.Errorf("notify: unknown site %q", site)
 	}
+	// One read of the open notices (at most 19 rows) decides which subjects
+	// need a statement at all: on the healthy path none is open and a pass
+	// writes nothing here, and a notice already sent stays quiet without a
+	// claim. A notice another process opens after this read is seen by the
+	// next pass; the claim below is still what keeps a message from going
+	// twice.
+	rows, err := n.store.Notices(ctx)
+	if err != nil {
+		return fmt.Errorf("notify: check %s: %w", site, err)
+	}
+	open := make(map[subject]store.NoticeState, len(rows))
+	for _, r := range rows {
+		open[subject{Kind(r.Kind), r.Site}] = r
+	}
 	var errs []error
 	for _, s := range n.subjectsFor(site) {
 		c, holds, err := n.derive(ctx, s, passAt)
@@ -190,7 +204,11 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 			errs = append(errs, err)
 			continue
 		}
+		st, isOpen := open[s]
 		if !holds {
+			if !isOpen {
+				continue
+			}
 			// c.Since is set when the condition's run is still going but not
 			// yet past the window at this pass's start: another Lane, or a
 			// replica whose clock reads later, may already have sent it, and
@@ -203,9 +221,14 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 			errs = append(errs, n.store.CloseNotice(ctx, string(s.kind), s.site, runSince))
 			continue
 		}
-		if err := n.store.OpenNotice(ctx, string(s.kind), s.site); err != nil {
-			errs = append(errs, err)
-			continue
+		if isOpen && st.NotifiedAt > 0 {
+			continue // told already: the episode stays quiet
+		}
+		if !isOpen {
+			if err := n.store.OpenNotice(ctx, string(s.kind), s.site); err != nil {
+				errs = append(errs, err)
+				continue
+			}
 		}
 		// Read and write the webhook's state outside the claim: the claim holds
 		// a pooled connection, and asking the pool for a second one inside it

@@ -4,10 +4,12 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/notify"
+	"github.com/mangabookmark/mangabookmark/store"
 )
 
 func TestEachConditionFiresOnceWhileItHoldsAndAgainAfterItLiftsAndReturns(t *testing.T) {
@@ -383,4 +385,60 @@ func TestANoticeLeftOpenFromAnEarlierEpisodeClosesAndTheNextEpisodeSends(t *test
 	h.insertPass("asurascans", hours(14), healthyPass)
 	h.run("asurascans", 15, 29, stallPass)
 	h.wantMessages("stall asurascans", "stall asurascans")
+}
+
+// noticeStatements counts what Check sends about owner_notices rows beyond
+// the one read of the open notices: opens, closes, claims, and the webhook
+// state read before a claim.
+type noticeStatements struct {
+	*store.Store
+	n atomic.Int64
+}
+
+func (s *noticeStatements) OpenNotice(ctx context.Context, kind, site string) error {
+	s.n.Add(1)
+	return s.Store.OpenNotice(ctx, kind, site)
+}
+
+func (s *noticeStatements) CloseNotice(ctx context.Context, kind, site string, runSince int64) error {
+	s.n.Add(1)
+	return s.Store.CloseNotice(ctx, kind, site, runSince)
+}
+
+func (s *noticeStatements) ClaimNotice(ctx context.Context, kind, site string, deliver func(store.NoticeState) store.Delivery) (bool, error) {
+	s.n.Add(1)
+	return s.Store.ClaimNotice(ctx, kind, site, deliver)
+}
+
+func (s *noticeStatements) WebhookDeadAt(ctx context.Context, urlHash string) (int64, error) {
+	s.n.Add(1)
+	return s.Store.WebhookDeadAt(ctx, urlHash)
+}
+
+func TestAHealthyPassAndANoticeAlreadySentCostNoNoticeStatements(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, config{})
+	counted := &noticeStatements{Store: h.st}
+	n, err := notify.New(notify.Options{Store: counted, WebhookURL: h.sink.url(), HTTPClient: &http.Client{Timeout: 2 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.n = n
+	h.series("asurascans", 2)
+	h.run("asurascans", 0, 14, healthyPass)
+	if got := counted.n.Load(); got != 0 {
+		t.Errorf("fourteen healthy passes sent %d notice statements, want none", got)
+	}
+	h.run("novelfull", 0, 14, stallPass)
+	h.wantMessages("stall novelfull")
+	sent := counted.n.Load()
+	h.run("novelfull", 14, 20, stallPass)
+	if got := counted.n.Load() - sent; got != 0 {
+		t.Errorf("six passes after the notice was sent sent %d notice statements, want none", got)
+	}
+	h.wantMessages("stall novelfull")
+	h.pass("novelfull", hours(20), healthyPass)
+	if _, open := h.notice(notify.Stall, "novelfull"); open {
+		t.Error("the stall notice did not close when the stall ended")
+	}
 }

@@ -480,6 +480,12 @@ func TestTwoPollersOnOneDatabaseRunEachLaneOnce(t *testing.T) {
 				t.Fatalf("a waiting replica wrote a pass row: %+v", row)
 			}
 		}
+		// The reads alone cannot show two leaders: the conditional check
+		// stamp keeps a second one from reading. The lock is what this
+		// test is about, so count who took it.
+		if n := strings.Count(r.logs.String(), `msg="lane lock taken" site=`+s+"\n"); n != 1 {
+			t.Fatalf("the %s Lane lock was taken %d times while its leader lived", s, n)
+		}
 	}
 
 	// The leader dies: the other takes over within its retry bound.

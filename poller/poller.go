@@ -348,7 +348,14 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 	l := p.lane(site)
 	l.pass.Lock()
 	defer l.pass.Unlock()
+	return p.runPass(ctx, site, l, false)
+}
 
+// runPass is RunPass for a caller that holds l.pass. led says the caller
+// has just asked leading and been told yes (the Lane loop), so the pass does
+// not ask again: that would be a second ping of the lock's session on every
+// pass, microseconds after the first.
+func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pass {
 	start := p.now()
 	pass := Pass{Site: site, StartedAt: start, Counts: map[adapters.Outcome]int{}}
 	// Every return path passes through here: the pass-log row, then the
@@ -359,15 +366,17 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 		pass.Skip = SkipStopped
 		return pass
 	}
-	switch lead, err := p.leading(ctx, site, l); {
-	case err != nil:
-		pass.Skip = SkipLockError
-		pass.Rest = or(p.ErrorRest, DefaultErrorRest)
-		return pass
-	case !lead:
-		pass.Skip = SkipNotLeader
-		pass.Rest = or(p.LeaderRetry, DefaultLeaderRetry)
-		return pass
+	if !led {
+		switch lead, err := p.leading(ctx, site, l); {
+		case err != nil:
+			pass.Skip = SkipLockError
+			pass.Rest = or(p.ErrorRest, DefaultErrorRest)
+			return pass
+		case !lead:
+			pass.Skip = SkipNotLeader
+			pass.Rest = or(p.LeaderRetry, DefaultLeaderRetry)
+			return pass
+		}
 	}
 
 	ln, err := p.Store.GetLane(ctx, site)

@@ -28,27 +28,32 @@ func (p *Poller) runLane(ctx context.Context, site string) {
 	for ctx.Err() == nil {
 		l.pass.Lock()
 		lead, _ := p.leading(ctx, site, l) // an error is logged; retry later
+		var pass Pass
+		if lead {
+			// Still under l.pass, so the answer holds for the whole pass.
+			pass = p.safePass(ctx, site, l)
+		}
 		l.pass.Unlock()
 		if !lead {
 			p.rest(ctx, l, or(p.LeaderRetry, DefaultLeaderRetry))
 			continue
 		}
-		pass := p.safePass(ctx, site)
 		p.prune(ctx, site, l)
 		p.rest(ctx, l, pass.Rest)
 	}
 }
 
-// safePass runs a pass; a panic outside any one Poll (the pass's own code)
-// is logged and the Lane rests its error rest and goes on.
-func (p *Poller) safePass(ctx context.Context, site string) (pass Pass) {
+// safePass runs a pass of a Lane this process leads (the caller holds
+// l.pass); a panic outside any one Poll (the pass's own code) is logged and
+// the Lane rests its error rest and goes on.
+func (p *Poller) safePass(ctx context.Context, site string, l *lane) (pass Pass) {
 	defer func() {
 		if r := recover(); r != nil {
 			p.log().Error("pass panicked", "site", site, "panic", r)
 			pass = Pass{Site: site, Rest: or(p.ErrorRest, DefaultErrorRest)}
 		}
 	}()
-	return p.RunPass(ctx, site)
+	return p.runPass(ctx, site, l, true)
 }
 
 // rest waits d (at most DefaultRest), or until the Lane is woken, or ctx

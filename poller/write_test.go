@@ -249,7 +249,7 @@ func TestAHealthyUnchangedPollWritesExactlyOneStatement(t *testing.T) {
 	}
 }
 
-func TestAHealthyFailingSeriesCostsNoMoreThanAHealthyOne(t *testing.T) {
+func TestAStillFailingSeriesCostsTheStampAndOneUpsertThatChangesNothing(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	r.series("s")

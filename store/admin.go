@@ -184,8 +184,8 @@ type AdminSeriesPage struct {
 //     keyset as an index condition, stopping at the limit.
 //   - never-checked, no-chapter, site-completed, finished: Index Scan on the
 //     filter's partial index (site, series_id), same keyset condition.
-//   - stale:             Bitmap/Index Scan on series_stale (checked_at range)
-//     or series_checked_keyset, then a top-N sort of the few stale rows.
+//   - stale:             Bitmap/Index Scan on series_stale (checked_at range),
+//     then a top-N sort of the few stale rows.
 //   - failing/unverified: Index Scan on poll_failures_since (failing_since <
 //     cutoff), nested loop into series_pkey, top-N sort.
 //   - unpollable:        the key set (Index Only Scans of series_no_address

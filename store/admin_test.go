@@ -5,11 +5,9 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mangabookmark/mangabookmark/store"
@@ -250,39 +248,6 @@ func TestTheAdminJoinProjectsTheOutcomeWordAndItsAge(t *testing.T) {
 	}
 	if _, err := s.GetAdminSeries(context.Background(), "asurascans", "nope", t0); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("missing Series: %v", err)
-	}
-}
-
-// countingTracer counts the statements a pool sends.
-type countingTracer struct{ n atomic.Int64 }
-
-func (c *countingTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	c.n.Add(1)
-	return ctx
-}
-
-func (c *countingTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-func TestDeletingAnOrphanIsOneStatementAndCascadesItsFailureRow(t *testing.T) {
-	t.Parallel()
-	tracer := &countingTracer{}
-	pool := storetest.Pool(t, func(c *pgxpool.Config) { c.ConnConfig.Tracer = tracer })
-	s := store.New(pool)
-	seedFixtures(t, pool, filterFixtures)
-	ctx := context.Background()
-	if err := s.DeleteSeries(ctx, "asurascans", "failing-3mo"); !errors.Is(err, store.ErrBookmarked) {
-		t.Fatalf("bookmarked delete: %v", err)
-	}
-	before := tracer.n.Load()
-	if err := s.DeleteSeries(ctx, "asurascans", "gate-refused"); err != nil {
-		t.Fatal(err)
-	}
-	if n := tracer.n.Load() - before; n != 1 {
-		t.Errorf("deleting an orphan took %d statements, want 1", n)
-	}
-	var n int
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM poll_failures WHERE series_id = 'gate-refused'`).Scan(&n); err != nil || n != 0 {
-		t.Errorf("failure row survived the delete: %d %v", n, err)
 	}
 }
 

@@ -56,12 +56,20 @@ func (s *Store) ListBookmarks(ctx context.Context, readerID string) ([]Bookmark,
 }
 
 // setProgressSQL moves Progress forward only, unless $6 (backwards allowed)
-// is set. Setting the same number again changes nothing: idempotent.
+// is set. Setting the same number again changes nothing: idempotent. One
+// statement answers all three cases (moved, unchanged, no Bookmark), since a
+// userscript re-sends the Progress it already stored on every page it reads.
 const setProgressSQL = `
-UPDATE bookmarks
-   SET progress_num = $4::numeric, progress_url = $5, updated_at = $7
- WHERE reader_id = $1 AND site = $2 AND series_id = $3
-   AND (progress_num IS NULL OR progress_num < $4::numeric OR ($6 AND progress_num <> $4::numeric))`
+WITH b AS (
+    SELECT 1 FROM bookmarks WHERE reader_id = $1 AND site = $2 AND series_id = $3
+), moved AS (
+    UPDATE bookmarks
+       SET progress_num = $4::numeric, progress_url = $5, updated_at = $7::bigint
+     WHERE reader_id = $1 AND site = $2 AND series_id = $3
+       AND (progress_num IS NULL OR progress_num < $4::numeric OR ($6::boolean AND progress_num <> $4::numeric))
+    RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM b) AS bookmarked, EXISTS (SELECT 1 FROM moved) AS moved`
 
 // ProgressResult says what SetProgress did.
 type ProgressResult int
@@ -76,18 +84,14 @@ const (
 // moves Progress backwards unless backwards is set. ErrNotFound when the
 // Reader has no Bookmark on the Series.
 func (s *Store) SetProgress(ctx context.Context, readerID, site, seriesID, num, url string, backwards bool, now int64) (ProgressResult, error) {
-	tag, err := s.pool.Exec(ctx, setProgressSQL, readerID, site, seriesID, num, url, backwards, now)
-	if err != nil {
+	var bookmarked, moved bool
+	if err := s.pool.QueryRow(ctx, setProgressSQL, readerID, site, seriesID, num, url, backwards, now).Scan(&bookmarked, &moved); err != nil {
 		return 0, fmt.Errorf("store: set progress %s %s/%s: %w", readerID, site, seriesID, translate(err))
 	}
-	if tag.RowsAffected() == 1 {
+	switch {
+	case moved:
 		return ProgressMoved, nil
-	}
-	var exists bool
-	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM bookmarks WHERE reader_id = $1 AND site = $2 AND series_id = $3)`, readerID, site, seriesID).Scan(&exists); err != nil {
-		return 0, fmt.Errorf("store: set progress %s %s/%s: %w", readerID, site, seriesID, translate(err))
-	}
-	if !exists {
+	case !bookmarked:
 		return 0, fmt.Errorf("store: set progress %s %s/%s: %w", readerID, site, seriesID, ErrNotFound)
 	}
 	return ProgressUnchanged, nil

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
@@ -31,9 +33,11 @@ func seedBookmarks(t *testing.T, s *store.Store) {
 
 func TestProgressNeverMovesBackwardsUnlessAsked(t *testing.T) {
 	t.Parallel()
-	s := storetest.New(t)
+	c := &stmtCounter{}
+	s := store.New(storetest.Pool(t, func(cfg *pgxpool.Config) { cfg.ConnConfig.Tracer = c }))
 	seedBookmarks(t, s)
 	ctx := context.Background()
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).UnixMilli()
 	steps := []struct {
 		num       string
 		backwards bool
@@ -47,9 +51,13 @@ func TestProgressNeverMovesBackwardsUnlessAsked(t *testing.T) {
 		{"3", true, store.ProgressMoved, "3"},
 	}
 	for _, st := range steps {
-		got, err := s.SetProgress(ctx, "r", "novelfull", "a", st.num, "", st.backwards, 2)
+		before := c.n.Load()
+		got, err := s.SetProgress(ctx, "r", "novelfull", "a", st.num, "", st.backwards, now)
 		if err != nil || got != st.want {
 			t.Fatalf("SetProgress(%s, backwards=%v) = %v, %v; want %v", st.num, st.backwards, got, err, st.want)
+		}
+		if n := c.n.Load() - before; n != 1 {
+			t.Errorf("SetProgress(%s) took %d statements, want 1", st.num, n)
 		}
 		bs, _ := s.ListBookmarks(ctx, "r")
 		for _, b := range bs {
@@ -58,7 +66,7 @@ func TestProgressNeverMovesBackwardsUnlessAsked(t *testing.T) {
 			}
 		}
 	}
-	if _, err := s.SetProgress(ctx, "r", "novelfull", "nope", "1", "", false, 2); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.SetProgress(ctx, "r", "novelfull", "nope", "1", "", false, now); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("no bookmark: %v", err)
 	}
 }
@@ -95,8 +103,33 @@ func TestATokenFindsItsReaderUntilRevoked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if who, err := s.ReaderByToken(ctx, []byte("hash"), 2); err != nil || who != "r" {
+	const at = int64(1_780_000_000_000) // a real clock: the stamp is hourly
+	if who, err := s.ReaderByToken(ctx, []byte("hash"), at); err != nil || who != "r" {
 		t.Fatalf("%q %v", who, err)
+	}
+	// Uses within the hour find the Reader without writing the row again.
+	version := func() (v string, used int64) {
+		t.Helper()
+		if err := s.Pool().QueryRow(ctx, `SELECT xmin::text, last_used_at FROM reader_tokens WHERE id = $1`, id).Scan(&v, &used); err != nil {
+			t.Fatal(err)
+		}
+		return v, used
+	}
+	v, used := version()
+	if used != at {
+		t.Fatalf("first use stamped %d, want %d", used, at)
+	}
+	if who, err := s.ReaderByToken(ctx, []byte("hash"), at+1000); err != nil || who != "r" {
+		t.Fatalf("%q %v", who, err)
+	}
+	if v2, used2 := version(); v2 != v || used2 != at {
+		t.Fatalf("a use within the hour rewrote the row (stamp %d)", used2)
+	}
+	if _, err := s.ReaderByToken(ctx, []byte("hash"), at+3600001); err != nil {
+		t.Fatal(err)
+	}
+	if _, used3 := version(); used3 != at+3600001 {
+		t.Fatalf("a use after the hour stamped %d", used3)
 	}
 	if err := s.RevokeToken(ctx, "someone-else", id); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("another reader revoked it: %v", err)
@@ -104,7 +137,7 @@ func TestATokenFindsItsReaderUntilRevoked(t *testing.T) {
 	if err := s.RevokeToken(ctx, "r", id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ReaderByToken(ctx, []byte("hash"), 3); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.ReaderByToken(ctx, []byte("hash"), at+3600002); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("revoked token still works: %v", err)
 	}
 }

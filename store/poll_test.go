@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
@@ -34,41 +32,6 @@ func pollFailing(t *testing.T, s *store.Store, site, id, outcome string, since i
 	t.Helper()
 	if err := s.RecordFailure(context.Background(), site, id, outcome, since); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// stmtCounter counts the statements a pool runs.
-type stmtCounter struct {
-	mu  sync.Mutex
-	sql []string
-}
-
-func (c *stmtCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.sql = append(c.sql, d.SQL)
-	return ctx
-}
-func (c *stmtCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
-func TestDeletingAnOrphanIsOneStatementThatCascadesItsFailureRow(t *testing.T) {
-	t.Parallel()
-	c := &stmtCounter{}
-	s := store.New(storetest.Pool(t, func(cfg *pgxpool.Config) { cfg.ConnConfig.Tracer = c }))
-	ctx := context.Background()
-	pollSeries(t, s, "novelfull", "orphan", "")
-	pollFailing(t, s, "novelfull", "orphan", "not_found", 5)
-	c.mu.Lock()
-	c.sql = nil
-	c.mu.Unlock()
-	if err := s.DeleteSeries(ctx, "novelfull", "orphan"); err != nil {
-		t.Fatal(err)
-	}
-	if len(c.sql) != 1 {
-		t.Fatalf("%d statements: %q", len(c.sql), c.sql)
-	}
-	if _, err := s.GetFailure(ctx, "novelfull", "orphan"); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("failure row survived its Series: %v", err)
 	}
 }
 

@@ -69,7 +69,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	return &Store{pool: pool}, nil
 }
 
-// Pool exposes the pool for the few callers that need it (advisory locks).
+// Pool exposes the pool to tests that set up or inspect rows directly; the
+// server itself goes through the methods (the Lane locks open their own
+// connections, see TryLockLane).
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // Close closes the pool.

@@ -3,9 +3,11 @@ package store_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
@@ -89,9 +91,20 @@ func TestAReaderIsUpsertedOnEverySignIn(t *testing.T) {
 	}
 }
 
+// stmtCounter counts the statements a pool sends.
+type stmtCounter struct{ n atomic.Int64 }
+
+func (c *stmtCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	c.n.Add(1)
+	return ctx
+}
+
+func (c *stmtCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
 func TestDeletingAnOrphanIsOneStatementAndABookmarkRefusesIt(t *testing.T) {
 	t.Parallel()
-	s := storetest.New(t)
+	c := &stmtCounter{}
+	s := store.New(storetest.Pool(t, func(cfg *pgxpool.Config) { cfg.ConnConfig.Tracer = c }))
 	ctx := context.Background()
 	for _, id := range []string{"orphan", "kept"} {
 		if err := s.CreateSeries(ctx, store.Series{Site: "novelfull", SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, 1); err != nil {
@@ -113,8 +126,12 @@ func TestDeletingAnOrphanIsOneStatementAndABookmarkRefusesIt(t *testing.T) {
 	if _, err := s.GetSeries(ctx, "novelfull", "kept"); err != nil {
 		t.Fatalf("bookmarked series lost: %v", err)
 	}
+	before := c.n.Load()
 	if err := s.DeleteSeries(ctx, "novelfull", "orphan"); err != nil {
 		t.Fatal(err)
+	}
+	if n := c.n.Load() - before; n != 1 {
+		t.Errorf("deleting an orphan took %d statements, want 1", n)
 	}
 	var n int
 	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM poll_failures`).Scan(&n); err != nil || n != 0 {

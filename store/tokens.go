@@ -50,11 +50,19 @@ func (s *Store) RevokeToken(ctx context.Context, readerID string, id int64) erro
 }
 
 // readerByTokenSQL finds the token's Reader and stamps its use at most once
-// an hour, so an API call costs one statement.
+// an hour, so an API call costs one statement and writes a row at most
+// hourly. (An UPDATE that sets a column to its own value still writes a new
+// row version; the stamp is therefore a separate arm that matches nothing
+// inside the hour.) $2 is cast: left to infer it from "$2 - 3600000",
+// PostgreSQL makes it an int4, which no unix-millisecond time fits.
 const readerByTokenSQL = `
-UPDATE reader_tokens SET last_used_at = CASE WHEN last_used_at < $2 - 3600000 THEN $2 ELSE last_used_at END
- WHERE token_hash = $1
-RETURNING reader_id`
+WITH t AS (
+    SELECT id, reader_id, last_used_at FROM reader_tokens WHERE token_hash = $1
+), stamp AS (
+    UPDATE reader_tokens r SET last_used_at = $2::bigint
+      FROM t WHERE r.id = t.id AND t.last_used_at < $2::bigint - 3600000
+)
+SELECT reader_id FROM t`
 
 // ReaderByToken returns the Reader a token belongs to, or ErrNotFound.
 func (s *Store) ReaderByToken(ctx context.Context, hash []byte, now int64) (string, error) {

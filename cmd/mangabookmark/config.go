@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
 )
 
@@ -49,10 +50,8 @@ type Config struct {
 	TokenKey   Secret // unset: generated once and kept in DataDir
 
 	BrowserWSURL      string
-	BrowserSites      string          // BROWSER_SITES as given
-	BrowserSiteSet    map[string]bool // parsed
-	SiteBaseURLs      string          // SITE_BASE_URLS as given
-	SiteBases         map[string]*url.URL
+	BrowserSites      map[string]bool     // BROWSER_SITES, parsed
+	SiteBases         map[string]*url.URL // SITE_BASE_URLS, parsed
 	DiscordWebhookURL Secret
 
 	PollSpacing time.Duration // least time between two requests to one Site
@@ -87,8 +86,6 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		SessionKey:          Secret(get("SESSION_KEY", "")),
 		TokenKey:            Secret(get("TOKEN_KEY", "")),
 		BrowserWSURL:        get("BROWSER_WS_URL", ""),
-		BrowserSites:        get("BROWSER_SITES", "comix,kagane"),
-		SiteBaseURLs:        get("SITE_BASE_URLS", ""),
 		DiscordWebhookURL:   Secret(get("DISCORD_WEBHOOK_URL", "")),
 	}
 	var errs []error
@@ -144,8 +141,10 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		}
 	}
 	if c.DiscordWebhookURL.Set() {
-		if u, err := url.Parse(c.DiscordWebhookURL.Reveal()); err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
-			bad("DISCORD_WEBHOOK_URL", "must be an absolute https URL (plain http only to a loopback host)")
+		// notify's own check, so the start refuses exactly what the notifier
+		// would (its errors never quote the address).
+		if notify.ValidateWebhookURL(notify.Secret(c.DiscordWebhookURL.Reveal())) != nil {
+			bad("DISCORD_WEBHOOK_URL", "must be an absolute https URL without credentials (plain http only to a loopback host)")
 		}
 	}
 	c.PollSpacing = poller.DefaultSpacing
@@ -156,10 +155,10 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			c.PollSpacing = d
 		}
 	}
-	if c.BrowserSiteSet, err = adapters.ParseBrowserSites(c.BrowserSites); err != nil {
+	if c.BrowserSites, err = adapters.ParseBrowserSites(get("BROWSER_SITES", adapters.DefaultBrowserSites)); err != nil {
 		errs = append(errs, err)
 	}
-	if c.SiteBases, err = adapters.ParseBaseURLs(c.SiteBaseURLs); err != nil {
+	if c.SiteBases, err = adapters.ParseBaseURLs(get("SITE_BASE_URLS", "")); err != nil {
 		errs = append(errs, err)
 	}
 	switch strings.ToLower(get("LOG_LEVEL", "info")) {
@@ -187,12 +186,4 @@ func isSnowflake(s string) bool {
 		}
 	}
 	return true
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -70,8 +70,10 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		OwnerID:       cfg.OwnerDiscordID,
 		SessionKey:    sessionKey,
 		TokenKey:      tokenKey,
-		// The Lanes page names each Site's route (plain or browser).
-		BrowserSites: slices.Sorted(maps.Keys(cfg.BrowserSiteSet)),
+		// The Lanes page names each Site's route (plain or browser). Never
+		// nil: handlers reads nil as "the default Sites", and BROWSER_SITES=none
+		// (the demo's setting) parses to an empty set.
+		BrowserSites: append([]string{}, slices.Sorted(maps.Keys(cfg.BrowserSites))...),
 	}
 	if cfg.OAuth() {
 		deps.Discord = &handlers.DiscordAuth{
@@ -86,20 +88,22 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		Store:         st,
 		WebhookURL:    notify.Secret(cfg.DiscordWebhookURL.Reveal()),
 		PublicBaseURL: cfg.PublicBaseURL,
-		BrowserSites:  cfg.BrowserSiteSet,
+		BrowserSites:  cfg.BrowserSites,
 		Logger:        log,
 	})
 	if err != nil {
-		return fmt.Errorf("DISCORD_WEBHOOK_URL: %w", err)
+		// loadConfig has already refused a bad DISCORD_WEBHOOK_URL with
+		// notify's own check; what is left here is not about the address.
+		return fmt.Errorf("owner notices: %w", err)
 	}
 	deps.Notices = notifier
-	if cfg.BrowserWSURL == "" && len(cfg.BrowserSiteSet) > 0 {
-		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites are not polled", "browser_sites", cfg.BrowserSites)
+	if cfg.BrowserWSURL == "" && len(deps.BrowserSites) > 0 {
+		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites are not polled", "browser_sites", strings.Join(deps.BrowserSites, ","))
 	}
 
 	reader := adapters.NewReader(adapters.ReaderOptions{
 		BaseURLs:     cfg.SiteBases,
-		BrowserSites: cfg.BrowserSiteSet,
+		BrowserSites: cfg.BrowserSites,
 		BrowserWSURL: cfg.BrowserWSURL,
 		Logger:       log,
 	})
@@ -114,8 +118,7 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 	}()
 	defer func() {
 		stopLanes()
-		<-lanesDone
-		lanes.Close()
+		<-lanesDone // Run has released the Lane locks on its way out
 		log.Info("lanes stopped")
 	}()
 
