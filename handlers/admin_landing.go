@@ -89,15 +89,15 @@ func verdict(d Deps, r *http.Request, now time.Time) components.Verdict {
 // webhookDead is the age of Discord's "Unknown Webhook" answer, or "" while
 // the webhook works (or none is configured).
 func webhookDead(d Deps, r *http.Request, now time.Time) string {
-	st, err := d.Notices.Status(r.Context(), now)
+	at, err := d.Notices.WebhookDeadAt(r.Context())
 	if err != nil {
-		d.Logger.Error("admin: notice status", "err", err)
+		d.Logger.Error("admin: webhook state", "err", err)
 		return ""
 	}
-	if st.WebhookDeadAt.IsZero() {
+	if at.IsZero() {
 		return ""
 	}
-	return ago(now.Sub(st.WebhookDeadAt))
+	return ago(now.Sub(at))
 }
 
 // subject is what a condition or notice is about: its Site, or the browser

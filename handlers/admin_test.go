@@ -736,3 +736,7 @@ func TestEveryRouteIsGatedByTheRoutersOwnTable(t *testing.T) {
 		})
 	}
 }
+
+func (brokenNotices) WebhookDeadAt(context.Context) (time.Time, error) {
+	return time.Time{}, errors.New("boom")
+}

@@ -77,4 +77,5 @@ func (d Deps) browserSite(site string) bool { return slices.Contains(d.BrowserSi
 type NoticeSource interface {
 	Conditions(ctx context.Context, now time.Time) ([]notify.Condition, error)
 	Status(ctx context.Context, now time.Time) (notify.Status, error)
+	WebhookDeadAt(ctx context.Context) (time.Time, error)
 }

@@ -350,18 +350,28 @@ type Status struct {
 	Notices       []Notice
 }
 
+// WebhookDeadAt is when Discord answered 404 ("Unknown Webhook") for the
+// configured webhook; zero while it works or when none is configured. One
+// primary-key read: the landing page asks it on every load.
+func (n *Notifier) WebhookDeadAt(ctx context.Context) (time.Time, error) {
+	if !n.Enabled() {
+		return time.Time{}, nil
+	}
+	at, err := n.store.WebhookDeadAt(ctx, n.hook.hash)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("notify: webhook state: %w", err)
+	}
+	return msTime(at), nil
+}
+
 // Status reads the open notices, each with the age its condition has at now.
 func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
 	out := Status{Enabled: n.Enabled()}
-	if n.Enabled() {
-		at, err := n.store.WebhookDeadAt(ctx, n.hook.hash)
-		if err != nil {
-			return Status{}, fmt.Errorf("notify: status: %w", err)
-		}
-		if at > 0 {
-			out.WebhookDeadAt = time.UnixMilli(at).UTC()
-		}
+	dead, err := n.WebhookDeadAt(ctx)
+	if err != nil {
+		return Status{}, fmt.Errorf("notify: status: %w", err)
 	}
+	out.WebhookDeadAt = dead
 	rows, err := n.store.Notices(ctx)
 	if err != nil {
 		return Status{}, fmt.Errorf("notify: status: %w", err)
