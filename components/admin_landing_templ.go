@@ -194,7 +194,7 @@ func VerdictLine(v Verdict) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else if len(v.Items) == 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<p class=\"verdict ok\" data-testid=\"verdict\">Healthy: no Lane is stalled, no Site without a browser route is refusing, the browser sidecar is reachable, and no adapter looks broken.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<p class=\"verdict ok\" data-testid=\"verdict\">Healthy: none of the four faults has held for twelve hours — no Lane stalled, no Site without a browser route refusing, no browser sidecar out of reach, no adapter broken.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
