@@ -139,7 +139,7 @@ func (a asurascans) Parse(body []byte, ref Ref) (Facts, error) {
 	if !asuraSlug.MatchString(slug) {
 		slug = ""
 	}
-	var l latest
+	l := latest{site: a}
 	list, _ := chapters[asuraKeyChapters].([]any)
 	for _, item := range list {
 		ch, ok := item.(map[string]any)

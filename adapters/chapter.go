@@ -129,15 +129,18 @@ func sign(n int) int {
 	return 0
 }
 
-// latest keeps the highest chapter seen so far and its address.
+// latest keeps the highest chapter seen so far and its address, for one
+// Site's page: every adapter's chapters pass through offer.
 type latest struct {
+	site     Adapter
 	num, url string
 }
 
 // offer considers one chapter; a higher number replaces the kept one. On a tie the
-// first address seen stays.
+// first address seen stays. A chapter address on a host that is not the Site's
+// (a comment, an ad, a lookalike) is not this Series' chapter at all.
 func (l *latest) offer(num, u string) {
-	if num == "" {
+	if num == "" || offSite(l.site, u) {
 		return
 	}
 	if l.num == "" || CompareChapters(num, l.num) > 0 {

@@ -98,7 +98,7 @@ func (a comix) Parse(body []byte, ref Ref) (Facts, error) {
 	if f.Title == "" {
 		f.Title = cleanText(doc.Find(comixOGTitle).AttrOr("content", ""), maxTitleLen)
 	}
-	var l latest
+	l := latest{site: a}
 	rows.Each(func(_ int, row *goquery.Selection) {
 		link := row.Find(comixRowLink).First()
 		href := link.AttrOr("href", "")
@@ -115,11 +115,7 @@ func (a comix) Parse(body []byte, ref Ref) (Facts, error) {
 				num, _ = canonicalNumber(m[1])
 			}
 		}
-		u := cleanURL(base, href)
-		if offSite(a, u) {
-			return // a chapter on another host is not this Series' chapter
-		}
-		l.offer(num, u)
+		l.offer(num, cleanURL(base, href))
 	})
 	l.into(&f)
 	return f, nil

@@ -83,7 +83,7 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 		f.Completed = strings.EqualFold(strings.TrimSpace(items.Eq(1).Text()), demonicDone)
 		return false
 	})
-	var l latest
+	l := latest{site: a}
 	box.Find(demonicChapters).Each(func(_ int, s *goquery.Selection) {
 		href := s.AttrOr("href", "")
 		// Only this Series' own chapter rows count. The title segment may be
@@ -102,11 +102,7 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 		if num == "" {
 			num, _ = ParseChapterNumber(ownText(s))
 		}
-		u := cleanURL(base, href)
-		if offSite(a, u) {
-			return // a chapter on another host is not this Series' chapter
-		}
-		l.offer(num, u)
+		l.offer(num, cleanURL(base, href))
 	})
 	l.into(&f)
 	return f, nil

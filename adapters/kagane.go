@@ -137,7 +137,7 @@ func (a kagane) Parse(body []byte, ref Ref) (Facts, error) {
 	if len(d.Covers) > 0 && kaganeID(string(d.Covers[0].ImageID)) {
 		f.CoverURL = cleanURL(site, kaganeImagePath+string(d.Covers[0].ImageID))
 	}
-	var l latest
+	l := latest{site: a}
 	for _, b := range d.Books {
 		num := kaganeNumber(b)
 		u := ""

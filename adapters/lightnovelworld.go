@@ -95,7 +95,7 @@ func (a lightnovelworld) Parse(body []byte, ref Ref) (Facts, error) {
 	if f.CoverURL == "" {
 		f.CoverURL = cleanURL(base, doc.Find(lnwOGImage).AttrOr("content", ""))
 	}
-	var l latest
+	l := latest{site: a}
 	offer := func(path string) {
 		m := lnwChapterPath.FindStringSubmatch(path)
 		if m == nil || (ref.SeriesID != "" && m[1] != ref.SeriesID) {

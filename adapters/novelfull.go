@@ -90,7 +90,7 @@ func (a novelfull) Parse(body []byte, ref Ref) (Facts, error) {
 		f.Completed = strings.EqualFold(strings.TrimSpace(row.Find("a").First().Text()), novelfullDone)
 		return false
 	})
-	var l latest
+	l := latest{site: a}
 	doc.Find(novelfullLatestBox + ", " + novelfullListRows).Each(func(_ int, s *goquery.Selection) {
 		href := s.AttrOr("href", "")
 		if ref.SeriesID != "" && !strings.Contains(href, "/"+ref.SeriesID+"/") {
@@ -106,11 +106,7 @@ func (a novelfull) Parse(body []byte, ref Ref) (Facts, error) {
 				num, _ = canonicalNumber(m[1])
 			}
 		}
-		u := cleanURL(base, href)
-		if offSite(a, u) {
-			return // a chapter on another host is not this Series' chapter
-		}
-		l.offer(num, u)
+		l.offer(num, cleanURL(base, href))
 	})
 	l.into(&f)
 	return f, nil
