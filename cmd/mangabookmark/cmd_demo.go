@@ -185,14 +185,11 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
-	dbURL, stopDB, err := openDatabase(ctx, cfg, log)
+	dbURL, stopDB, err := openMigrated(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer stopDB()
-	if err := store.Migrate(dbURL); err != nil {
-		return err
-	}
 	if err := seedDemo(ctx, dbURL, standIns, time.Now()); err != nil {
 		return err
 	}

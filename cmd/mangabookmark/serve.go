@@ -40,14 +40,11 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 
-	dbURL, stopDB, err := openDatabase(ctx, cfg, log)
+	dbURL, stopDB, err := openMigrated(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer stopDB()
-	if err := store.Migrate(dbURL); err != nil {
-		return databaseError(cfg, err)
-	}
 	st, err := store.Open(ctx, dbURL)
 	if err != nil {
 		return databaseError(cfg, err)
@@ -171,6 +168,20 @@ func databaseError(cfg Config, err error) error {
 		return fmt.Errorf("DATABASE_URL: %s", msg)
 	}
 	return errors.New(msg)
+}
+
+// openMigrated is openDatabase with every migration applied; on failure it
+// stops what it started.
+func openMigrated(ctx context.Context, cfg Config, log *slog.Logger) (url string, stop func(), err error) {
+	url, stop, err = openDatabase(ctx, cfg, log)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := store.Migrate(url); err != nil {
+		stop()
+		return "", nil, databaseError(cfg, err)
+	}
+	return url, stop, nil
 }
 
 // openDatabase returns DATABASE_URL, or starts the embedded local cluster in
