@@ -65,3 +65,7 @@ func verdictSep(i, n int) string {
 	}
 	return ";"
 }
+
+// meaningID is the id of a filter's meaning sentence on the page, the
+// target of its figure's aria-describedby.
+func meaningID(filter string) string { return "meaning-" + filterKey(filter) }

@@ -10,20 +10,6 @@ import (
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
-// filterLabels are the words the owner reads for each filter.
-var filterLabels = map[store.Filter]string{
-	store.FilterAll:           "every Series",
-	store.FilterNeverChecked:  "never checked",
-	store.FilterStale:         "stale",
-	store.FilterUnpollable:    "unpollable",
-	store.FilterNoChapter:     "no chapter",
-	store.FilterFailing:       "failing",
-	store.FilterUnverified:    "unverified",
-	store.FilterSiteCompleted: "site-completed",
-	store.FilterFinished:      "finished",
-	store.FilterOrphan:        "orphan",
-}
-
 func listHref(f store.Filter, site, kind, afterSite, afterID string) string {
 	v := url.Values{}
 	if f != store.FilterAll {
@@ -60,8 +46,11 @@ func handleAdminLanding(d Deps) http.Handler {
 			if capped {
 				n = store.FigureCap
 			}
-			l.Stats = append(l.Stats, components.Stat{Filter: string(f), Label: filterLabels[f], N: n, Capped: capped, Href: listHref(f, "", "", "", "")})
+			w := filterWords[f]
+			l.Stats = append(l.Stats, components.Stat{Filter: string(f), Label: w.label, Meaning: w.meaning,
+				N: n, Capped: capped, Fault: w.fault && n > 0, Href: listHref(f, "", "", "", "")})
 		}
+		l.Empty = stats[store.FilterAll] == 0
 		l.Verdict = verdict(d, r, now)
 		render(w, r, d.Logger, http.StatusOK, components.AdminLanding(viewerFrom(ctx), l))
 	})
@@ -80,7 +69,8 @@ func verdict(d Deps, r *http.Request, now time.Time) components.Verdict {
 	}
 	var v components.Verdict
 	for _, c := range conds {
-		v.Items = append(v.Items, components.VerdictItem{Kind: string(c.Kind), Subject: subject(c.Kind, c.Site), Age: ago(now.Sub(c.Since)), Href: notify.PagePath(c)})
+		v.Items = append(v.Items, components.VerdictItem{Kind: string(c.Kind), Subject: subject(c.Kind, c.Site),
+			Age: ago(now.Sub(c.Since)), Href: notify.PagePath(c), Fix: notify.Fix(c.Kind, c.Site)})
 	}
 	v.WebhookDead = webhookDead(d, r, now)
 	return v

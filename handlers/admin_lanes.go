@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
@@ -33,34 +35,71 @@ func pauseOptions() []components.Option {
 	return o
 }
 
+// laneFacts is what a Lane's row reads besides its own row: the repair of
+// each condition holding on it, and whether its failing list has anything.
+type laneFacts struct {
+	fixes   map[string][]string
+	failing map[string]bool
+}
+
+// readLaneFacts reads both for every Site: the conditions through the same
+// derivation the push uses, the failing lists by one bounded statement.
+func readLaneFacts(d Deps, r *http.Request, now time.Time) (laneFacts, error) {
+	f := laneFacts{fixes: map[string][]string{}}
+	var err error
+	if f.failing, err = d.Store.FailingSites(r.Context(), adapters.Sites, now); err != nil {
+		return f, err
+	}
+	if d.Notices == nil {
+		return f, nil
+	}
+	conds, err := d.Notices.Conditions(r.Context(), now)
+	if err != nil {
+		return f, err
+	}
+	for _, c := range conds {
+		fix := notify.Fix(c.Kind, c.Site)
+		if c.Kind != notify.SidecarDown {
+			f.fixes[c.Site] = append(f.fixes[c.Site], fix)
+			continue
+		}
+		for _, site := range d.BrowserSites {
+			f.fixes[site] = append(f.fixes[site], fix)
+		}
+	}
+	return f, nil
+}
+
+// laneCounts are the outcome counts in the pass log's column order, each in
+// plain words with the machine word beside it.
+func laneCounts(c store.OutcomeCounts) []components.LaneCount {
+	n := map[adapters.Outcome]int64{
+		adapters.OK: c.OK, adapters.NoChapter: c.NoChapter, adapters.Unfetchable: c.Unfetchable,
+		adapters.NotFound: c.NotFound, adapters.Errors: c.Errors, adapters.Refused: c.Refused, adapters.Unreachable: c.Unreachable,
+	}
+	var out []components.LaneCount
+	for _, o := range adapters.Outcomes {
+		out = append(out, components.LaneCount{Word: string(o), Plain: outcomePlain(string(o)), N: n[o]})
+	}
+	return out
+}
+
 // laneRowOf builds one Lane's row.
-func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
-	nowMS := now.UnixMilli()
+func laneRowOf(d Deps, l store.AdminLane, facts laneFacts, now time.Time) components.LaneRow {
 	row := components.LaneRow{
 		Site: l.Site, Base: "/admin/lanes/" + url.PathEscape(l.Site), Route: "plain", Passes: l.Passes,
-		// Navigation, not attached to a number (seed 001): one link per Site.
-		FailingHref: listHref(store.FilterFailing, l.Site, "", "", ""),
-		Counts: []components.LaneCount{
-			{Word: "ok", N: l.OK}, {Word: "no_chapter", N: l.NoChapter}, {Word: "unfetchable", N: l.Unfetchable},
-			{Word: "not_found", N: l.NotFound}, {Word: "errors", N: l.Errors}, {Word: "refused", N: l.Refused},
-			{Word: "unreachable", N: l.Unreachable},
-		},
+		Counts: laneCounts(l.OutcomeCounts), Fixes: facts.fixes[l.Site],
+	}
+	if facts.failing[l.Site] {
+		// Navigation, not attached to a number: one link per Site, shown
+		// only when its list has something to open.
+		row.FailingHref = listHref(store.FilterFailing, l.Site, "", "", "")
 	}
 	if d.browserSite(l.Site) {
 		row.Route = "browser"
 	}
-	switch {
-	case l.PausedUntil > nowMS:
-		row.State, row.Paused = "paused until "+until(now, l.PausedUntil), true
-	case l.RefuseUntil > nowMS:
-		row.State, row.StateFault = "refusing until "+until(now, l.RefuseUntil), true
-	case l.LastSkip == "browser-down":
-		row.State, row.StateFault = "browser down", true
-	case l.LastSkip == "no-browser":
-		row.State, row.StateFault = "browser down: no sidecar configured", true
-	default:
-		row.State = "running"
-	}
+	laneState(d, l, now, &row)
+	row.Problem = row.StateFault || len(row.Fixes) > 0
 	if l.LastStartedAt == 0 {
 		row.LastPass = "never"
 	} else {
@@ -75,8 +114,34 @@ func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
 	return row
 }
 
-// lanesPage builds /admin/lanes. mark, when set, adjusts one Lane's row
-// (a control's refusal shown without JavaScript).
+// laneState sets the row's state, its end and what it means.
+func laneState(d Deps, l store.AdminLane, now time.Time, row *components.LaneRow) {
+	nowMS := now.UnixMilli()
+	switch {
+	case l.PausedUntil > nowMS:
+		row.State, row.StateUntil, row.Paused = "paused until", stamp(now, l.PausedUntil), true
+		row.StateNote = "Your own Pause: no Poll of this Site until then. Resume to poll it now."
+	case l.RefuseUntil > nowMS:
+		row.State, row.StateUntil, row.StateFault = "refusing until", stamp(now, l.RefuseUntil), true
+		row.StateNote = "The Site answered with challenges instead of pages, so the Lane waits and then tries again. " +
+			"A Refusal says nothing about any Series."
+		if !d.browserSite(l.Site) {
+			row.StateNote += " If it lasts over 12 hours it becomes a fault; to fix it, " + notify.Fix(notify.NoBrowserRoute, l.Site)
+		}
+	case l.LastSkip == "browser-down":
+		row.State, row.StateFault = "browser down", true
+		row.StateNote = "The browser sidecar did not answer; browser Lanes wait, then try again. To fix: " + notify.Fix(notify.SidecarDown, "")
+	case l.LastSkip == "no-browser":
+		row.State, row.StateFault = "browser down: no sidecar configured", true
+		row.StateNote = "BROWSER_WS_URL is not set, so this browser Site is not polled. To fix: " + notify.Fix(notify.SidecarDown, "")
+	default:
+		row.State = "running"
+	}
+}
+
+// lanesPage builds /admin/lanes: problem Lanes first, then the rest in Site
+// order. mark, when set, adjusts one Lane's row (a control's refusal shown
+// without JavaScript).
 func lanesPage(d Deps, r *http.Request, now time.Time, lanes []store.AdminLane, mark func(*components.LaneRow)) (components.LanesPage, error) {
 	var status notify.Status
 	if d.Notices != nil {
@@ -85,14 +150,27 @@ func lanesPage(d Deps, r *http.Request, now time.Time, lanes []store.AdminLane, 
 			return components.LanesPage{}, err
 		}
 	}
+	facts, err := readLaneFacts(d, r, now)
+	if err != nil {
+		return components.LanesPage{}, err
+	}
 	p := components.LanesPage{Window: ago(store.OwnerWindow), Pauses: pauseOptions()}
 	for _, l := range lanes {
-		row := laneRowOf(d, l, now)
+		row := laneRowOf(d, l, facts, now)
 		if mark != nil {
 			mark(&row)
 		}
 		p.Lanes = append(p.Lanes, row)
 	}
+	slices.SortStableFunc(p.Lanes, func(a, b components.LaneRow) int {
+		switch {
+		case a.Problem == b.Problem:
+			return 0
+		case a.Problem:
+			return -1
+		}
+		return 1
+	})
 	p.NoticesOff = !status.Enabled
 	if !status.WebhookDeadAt.IsZero() {
 		p.WebhookDead = ago(now.Sub(status.WebhookDeadAt))
@@ -149,6 +227,10 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 		}
 		now := d.now()
 		lanes, err := d.Store.AdminLanes(r.Context(), now)
+		var facts laneFacts
+		if err == nil {
+			facts, err = readLaneFacts(d, r, now)
+		}
 		if err != nil {
 			d.Logger.Error("admin lanes", "err", err)
 			fail(w, r, d.Logger, http.StatusInternalServerError, "The Lane could not be read. Try again.")
@@ -158,7 +240,7 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 			if l.Site != site {
 				continue
 			}
-			row := laneRowOf(d, l, now)
+			row := laneRowOf(d, l, facts, now)
 			row.Message, row.Fault = done, false
 			if refusal != "" {
 				row.Message, row.Fault = refusal, true
@@ -216,17 +298,18 @@ func handleResumeLane(d Deps) http.Handler {
 	})
 }
 
-// until is a future stamp as the owner reads it: the clock time in UTC and
-// how far off it is.
-func until(now time.Time, ms int64) string {
+// stamp is a future moment as the owner reads it: the clock time (UTC
+// until the page's script shows it in the owner's own zone) and how far off
+// it is.
+func stamp(now time.Time, ms int64) *components.Stamp {
 	t := time.UnixMilli(ms).UTC()
-	return t.Format("2 Jan 15:04") + " UTC (in " + ago(t.Sub(now)) + ")"
+	return &components.Stamp{ISO: t.Format(time.RFC3339), UTC: t.Format("2 Jan 15:04") + " UTC", In: ago(t.Sub(now))}
 }
 
 // noticeView is one open notice as the Lanes page shows it, in the words of
 // the notices command.
 func noticeView(n notify.Notice, now time.Time) components.Notice {
-	v := components.Notice{Kind: string(n.Kind), Subject: subject(n.Kind, n.Site)}
+	v := components.Notice{Kind: string(n.Kind), Subject: subject(n.Kind, n.Site), Fix: notify.Fix(n.Kind, n.Site)}
 	if n.Holds {
 		v.Since = ago(now.Sub(n.Since))
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
@@ -14,7 +15,7 @@ var (
 	filterOptions = func() []components.Option {
 		var o []components.Option
 		for _, f := range store.Filters {
-			o = append(o, components.Option{Value: string(f), Label: filterLabels[f]})
+			o = append(o, components.Option{Value: string(f), Label: filterWords[f].label})
 		}
 		return o
 	}()
@@ -22,6 +23,13 @@ var (
 		o := []components.Option{{Value: "", Label: "every Site"}}
 		for _, s := range adapters.Sites {
 			o = append(o, components.Option{Value: s, Label: s})
+		}
+		return o
+	}()
+	meaningOptions = func() []components.FilterMeaning {
+		var o []components.FilterMeaning
+		for _, f := range store.Filters {
+			o = append(o, components.FilterMeaning{Value: string(f), Label: filterWords[f].label, Meaning: filterWords[f].meaning})
 		}
 		return o
 	}()
@@ -82,7 +90,7 @@ func handleAdminSeriesList(d Deps) http.Handler {
 			fail(w, r, d.Logger, http.StatusInternalServerError, "The list could not be read. Try again.")
 			return
 		}
-		list := components.SeriesList{Count: n, Caption: caption(q)}
+		list := components.SeriesList{Count: n, Caption: caption(q), Meaning: filterWords[q.Filter].meaning}
 		for _, s := range page.Rows {
 			list.Rows = append(list.Rows, components.SeriesRow{
 				Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL),
@@ -104,7 +112,7 @@ func handleAdminSeriesList(d Deps) http.Handler {
 		}
 		render(w, r, d.Logger, http.StatusOK, components.AdminSeriesPage(viewerFrom(ctx), components.SeriesListPage{
 			Filter: string(q.Filter), Site: q.Site, Kind: q.Kind,
-			Filters: filterOptions, Sites: siteOptions, Kinds: kindOptions, List: list,
+			Filters: filterOptions, Meanings: meaningOptions, Sites: siteOptions, Kinds: kindOptions, List: list,
 		}))
 	})
 }
@@ -112,7 +120,7 @@ func handleAdminSeriesList(d Deps) http.Handler {
 func caption(q store.SeriesQuery) string {
 	c := "Series"
 	if q.Filter != store.FilterAll {
-		c += " · " + filterLabels[q.Filter]
+		c += " · " + captionWord(q.Filter)
 	}
 	if q.Site != "" {
 		c += " · " + q.Site
@@ -149,6 +157,7 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 	if s.ForcePollAt > s.CheckedAt {
 		v.ForcePending = since(now, s.ForcePollAt)
 	}
+	v.Outcome = outcomeNote(s.AdminSeries, s.Bookmarks == 0, now)
 	for _, b := range bms {
 		row := components.BookmarkRow{Reader: b.ReaderName, Progress: "no Progress yet", Updated: "never updated"}
 		if b.ReaderName == "" {
@@ -334,4 +343,26 @@ func handleDeleteSeries(d Deps) http.Handler {
 		}
 		http.Redirect(w, r, "/admin/series?filter=orphan", http.StatusSeeOther)
 	})
+}
+
+// outcomeNote explains the last outcome on the detail page: the failure
+// row's word when there is one, else a healthy read; nil before any Poll.
+func outcomeNote(s store.AdminSeries, orphan bool, now time.Time) *components.OutcomeNote {
+	if s.FailureOutcome == "" {
+		if s.CheckedAt == 0 {
+			return nil
+		}
+		w := outcomeWords[adapters.OK]
+		return &components.OutcomeNote{Word: string(adapters.OK), Plain: w.plain, Meaning: w.meaning, Action: w.action}
+	}
+	w, ok := outcomeWords[adapters.Outcome(s.FailureOutcome)]
+	if !ok {
+		w = outcomeWord{plain: s.FailureOutcome, meaning: "An outcome this page does not know.", action: "Try Test read to see what the adapter sees."}
+	}
+	action := w.action
+	if orphan && (s.FailureOutcome == string(adapters.NotFound) || s.FailureOutcome == string(adapters.Unfetchable)) {
+		action += " No Reader bookmarks it, so deleting it loses nothing."
+	}
+	return &components.OutcomeNote{Word: s.FailureOutcome, Plain: w.plain, Meaning: w.meaning, Action: action,
+		Age: since(now, s.FailingSince), Fault: true}
 }

@@ -112,22 +112,40 @@ func (n *Notifier) message(c Condition, passAt time.Time) payload {
 	}
 }
 
-// describe is the one sentence: condition, age, repair.
+// describe is the embed's one sentence: the condition, its age, then its
+// repair (Fix, the clause the verdict line and the Lanes page show too).
 func describe(c Condition, now time.Time) string {
 	age := Age(c.Age(now))
+	var what string
 	switch c.Kind {
 	case Stall:
-		return fmt.Sprintf("The %s Lane has owed Polls and made none, with nothing to say for it, for %s; "+
-			"check that the server can reach %s, then force a Poll of the Lane.", c.Site, age, c.Site)
+		what = fmt.Sprintf("The %s Lane has owed Polls and made none, with nothing to say for it, for %s", c.Site, age)
 	case NoBrowserRoute:
-		return fmt.Sprintf("%s, a Site with no browser route, has refused every Poll for %s; "+
-			"give it a browser route in BROWSER_SITES and deploy.", c.Site, age)
+		what = fmt.Sprintf("%s, a Site with no browser route, has refused every Poll for %s", c.Site, age)
 	case SidecarDown:
-		return fmt.Sprintf("No browser Lane has reached the browser sidecar for %s; "+
-			"start the sidecar or fix BROWSER_WS_URL.", age)
+		what = fmt.Sprintf("No browser Lane has reached the browser sidecar for %s", age)
 	case AdapterBroken:
-		return fmt.Sprintf("More than half of %s's Series have yielded no chapter for %s; "+
-			"its adapter no longer reads the Site's pages, so fix the adapter and deploy.", c.Site, age)
+		what = fmt.Sprintf("More than half of %s's Series have yielded no chapter for %s", c.Site, age)
+	default:
+		return ""
+	}
+	return what + "; " + Fix(c.Kind, c.Site)
+}
+
+// Fix is the one repair of a condition, a clause ending in a full stop:
+// what the owner does about it. The embed, the verdict line and the Lanes
+// page all read it here, so the message and the pages never name different
+// fixes.
+func Fix(k Kind, site string) string {
+	switch k {
+	case Stall:
+		return fmt.Sprintf("check that the server can reach %s, then force a Poll of the Lane.", site)
+	case NoBrowserRoute:
+		return fmt.Sprintf("give %s a browser route in BROWSER_SITES and deploy.", site)
+	case SidecarDown:
+		return "start the sidecar or fix BROWSER_WS_URL."
+	case AdapterBroken:
+		return fmt.Sprintf("the %s adapter no longer reads the Site's pages, so fix the adapter and deploy.", site)
 	}
 	return ""
 }
