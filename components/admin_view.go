@@ -106,10 +106,13 @@ type SeriesDetail struct {
 	Finished     bool
 	Hint         string // completion hint sentence; "" when none or Finished
 	ForcePending string // age of a Forced Poll not yet served; ""
+	Live         string // while ForcePending: the address the Poll section asks again
+	PollServed   string // the requested Poll was served: what it found
 	Bookmarks    []BookmarkRow
 	Orphan       bool
 	Outcome      *OutcomeNote // what the last Poll's outcome means; nil before any Poll
 	TestRead     *TestRead    // the answer of a Test read just run; nil otherwise
+	CanTestRead  bool         // the server can run a Test read
 
 	ConfirmFinish bool   // the Finish control is at its second step
 	Message       string // what the last control did or why it refused
@@ -129,6 +132,7 @@ type OutcomeNote struct {
 // error class, and the facts the adapter read.
 type TestRead struct {
 	Word, Plain string
+	Meaning     string
 	Fault       bool
 	Status      string // "HTTP 200", or "no HTTP answer"
 	Error       string // the error, free of any secret; ""
@@ -166,6 +170,7 @@ type LaneRow struct {
 	FailingHref  string
 	Paused       bool
 	ForcePending string // age of a Forced Poll not yet served; ""
+	Live         string // while a Forced Poll or a Pause waits: the row's own address, asked again
 	Message      string
 	Fault        bool
 }

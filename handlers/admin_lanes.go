@@ -10,6 +10,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/notify"
+	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
@@ -108,10 +109,61 @@ func laneRowOf(d Deps, l store.AdminLane, facts laneFacts, now time.Time) compon
 			row.LastPass += ", skipped (" + l.LastSkip + ")"
 		}
 	}
-	if l.ForcePollAt > 0 && l.ForcePollAt > l.LastStartedAt {
+	switch {
+	case l.ForcePollAt > 0 && l.ForcePollAt > l.LastStartedAt:
 		row.ForcePending = since(now, l.ForcePollAt)
+		row.Live = row.Base + "?was=force"
+	case row.Paused && l.LastSkip != poller.SkipPaused:
+		// The Pause is written; the Lane has not yet run the pass that
+		// honours it (its current pass finishes first).
+		row.StateNote = "Pause requested: the Lane stops once its current pass ends."
+		row.Live = row.Base + "?was=pause"
 	}
 	return row
+}
+
+// handleAdminLaneRow is one Lane's row, asked again by the row itself while
+// a Forced Poll or a Pause waits; once served, it says what happened.
+func handleAdminLaneRow(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		site := urlParam(r, "site")
+		if !knownSite(site) {
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
+			return
+		}
+		if !wantsFragment(r) {
+			http.Redirect(w, r, "/admin/lanes", http.StatusSeeOther)
+			return
+		}
+		now := d.now()
+		lanes, err := d.Store.AdminLanes(r.Context(), now)
+		var facts laneFacts
+		if err == nil {
+			facts, err = readLaneFacts(d, r, now)
+		}
+		if err != nil {
+			d.Logger.Error("admin lanes", "err", err)
+			fail(w, r, d.Logger, http.StatusInternalServerError, "The Lane could not be read. Try again.")
+			return
+		}
+		for _, l := range lanes {
+			if l.Site != site {
+				continue
+			}
+			row := laneRowOf(d, l, facts, now)
+			if row.Live == "" {
+				switch r.URL.Query().Get("was") {
+				case "force":
+					row.Message = "The requested pass ran. Last pass: " + row.LastPass + "."
+				case "pause":
+					row.Message = "Paused: the Lane's last pass stopped at the Pause."
+				}
+			}
+			render(w, r, d.Logger, http.StatusOK, components.LaneRowView(row, pauseOptions(), ago(store.OwnerWindow)))
+			return
+		}
+		fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
+	})
 }
 
 // laneState sets the row's state, its end and what it means.

@@ -146,7 +146,7 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 		Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL), Address: s.URL, AddressHref: webURL(s.URL),
 		Base: seriesHref(s.Site, s.SeriesID), Fact: factOf(s.AdminSeries, now),
 		Raised: s.LatestRaisedBy != nil, Unverified: s.Unverified, Finished: s.FinishedAt > 0,
-		Orphan: s.Bookmarks == 0,
+		Orphan: s.Bookmarks == 0, CanTestRead: d.Reads != nil,
 	}
 	if s.LatestChapter != nil {
 		v.Latest = *s.LatestChapter
@@ -156,6 +156,7 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 	}
 	if s.ForcePollAt > s.CheckedAt {
 		v.ForcePending = since(now, s.ForcePollAt)
+		v.Live = v.Base + "/poll-state?was=pending"
 	}
 	v.Outcome = outcomeNote(s.AdminSeries, s.Bookmarks == 0, now)
 	for _, b := range bms {
@@ -365,4 +366,34 @@ func outcomeNote(s store.AdminSeries, orphan bool, now time.Time) *components.Ou
 	}
 	return &components.OutcomeNote{Word: s.FailureOutcome, Plain: w.plain, Meaning: w.meaning, Action: action,
 		Age: since(now, s.FailingSince), Fault: true}
+}
+
+// handleAdminPollState is the detail page's live Poll section: asked again
+// while a Forced Poll waits, it says what the Poll found once it was served
+// (and brings the fact line and the outcome note with it).
+func handleAdminPollState(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !wantsFragment(r) {
+			http.Redirect(w, r, seriesHref(urlParam(r, "site"), urlParam(r, "id")), http.StatusSeeOther)
+			return
+		}
+		site, id := urlParam(r, "site"), urlParam(r, "id")
+		v, err := detailOf(d, r, site, id)
+		if errors.Is(err, store.ErrNotFound) {
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
+			return
+		}
+		if err != nil {
+			d.Logger.Error("admin series: poll state", "site", site, "series_id", id, "err", err)
+			fail(w, r, d.Logger, http.StatusInternalServerError, "The Series could not be read. Try again.")
+			return
+		}
+		if r.URL.Query().Get("was") == "pending" && v.ForcePending == "" {
+			v.PollServed = "The requested Poll was served: " + v.Fact.Checked + "."
+			if v.Outcome != nil {
+				v.PollServed = "The requested Poll was served (" + v.Fact.Checked + "): " + v.Outcome.Plain + "."
+			}
+		}
+		render(w, r, d.Logger, http.StatusOK, components.PollStateLive(v))
+	})
 }
