@@ -89,9 +89,9 @@ func (novelfull) chapterOf(u *url.URL) (string, bool) {
 	return "", false
 }
 
-// lnwOldChapter is the old template's chapter segment: chapter-<n> (.co) or
+// lnwLegacyChapter is the old template's chapter segment: chapter-<n> (.co) or
 // <id>-chapter-<n> (.com).
-var lnwOldChapter = regexp.MustCompile(`^(?:\d+-)?chapter-(\d+(?:\.\d+)?)(?:-|$)`)
+var lnwLegacyChapter = regexp.MustCompile(`^(?:\d+-)?chapter-(\d+(?:\.\d+)?)(?:-|$)`)
 
 // /novel/<slug>/chapter/<n>/ now; /novel/<slug>/[<id>-]chapter-<n> on the old hosts.
 func (lightnovelworld) chapterOf(u *url.URL) (string, bool) {
@@ -100,7 +100,7 @@ func (lightnovelworld) chapterOf(u *url.URL) (string, bool) {
 	case len(seg) >= 4 && seg[2] == "chapter":
 		return canonicalNumber(seg[3])
 	case len(seg) == 3:
-		if m := lnwOldChapter.FindStringSubmatch(strings.ToLower(seg[2])); m != nil {
+		if m := lnwLegacyChapter.FindStringSubmatch(strings.ToLower(seg[2])); m != nil {
 			return canonicalNumber(m[1])
 		}
 	}
