@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // Store is what notify needs from the database; *store.Store satisfies it.
@@ -36,9 +37,9 @@ type Store interface {
 	RefusingRun(ctx context.Context, site string, now, lookbackFrom int64) (int64, bool, error)
 	SidecarDownRun(ctx context.Context, browserSites []string, now, lookbackFrom int64) (int64, bool, error)
 	AdapterBroken(ctx context.Context, site string, cutoff int64) (int64, bool, error)
-	OpenNotice(ctx context.Context, kind, site string) error
-	CloseNotice(ctx context.Context, kind, site string, runSince int64) error
-	ClaimNotice(ctx context.Context, kind, site string, deliver func(store.NoticeState) store.Delivery) (bool, error)
+	OpenNotice(ctx context.Context, kind word.NoticeKind, site string) error
+	CloseNotice(ctx context.Context, kind word.NoticeKind, site string, runSince int64) error
+	ClaimNotice(ctx context.Context, kind word.NoticeKind, site string, deliver func(store.NoticeState) store.Delivery) (bool, error)
 	Notices(ctx context.Context) ([]store.NoticeState, error)
 	WebhookDeadAt(ctx context.Context, urlHash string) (int64, error)
 	MarkWebhookDead(ctx context.Context, urlHash string, at int64) error
@@ -107,7 +108,7 @@ func New(opts Options) (*Notifier, error) {
 		n.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if n.window <= 0 {
-		n.window = OwnerWindow
+		n.window = word.OwnerWindow
 	}
 	if n.lookback <= 0 {
 		n.lookback = DefaultLookback
@@ -119,7 +120,7 @@ func New(opts Options) (*Notifier, error) {
 		if !on {
 			continue
 		}
-		if !KnownSite(site) {
+		if !word.KnownSite(site) {
 			return nil, fmt.Errorf("notify: unknown browser site %q", site)
 		}
 		n.browser[site] = true
@@ -180,7 +181,7 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 	if !n.Enabled() {
 		return nil
 	}
-	if !KnownSite(site) {
+	if !word.KnownSite(site) {
 		return fmt.Errorf("notify: unknown site %q", site)
 	}
 	// One read of the open notices (at most 19 rows) decides which subjects
@@ -195,7 +196,7 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 	}
 	open := make(map[subject]store.NoticeState, len(rows))
 	for _, r := range rows {
-		open[subject{Kind(r.Kind), r.Site}] = r
+		open[subject{r.Kind, r.Site}] = r
 	}
 	var errs []error
 	for _, s := range n.subjectsFor(site) {
@@ -218,14 +219,14 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 			if !c.Since.IsZero() {
 				runSince = c.Since.UnixMilli()
 			}
-			errs = append(errs, n.store.CloseNotice(ctx, string(s.kind), s.site, runSince))
+			errs = append(errs, n.store.CloseNotice(ctx, s.kind, s.site, runSince))
 			continue
 		}
 		if isOpen && st.NotifiedAt > 0 {
 			continue // told already: the episode stays quiet
 		}
 		if !isOpen {
-			if err := n.store.OpenNotice(ctx, string(s.kind), s.site); err != nil {
+			if err := n.store.OpenNotice(ctx, s.kind, s.site); err != nil {
 				errs = append(errs, err)
 				continue
 			}
@@ -239,7 +240,7 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 			continue
 		}
 		var diedAt int64
-		_, err = n.store.ClaimNotice(ctx, string(s.kind), s.site, func(st store.NoticeState) store.Delivery {
+		_, err = n.store.ClaimNotice(ctx, s.kind, s.site, func(st store.NoticeState) store.Delivery {
 			d, died := n.deliver(ctx, st, c, passAt, deadAt > 0)
 			if died {
 				diedAt = d.AttemptAt
@@ -321,7 +322,7 @@ func (n *Notifier) logDead() {
 // Notice is one open owner notice as the notices command and the Lanes page
 // show it.
 type Notice struct {
-	Kind Kind
+	Kind word.NoticeKind
 	Site string
 	// Holds is false when the condition no longer derives: the notice closes
 	// on the responsible Lane's next pass.
@@ -378,7 +379,7 @@ func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
 	}
 	for _, r := range rows {
 		nt := Notice{
-			Kind:      Kind(r.Kind),
+			Kind:      r.Kind,
 			Site:      r.Site,
 			Attempts:  r.Attempts,
 			LastError: r.LastError,
@@ -387,7 +388,7 @@ func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
 		nt.SentAt = msTime(r.NotifiedAt)
 		nt.LastAttemptAt = msTime(r.LastAttemptAt)
 		nt.RetryNotBefore = msTime(r.RetryNotBefore)
-		if slices.Contains(Kinds, nt.Kind) {
+		if slices.Contains(word.NoticeKinds, nt.Kind) {
 			c, ok, err := n.derive(ctx, subject{nt.Kind, nt.Site}, now)
 			if err != nil {
 				return Status{}, fmt.Errorf("notify: status: %w", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 const hookURL = "https://discord.example/api/webhooks/42/NOTICES-SECRET-MARKER"
@@ -39,8 +40,11 @@ func noticesDB(t *testing.T, sent, failed bool) string {
 			}
 		}
 	}
-	for _, k := range [][2]string{{"stall", "asurascans"}, {"no-browser-route", "novelfull"}} {
-		if err := s.OpenNotice(ctx, k[0], k[1]); err != nil {
+	for _, k := range []struct {
+		kind word.NoticeKind
+		site string
+	}{{word.Stall, "asurascans"}, {word.NoBrowserRoute, "novelfull"}} {
+		if err := s.OpenNotice(ctx, k.kind, k.site); err != nil {
 			t.Fatal(err)
 		}
 	}
