@@ -1,12 +1,15 @@
 package components
 
+import "github.com/mangabookmark/mangabookmark/store/word"
+
 // The admin view models: shaped like the screen, filled by the handlers,
-// every age already a string ("3 h", "2 mo") so a component decides nothing.
+// every age already a string (word.Age: "3 hours", "2 months") so a
+// component decides nothing.
 
 // FailureMarker is the fact line's failure marker: the outcome word and how
 // long the run of failures has lasted. One look at every age.
 type FailureMarker struct {
-	Outcome string
+	Outcome word.Outcome
 	Age     string
 }
 
@@ -16,7 +19,7 @@ type Fact struct {
 	Kind     string
 	Latest   string // "" when no chapter was ever known
 	RaisedBy string // the Reader whose Sighting raised Latest Chapter; "" = a Poll or the owner
-	Checked  string // "checked 5 min ago" or "never checked"
+	Checked  string // "checked 5 minutes ago" or "never checked"
 	Failure  *FailureMarker
 	Finished string // "" or the age of the Finished flag
 }
@@ -71,8 +74,9 @@ type Stat struct {
 
 // VerdictItem is one condition as the verdict line names it.
 type VerdictItem struct {
-	Kind, Subject, Age, Href string
-	Fix                      string // notify.Fix: the same repair the embed names
+	Kind            word.NoticeKind
+	Site, Age, Href string
+	Fix             string // Kind.Repair(Site): the same repair the embed names
 }
 
 // Verdict is the landing verdict line.
@@ -142,9 +146,9 @@ type TestRead struct {
 // LaneCount is one outcome word's count over ownerWindow (never a link):
 // the plain words, with the machine word as a small tag.
 type LaneCount struct {
-	Word  string
+	Word  word.Outcome
 	Plain string
-	N     int64
+	N     int
 }
 
 // Stamp is a moment as the page prints it: ISO for the <time> element
@@ -157,7 +161,7 @@ type Stamp struct {
 type LaneRow struct {
 	Site         string
 	Base         string // the Lane's control address, /admin/lanes/{site}
-	Route        string // "plain" or "browser"
+	Route        word.Route
 	State        string
 	StateUntil   *Stamp // the end of a Pause or a Refusal; nil
 	StateNote    string // what the state means, for a fault or a Pause

@@ -7,11 +7,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/notify"
-	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // pauseChoices are the lengths of a Pause the owner may choose.
@@ -48,7 +47,7 @@ type laneFacts struct {
 func readLaneFacts(d Deps, r *http.Request, now time.Time) (laneFacts, error) {
 	f := laneFacts{fixes: map[string][]string{}}
 	var err error
-	if f.failing, err = d.Store.FailingSites(r.Context(), adapters.Sites, now); err != nil {
+	if f.failing, err = d.Store.FailingSites(r.Context(), word.SiteNames(), now); err != nil {
 		return f, err
 	}
 	if d.Notices == nil {
@@ -59,8 +58,8 @@ func readLaneFacts(d Deps, r *http.Request, now time.Time) (laneFacts, error) {
 		return f, err
 	}
 	for _, c := range conds {
-		fix := notify.Fix(c.Kind, c.Site)
-		if c.Kind != notify.SidecarDown {
+		fix := c.Kind.Repair(c.Site)
+		if c.Kind != word.SidecarDown {
 			f.fixes[c.Site] = append(f.fixes[c.Site], fix)
 			continue
 		}
@@ -71,25 +70,14 @@ func readLaneFacts(d Deps, r *http.Request, now time.Time) (laneFacts, error) {
 	return f, nil
 }
 
-// laneCounts are the outcome counts in the pass log's column order, each in
-// plain words with the machine word beside it.
-func laneCounts(c store.OutcomeCounts) []components.LaneCount {
-	n := map[adapters.Outcome]int64{
-		adapters.OK: c.OK, adapters.NoChapter: c.NoChapter, adapters.Unfetchable: c.Unfetchable,
-		adapters.NotFound: c.NotFound, adapters.Errors: c.Errors, adapters.Refused: c.Refused, adapters.Unreachable: c.Unreachable,
-	}
-	var out []components.LaneCount
-	for _, o := range adapters.Outcomes {
-		out = append(out, components.LaneCount{Word: string(o), Plain: outcomePlain(string(o)), N: n[o]})
-	}
-	return out
-}
-
 // laneRowOf builds one Lane's row.
 func laneRowOf(d Deps, l store.AdminLane, facts laneFacts, now time.Time) components.LaneRow {
 	row := components.LaneRow{
-		Site: l.Site, Base: "/admin/lanes/" + url.PathEscape(l.Site), Route: "plain", Passes: l.Passes,
-		Counts: laneCounts(l.OutcomeCounts), Fixes: facts.fixes[l.Site],
+		Site: l.Site, Base: "/admin/lanes/" + url.PathEscape(l.Site), Route: word.RoutePlain, Passes: l.Passes,
+		Fixes: facts.fixes[l.Site],
+	}
+	for _, o := range word.Outcomes {
+		row.Counts = append(row.Counts, components.LaneCount{Word: o, Plain: outcomePlain(string(o)), N: l.Of(o)})
 	}
 	if facts.failing[l.Site] {
 		// Navigation, not attached to a number: one link per Site, shown
@@ -97,7 +85,7 @@ func laneRowOf(d Deps, l store.AdminLane, facts laneFacts, now time.Time) compon
 		row.FailingHref = listHref(store.FilterFailing, l.Site, "", "", "")
 	}
 	if d.browserSite(l.Site) {
-		row.Route = "browser"
+		row.Route = word.RouteBrowser
 	}
 	laneState(d, l, now, &row)
 	row.Problem = row.StateFault || len(row.Fixes) > 0
@@ -105,15 +93,15 @@ func laneRowOf(d Deps, l store.AdminLane, facts laneFacts, now time.Time) compon
 		row.LastPass = "never"
 	} else {
 		row.LastPass = fmt.Sprintf("%s ago: %d due, %d checked", since(now, l.LastStartedAt), l.LastDue, l.LastChecked)
-		if l.LastSkip != "" {
-			row.LastPass += ", skipped (" + l.LastSkip + ")"
+		if l.LastSkip != word.SkipNone {
+			row.LastPass += ", skipped (" + string(l.LastSkip) + ")"
 		}
 	}
 	switch {
 	case l.ForcePollAt > 0 && l.ForcePollAt > l.LastStartedAt:
 		row.ForcePending = since(now, l.ForcePollAt)
 		row.Live = row.Base + "?was=force"
-	case row.Paused && l.LastSkip != poller.SkipPaused:
+	case row.Paused && l.LastSkip != word.SkipPaused:
 		// The Pause is written; the Lane has not yet run the pass that
 		// honours it (its current pass finishes first).
 		row.StateNote = "Pause requested: the Lane stops once its current pass ends."
@@ -127,7 +115,7 @@ func laneRowOf(d Deps, l store.AdminLane, facts laneFacts, now time.Time) compon
 func handleAdminLaneRow(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		site := urlParam(r, "site")
-		if !knownSite(site) {
+		if !word.KnownSite(site) {
 			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
 			return
 		}
@@ -159,7 +147,7 @@ func handleAdminLaneRow(d Deps) http.Handler {
 					row.Message = "Paused: the Lane's last pass stopped at the Pause."
 				}
 			}
-			render(w, r, d.Logger, http.StatusOK, components.LaneRowView(row, pauseOptions(), ago(store.OwnerWindow)))
+			render(w, r, d.Logger, http.StatusOK, components.LaneRowView(row, pauseOptions(), word.Age(word.OwnerWindow)))
 			return
 		}
 		fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
@@ -178,14 +166,14 @@ func laneState(d Deps, l store.AdminLane, now time.Time, row *components.LaneRow
 		row.StateNote = "The Site answered with challenges instead of pages, so the Lane waits and then tries again. " +
 			"A Refusal says nothing about any Series."
 		if !d.browserSite(l.Site) {
-			row.StateNote += " If it lasts over 12 hours it becomes a fault; to fix it, " + notify.Fix(notify.NoBrowserRoute, l.Site)
+			row.StateNote += " If it lasts over 12 hours it becomes a fault; to fix it, " + word.NoBrowserRoute.Repair(l.Site) + "."
 		}
 	case l.LastSkip == "browser-down":
 		row.State, row.StateFault = "browser down", true
-		row.StateNote = "The browser sidecar did not answer; browser Lanes wait, then try again. To fix: " + notify.Fix(notify.SidecarDown, "")
+		row.StateNote = "The browser sidecar did not answer; browser Lanes wait, then try again. To fix: " + word.SidecarDown.Repair("") + "."
 	case l.LastSkip == "no-browser":
 		row.State, row.StateFault = "browser down: no sidecar configured", true
-		row.StateNote = "BROWSER_WS_URL is not set, so this browser Site is not polled. To fix: " + notify.Fix(notify.SidecarDown, "")
+		row.StateNote = "BROWSER_WS_URL is not set, so this browser Site is not polled. To fix: " + word.SidecarDown.Repair("") + "."
 	default:
 		row.State = "running"
 	}
@@ -206,7 +194,7 @@ func lanesPage(d Deps, r *http.Request, now time.Time, lanes []store.AdminLane, 
 	if err != nil {
 		return components.LanesPage{}, err
 	}
-	p := components.LanesPage{Window: ago(store.OwnerWindow), Pauses: pauseOptions()}
+	p := components.LanesPage{Window: word.Age(word.OwnerWindow), Pauses: pauseOptions()}
 	for _, l := range lanes {
 		row := laneRowOf(d, l, facts, now)
 		if mark != nil {
@@ -225,7 +213,7 @@ func lanesPage(d Deps, r *http.Request, now time.Time, lanes []store.AdminLane, 
 	})
 	p.NoticesOff = !status.Enabled
 	if !status.WebhookDeadAt.IsZero() {
-		p.WebhookDead = ago(now.Sub(status.WebhookDeadAt))
+		p.WebhookDead = word.Age(now.Sub(status.WebhookDeadAt))
 	}
 	for _, n := range status.Notices {
 		p.Notices = append(p.Notices, noticeView(n, now))
@@ -261,7 +249,7 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 			return
 		}
 		site := urlParam(r, "site")
-		if !knownSite(site) {
+		if !word.KnownSite(site) {
 			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
 			return
 		}
@@ -316,7 +304,7 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 				render(w, r, d.Logger, status, components.AdminLanesPage(viewerFrom(r.Context()), p))
 				return
 			}
-			render(w, r, d.Logger, status, components.LaneRowView(row, pauseOptions(), ago(store.OwnerWindow)))
+			render(w, r, d.Logger, status, components.LaneRowView(row, pauseOptions(), word.Age(word.OwnerWindow)))
 			return
 		}
 		fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
@@ -355,19 +343,19 @@ func handleResumeLane(d Deps) http.Handler {
 // it is.
 func stamp(now time.Time, ms int64) *components.Stamp {
 	t := time.UnixMilli(ms).UTC()
-	return &components.Stamp{ISO: t.Format(time.RFC3339), UTC: t.Format("2 Jan 15:04") + " UTC", In: ago(t.Sub(now))}
+	return &components.Stamp{ISO: t.Format(time.RFC3339), UTC: t.Format("2 Jan 15:04") + " UTC", In: word.Age(t.Sub(now))}
 }
 
 // noticeView is one open notice as the Lanes page shows it, in the words of
 // the notices command.
 func noticeView(n notify.Notice, now time.Time) components.Notice {
-	v := components.Notice{Kind: string(n.Kind), Subject: subject(n.Kind, n.Site), Fix: notify.Fix(n.Kind, n.Site)}
+	v := components.Notice{Kind: string(n.Kind), Subject: n.Kind.Subject(n.Site), Fix: n.Kind.Repair(n.Site)}
 	if n.Holds {
-		v.Since = ago(now.Sub(n.Since))
+		v.Since = word.Age(now.Sub(n.Since))
 	}
 	switch {
 	case !n.Pending():
-		v.Sent = "sent " + ago(now.Sub(n.SentAt)) + " ago"
+		v.Sent = "sent " + word.Age(now.Sub(n.SentAt)) + " ago"
 	case n.LastError != "":
 		v.Sent, v.Pending = "pending — last attempt failed: "+n.LastError, true
 	default:

@@ -10,6 +10,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // testReadTimeout bounds a Test read below the server's write timeout, so
@@ -46,7 +47,7 @@ func handleTestRead(d Deps) http.Handler {
 // link).
 func testReadView(res adapters.Result) components.TestRead {
 	w := outcomeWords[res.Outcome]
-	v := components.TestRead{Word: string(res.Outcome), Plain: outcomePlain(string(res.Outcome)), Fault: res.Outcome != adapters.OK,
+	v := components.TestRead{Word: string(res.Outcome), Plain: outcomePlain(string(res.Outcome)), Fault: res.Outcome != word.OK,
 		Meaning: w.meaning}
 	switch {
 	case res.Status > 0:
@@ -75,13 +76,13 @@ func testReadView(res adapters.Result) components.TestRead {
 }
 
 // errorClass names where a read without an HTTP answer stopped.
-func errorClass(o adapters.Outcome) string {
+func errorClass(o word.Outcome) string {
 	switch o {
-	case adapters.Unfetchable:
+	case word.Unfetchable:
 		return "the fetch gate refused the address"
-	case adapters.Unreachable:
+	case word.Unreachable:
 		return "the browser sidecar"
-	case adapters.Refused:
+	case word.Refused:
 		return "a challenge"
 	}
 	return "the network, a timeout or the page itself"

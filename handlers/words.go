@@ -1,8 +1,8 @@
 package handlers
 
 import (
-	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // filterWord is everything the owner reads about one filter: its short
@@ -50,27 +50,27 @@ type outcomeWord struct {
 	plain, meaning, action string
 }
 
-var outcomeWords = map[adapters.Outcome]outcomeWord{
-	adapters.OK: {"read", "The last Poll read the page and its chapter list.", "Nothing to do."},
-	adapters.NoChapter: {"no chapter found",
+var outcomeWords = map[word.Outcome]outcomeWord{
+	word.OK: {"read", "The last Poll read the page and its chapter list.", "Nothing to do."},
+	word.NoChapter: {"no chapter found",
 		"The Site answered with a page, but no chapter number could be read from it: the address may point at " +
 			"something other than the Series page, or the Site changed its markup.",
 		"Open the address and check it is the Series page; correct it if not. If every Series of the Site fails " +
 			"like this, the adapter needs fixing."},
-	adapters.Unfetchable: {"address refused",
+	word.Unfetchable: {"address refused",
 		"The fetch gate refused the stored address before any request was made: it is not https, not on the " +
 			"Site's own hosts, or not a public address.",
 		"Correct the address to the Series page on the Site, or delete the Series if it is an orphan."},
-	adapters.NotFound: {"page gone",
+	word.NotFound: {"page gone",
 		"The Site answered that the page does not exist (404 or 410): the Series was moved or removed.",
 		"Find the Series on the Site again and correct the address, or delete the orphan."},
-	adapters.Errors: {"errors",
+	word.Errors: {"errors",
 		"The Site answered with an error (5xx, an oversized or unreadable page) or the read failed on our side.",
 		"Usually this passes by itself: wait for the Site. If it persists, try Test read to see the error."},
-	adapters.Refused: {"refused by the Site",
+	word.Refused: {"refused by the Site",
 		"The Site held a challenge or a rate limit instead of the page. This says nothing about the Series.",
 		"Wait for the Site. If it keeps refusing, give the Site a browser route (BROWSER_SITES)."},
-	adapters.Unreachable: {"sidecar unreachable",
+	word.Unreachable: {"sidecar unreachable",
 		"The browser sidecar could not be reached, so the page was never read.",
 		"Start the browser sidecar or fix BROWSER_WS_URL."},
 }
@@ -78,7 +78,7 @@ var outcomeWords = map[adapters.Outcome]outcomeWord{
 // outcomePlain is an outcome's plain words, or the machine word itself for
 // one this table does not know.
 func outcomePlain(o string) string {
-	if w, ok := outcomeWords[adapters.Outcome(o)]; ok {
+	if w, ok := outcomeWords[word.Outcome(o)]; ok {
 		return w.plain
 	}
 	return o

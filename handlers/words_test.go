@@ -16,6 +16,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/notify"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -99,7 +100,7 @@ func TestTheMarkerClaimsNoFilterAndTheFailingListSaysOverTwelveHours(t *testing.
 	h.seed(dataset)
 	c := h.owner()
 	row := rowOf(h.get(c, "/admin/series"), "failing-1h")
-	if got := squash(row.Find(`[data-testid="failure-marker"]`).Text()); got != "errors · 1 h" || strings.Contains(got, "failing") {
+	if got := squash(row.Find(`[data-testid="failure-marker"]`).Text()); got != "errors · 1 hour" || strings.Contains(got, "failing") {
 		t.Errorf("marker %q", got)
 	}
 	if got := squash(h.get(c, "/admin/series?filter=failing").testid("list-caption").Text()); !strings.Contains(got, "failing for over 12 hours") {
@@ -132,13 +133,13 @@ func (s *sink) serve(w http.ResponseWriter, r *http.Request) {
 // Lanes page (on the Lane and on its notice) and the Discord embed all say it.
 func TestEachFaultNamesTheSameFixOnTheVerdictTheLanesPageAndTheEmbed(t *testing.T) {
 	t.Parallel()
-	seeds := map[notify.Kind]struct {
+	seeds := map[word.NoticeKind]struct {
 		site string
 		seed func(h *harness)
 	}{
-		notify.Stall:          {"asurascans", func(h *harness) { h.passes("asurascans", "", 3, 0, 0, 14, 10, 5, 1) }},
-		notify.NoBrowserRoute: {"novelfull", func(h *harness) { h.passes("novelfull", "refusing", 2, 0, 0, 72, 40, 1) }},
-		notify.SidecarDown: {"comix", func(h *harness) {
+		word.Stall:          {"asurascans", func(h *harness) { h.passes("asurascans", "", 3, 0, 0, 14, 10, 5, 1) }},
+		word.NoBrowserRoute: {"novelfull", func(h *harness) { h.passes("novelfull", "refusing", 2, 0, 0, 72, 40, 1) }},
+		word.SidecarDown: {"comix", func(h *harness) {
 			h.passes("comix", "browser-down", 2, 0, 0, 13, 6, 1)
 			h.passes("kagane", "browser-down", 2, 0, 0, 12, 2)
 		}},
@@ -164,10 +165,10 @@ func TestEachFaultNamesTheSameFixOnTheVerdictTheLanesPageAndTheEmbed(t *testing.
 				t.Fatal(err)
 			}
 			site := sd.site
-			if kind == notify.SidecarDown {
+			if kind == word.SidecarDown {
 				site = ""
 			}
-			fix := notify.Fix(kind, site)
+			fix := kind.Repair(site)
 			c := h.owner()
 			if got := squash(h.get(c, "/admin").testid("verdict-fix").Text()); got != fix {
 				t.Errorf("verdict names %q, want %q", got, fix)
@@ -184,7 +185,7 @@ func TestEachFaultNamesTheSameFixOnTheVerdictTheLanesPageAndTheEmbed(t *testing.
 			}
 			sk.mu.Lock()
 			defer sk.mu.Unlock()
-			if len(sk.descs) != 1 || !strings.HasSuffix(sk.descs[0], " "+fix) {
+			if len(sk.descs) != 1 || !strings.HasSuffix(sk.descs[0], "; "+fix+".") {
 				t.Errorf("embed %q does not end in the fix %q", sk.descs, fix)
 			}
 		})
@@ -232,7 +233,7 @@ func TestTheLanesPageListsProblemsFirstInPlainWords(t *testing.T) {
 	if tm.AttrOr("datetime", "") != "2026-11-30T12:20:00Z" || squash(tm.Text()) != "30 Nov 12:20 UTC" {
 		t.Errorf("refusal end %v %q", tm.AttrOr("datetime", ""), tm.Text())
 	}
-	if !strings.Contains(first.Find(`[data-testid="lane-state-note"]`).Text(), notify.Fix(notify.NoBrowserRoute, "novelfull")) {
+	if !strings.Contains(first.Find(`[data-testid="lane-state-note"]`).Text(), word.NoBrowserRoute.Repair("novelfull")) {
 		t.Errorf("the refusal does not say what would fix it")
 	}
 	paused := a.find(`[data-testid="lane-row"][data-site="asurascans"]`)

@@ -3,10 +3,10 @@ package poller
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // TestRead reads one Series now, the way a Poll would — the Reader's fetch
@@ -14,12 +14,12 @@ import (
 // failure row, no pass row. The owner's detail page uses it to see what the
 // adapter sees without a shell (what `mangabookmark fetch` prints).
 func (p *Poller) TestRead(ctx context.Context, site, seriesURL string) adapters.Result {
-	if !knownSite(site) {
-		return adapters.Result{Outcome: adapters.Unfetchable, Err: fmt.Errorf("unknown site %q", site)}
+	if !word.KnownSite(site) {
+		return adapters.Result{Outcome: word.Unfetchable, Err: fmt.Errorf("unknown site %q", site)}
 	}
 	l := p.lane(site)
 	if err := p.reserve(ctx, l); err != nil {
-		return adapters.Result{Outcome: adapters.Errors, Err: fmt.Errorf("waiting for the Lane's turn: %w", err)}
+		return adapters.Result{Outcome: word.Errors, Err: fmt.Errorf("waiting for the Lane's turn: %w", err)}
 	}
 	rctx, cancel := context.WithTimeout(ctx, or(p.ReadTimeout, DefaultReadTimeout))
 	defer cancel()
@@ -50,5 +50,3 @@ func (p *Poller) reserve(ctx context.Context, l *lane) error {
 		return nil
 	}
 }
-
-func knownSite(site string) bool { return slices.Contains(AllSites, site) }

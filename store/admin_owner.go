@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // FailingSites reports, for each of sites, whether its failing list holds
@@ -19,7 +21,7 @@ func (s *Store) FailingSites(ctx context.Context, sites []string, now time.Time)
 		return out, nil
 	}
 	cols := make([]string, len(sites))
-	args := pgx.NamedArgs{"cutoff": now.Add(-OwnerWindow).UnixMilli()}
+	args := pgx.NamedArgs{"cutoff": now.Add(-word.OwnerWindow).UnixMilli()}
 	for i, site := range sites {
 		p := fmt.Sprintf("site%d", i)
 		args[p] = site
