@@ -58,6 +58,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if _, set := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !set {
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = statementTimeout
 	}
+	Tune(cfg)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: open: %w", redactConnErr(err))
@@ -67,6 +68,22 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		return nil, fmt.Errorf("store: connect: %w", redactConnErr(err))
 	}
 	return &Store{pool: pool}, nil
+}
+
+// Tune sets what every connection of the server needs beyond its address:
+// PostgreSQL plans each statement for its actual arguments
+// (plan_cache_mode = force_custom_plan). pgx caches prepared statements,
+// and after five runs PostgreSQL would switch a cached statement to a
+// generic plan, which cannot see that "failing_since < $cutoff" or a deep
+// keyset cursor is selective: a deep failing page measured 340–470 ms with
+// the generic plan and about 1 ms with custom plans, at 50 000 Series.
+// Batches (Send) always run through the statement cache, so a per-query
+// exec mode cannot do this. Planning the Poll's primary-key statements each
+// time costs microseconds.
+func Tune(cfg *pgxpool.Config) {
+	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
+		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	}
 }
 
 // Pool exposes the pool to tests that set up or inspect rows directly; the
