@@ -8,6 +8,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // filterLabels are the words the owner reads for each filter.
@@ -61,8 +62,7 @@ func handleAdminLanding(d Deps) http.Handler {
 		}
 		err := d.Store.Send(ctx, b)
 		if len(stats) == 0 {
-			d.Logger.Error("admin landing: stats", "err", err)
-			fail(w, r, d.Logger, http.StatusInternalServerError, "The figures could not be read. Try again.")
+			failStore(w, r, d.Logger, err, "The figures could not be read. Try again.", "admin landing: stats")
 			return
 		}
 		var l components.Landing
@@ -96,19 +96,10 @@ func figure(n int64) (int64, bool) {
 func verdict(nv notify.Verdict, now time.Time) components.Verdict {
 	var v components.Verdict
 	for _, c := range nv.Conditions {
-		v.Items = append(v.Items, components.VerdictItem{Kind: string(c.Kind), Subject: subject(c.Kind, c.Site), Age: ago(now.Sub(c.Since)), Href: notify.PagePath(c)})
+		v.Items = append(v.Items, components.VerdictItem{Kind: c.Kind, Site: c.Site, Age: word.Age(now.Sub(c.Since)), Href: notify.PagePath(c)})
 	}
 	if !nv.WebhookDeadAt.IsZero() {
-		v.WebhookDead = ago(now.Sub(nv.WebhookDeadAt))
+		v.WebhookDead = word.Age(now.Sub(nv.WebhookDeadAt))
 	}
 	return v
-}
-
-// subject is what a condition or notice is about: its Site, or the browser
-// sidecar, which sidecar-down alone concerns (its site is "").
-func subject(k notify.Kind, site string) string {
-	if k == notify.SidecarDown {
-		return "browser sidecar"
-	}
-	return site
 }

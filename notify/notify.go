@@ -15,6 +15,7 @@ package notify
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -23,11 +24,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // Store is what notify needs from the database; *store.Store satisfies it.
@@ -36,9 +39,11 @@ type Store interface {
 	RefusingRun(ctx context.Context, site string, now, lookbackFrom int64) (int64, bool, error)
 	SidecarDownRun(ctx context.Context, browserSites []string, now, lookbackFrom int64) (int64, bool, error)
 	AdapterBroken(ctx context.Context, site string, cutoff int64) (int64, bool, error)
-	OpenNotice(ctx context.Context, kind, site string) error
-	CloseNotice(ctx context.Context, kind, site string, runSince int64) error
-	ClaimNotice(ctx context.Context, kind, site string, deliver func(store.NoticeState) store.Delivery) (bool, error)
+	OpenNotice(ctx context.Context, kind word.NoticeKind, site string) error
+	CloseNotice(ctx context.Context, kind word.NoticeKind, site string, runSince int64) error
+	ClaimNotice(ctx context.Context, kind word.NoticeKind, site, by string, at, passAt int64) (bool, error)
+	RecordDelivery(ctx context.Context, kind word.NoticeKind, site, by string, d store.Delivery) error
+	SettleStaleClaim(ctx context.Context, kind word.NoticeKind, site string, olderThan int64) (by string, at int64, ok bool, err error)
 	Notices(ctx context.Context) ([]store.NoticeState, error)
 	WebhookDeadAt(ctx context.Context, urlHash string) (int64, error)
 	MarkWebhookDead(ctx context.Context, urlHash string, at int64) error
@@ -48,6 +53,16 @@ type Store interface {
 
 // DefaultTimeout bounds one POST to Discord when the given client has none.
 const DefaultTimeout = 10 * time.Second
+
+// MaxTimeout caps a given client's timeout, so that a send always ends well
+// inside StaleClaim.
+const MaxTimeout = time.Minute
+
+// StaleClaim is how old a claim on a notice must be before another process
+// settles it: far past any send's timeout, so its holder has stopped (a
+// crash, a kill) between claiming and recording Discord's answer
+// (docs/adr/0005).
+const StaleClaim = 5 * time.Minute
 
 // Options configures a Notifier. Only Store is required.
 type Options struct {
@@ -68,6 +83,9 @@ type Options struct {
 	Window time.Duration
 	// Lookback bounds pass-log scans; zero means DefaultLookback.
 	Lookback time.Duration
+	// Now is the wall clock claims are stamped and judged by; nil means
+	// time.Now. (The conditions' clock is the pass time.)
+	Now func() time.Time
 }
 
 // Notifier derives the four conditions and pushes their notices.
@@ -83,6 +101,10 @@ type Notifier struct {
 	log         *slog.Logger
 	window      time.Duration
 	lookback    time.Duration
+	now         func() time.Time
+	// claimer names this process in its claims; each claim adds a serial.
+	claimer string
+	claims  atomic.Uint64
 
 	deadLogged atomic.Bool
 }
@@ -104,12 +126,17 @@ func New(opts Options) (*Notifier, error) {
 		log:      opts.Logger,
 		window:   opts.Window,
 		lookback: opts.Lookback,
+		now:      opts.Now,
+		claimer:  processName(),
+	}
+	if n.now == nil {
+		n.now = time.Now
 	}
 	if n.log == nil {
 		n.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if n.window <= 0 {
-		n.window = OwnerWindow
+		n.window = word.OwnerWindow
 	}
 	if n.lookback <= 0 {
 		n.lookback = DefaultLookback
@@ -121,7 +148,7 @@ func New(opts Options) (*Notifier, error) {
 		if !on {
 			continue
 		}
-		if !KnownSite(site) {
+		if !word.KnownSite(site) {
 			return nil, fmt.Errorf("notify: unknown browser site %q", site)
 		}
 		n.browser[site] = true
@@ -150,6 +177,7 @@ func New(opts Options) (*Notifier, error) {
 		if c.Timeout <= 0 {
 			c.Timeout = DefaultTimeout
 		}
+		c.Timeout = min(c.Timeout, MaxTimeout)
 	}
 	// A webhook that redirects is not Discord's; never follow it with the
 	// message.
@@ -182,7 +210,7 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 	if !n.Enabled() {
 		return nil
 	}
-	if !KnownSite(site) {
+	if !word.KnownSite(site) {
 		return fmt.Errorf("notify: unknown site %q", site)
 	}
 	// One read of the open notices (at most 19 rows) decides which subjects
@@ -197,7 +225,7 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 	}
 	open := make(map[subject]store.NoticeState, len(rows))
 	for _, r := range rows {
-		open[subject{Kind(r.Kind), r.Site}] = r
+		open[subject{r.Kind, r.Site}] = r
 	}
 	var errs []error
 	for _, s := range n.subjectsFor(site) {
@@ -220,38 +248,19 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 			if !c.Since.IsZero() {
 				runSince = c.Since.UnixMilli()
 			}
-			errs = append(errs, n.store.CloseNotice(ctx, string(s.kind), s.site, runSince))
+			errs = append(errs, n.store.CloseNotice(ctx, s.kind, s.site, runSince))
 			continue
 		}
 		if isOpen && st.NotifiedAt > 0 {
 			continue // told already: the episode stays quiet
 		}
 		if !isOpen {
-			if err := n.store.OpenNotice(ctx, string(s.kind), s.site); err != nil {
+			if err := n.store.OpenNotice(ctx, s.kind, s.site); err != nil {
 				errs = append(errs, err)
 				continue
 			}
 		}
-		// Read and write the webhook's state outside the claim: the claim holds
-		// a pooled connection, and asking the pool for a second one inside it
-		// could exhaust the pool when every Lane claims at once.
-		deadAt, err := n.store.WebhookDeadAt(ctx, n.hook.hash)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		var diedAt int64
-		_, err = n.store.ClaimNotice(ctx, string(s.kind), s.site, func(st store.NoticeState) store.Delivery {
-			d, died := n.deliver(ctx, st, c, passAt, deadAt > 0)
-			if died {
-				diedAt = d.AttemptAt
-			}
-			return d
-		})
-		errs = append(errs, err)
-		if diedAt > 0 {
-			errs = append(errs, n.store.MarkWebhookDead(ctx, n.hook.hash, diedAt))
-		}
+		errs = append(errs, n.tell(ctx, st, c, passAt))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("notify: check %s: %w", site, err)
@@ -263,24 +272,72 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 // is dead.
 const deadReason = "webhook is dead (Discord answered 404 Unknown Webhook); change DISCORD_WEBHOOK_URL"
 
-// deliver decides, under the notice's row lock, whether to send now, and
-// sends. died reports a 404 from Discord: the caller records the dead
-// webhook once the lock is released.
-func (n *Notifier) deliver(ctx context.Context, st store.NoticeState, c Condition, passAt time.Time, dead bool) (d store.Delivery, died bool) {
+// tell sends the notice for c unless it must wait: claimed by a live
+// process, waiting for its retry time, or the webhook dead. The claim is
+// committed before the POST and let go with Discord's answer after it, so no
+// database connection or lock is held while the webhook is asked
+// (docs/adr/0005). st is the notice's state as Check read it (zero when
+// Check opened it).
+func (n *Notifier) tell(ctx context.Context, st store.NoticeState, c Condition, passAt time.Time) error {
+	kind, site := c.Kind, c.Site
 	at := max(passAt.UnixMilli(), 1)
-	switch {
-	case st.NotifiedAt > 0: // told already: the episode stays quiet
-		return store.Delivery{Skip: true}, false
-	case st.RetryNotBefore > at: // a 429's retry_after, or a refusal's hour, has not passed
-		return store.Delivery{Skip: true}, false
-	case dead:
+	if st.ClaimedAt > 0 {
+		return n.settle(ctx, kind, site)
+	}
+	if st.RetryNotBefore > at {
+		return nil // a 429's retry_after, or a refusal's hour, has not passed
+	}
+	deadAt, err := n.store.WebhookDeadAt(ctx, n.hook.hash)
+	if err != nil {
+		return err
+	}
+	if deadAt > 0 {
 		n.logDead()
 		if st.LastError == deadReason {
-			return store.Delivery{Skip: true}, false
+			return nil
 		}
-		return store.Delivery{AttemptAt: at, Err: deadReason}, false
 	}
+	by := fmt.Sprintf("%s#%d", n.claimer, n.claims.Add(1))
+	claimed, err := n.store.ClaimNotice(ctx, kind, site, by, n.now().UnixMilli(), at)
+	if err != nil || !claimed {
+		return err // claimed elsewhere, sent meanwhile, or closed
+	}
+	var d store.Delivery
+	died := false
+	if deadAt > 0 {
+		d = store.Delivery{AttemptAt: at, Err: deadReason}
+	} else {
+		d, died = n.deliver(ctx, c, passAt)
+	}
+	// The answer is recorded even when the pass's context has ended: the
+	// message may have gone, and a claim left behind would read as a crash.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	errs := []error{n.store.RecordDelivery(wctx, kind, site, by, d)}
+	if died {
+		errs = append(errs, n.store.MarkWebhookDead(wctx, n.hook.hash, d.AttemptAt))
+	}
+	return errors.Join(errs...)
+}
 
+// settle ends a claim older than StaleClaim: its holder stopped between
+// claiming and recording, so the notice counts as sent (it may have gone).
+// A younger claim is another process sending right now; this one stays
+// quiet.
+func (n *Notifier) settle(ctx context.Context, kind word.NoticeKind, site string) error {
+	by, at, ok, err := n.store.SettleStaleClaim(ctx, kind, site, n.now().Add(-StaleClaim).UnixMilli())
+	if err != nil || !ok {
+		return err
+	}
+	n.log.Warn("owner notice counted as sent: the process that claimed it stopped before recording Discord's answer",
+		"kind", string(kind), "site", site, "claimed_by", by, "claimed_at", time.UnixMilli(at).UTC().Format(time.RFC3339))
+	return nil
+}
+
+// deliver sends one claimed message and says what to record. died reports a
+// 404 from Discord: the caller records the dead webhook too.
+func (n *Notifier) deliver(ctx context.Context, c Condition, passAt time.Time) (d store.Delivery, died bool) {
+	at := max(passAt.UnixMilli(), 1)
 	res := n.send(ctx, c, passAt)
 	switch res.verdict {
 	case delivered:
@@ -309,6 +366,15 @@ func (n *Notifier) deliver(ctx context.Context, st store.NoticeState, c Conditio
 	}
 }
 
+// processName names this process in its claims: host and pid, and a random
+// part so a restarted process with the same pid is another claimer.
+func processName() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
+}
+
 // rejectedRetry is how long a message Discord refused (a 4xx other than 404
 // and 429) waits before it is tried again: a Lane's default rest.
 const rejectedRetry = time.Hour
@@ -323,7 +389,7 @@ func (n *Notifier) logDead() {
 // Notice is one open owner notice as the notices command and the Lanes page
 // show it.
 type Notice struct {
-	Kind Kind
+	Kind word.NoticeKind
 	Site string
 	// Holds is false when the condition no longer derives: the notice closes
 	// on the responsible Lane's next pass.
@@ -380,7 +446,7 @@ func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
 	}
 	for _, r := range rows {
 		nt := Notice{
-			Kind:      Kind(r.Kind),
+			Kind:      r.Kind,
 			Site:      r.Site,
 			Attempts:  r.Attempts,
 			LastError: r.LastError,
@@ -389,7 +455,7 @@ func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
 		nt.SentAt = msTime(r.NotifiedAt)
 		nt.LastAttemptAt = msTime(r.LastAttemptAt)
 		nt.RetryNotBefore = msTime(r.RetryNotBefore)
-		if slices.Contains(Kinds, nt.Kind) {
+		if slices.Contains(word.NoticeKinds, nt.Kind) {
 			c, ok, err := n.derive(ctx, subject{nt.Kind, nt.Site}, now)
 			if err != nil {
 				return Status{}, fmt.Errorf("notify: status: %w", err)

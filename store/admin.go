@@ -9,11 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
-
-// OwnerWindow is the one threshold for "persisting" (SPEC.md glossary): the
-// stale, failing and unverified filters and the owner notices all use it.
-const OwnerWindow = 12 * time.Hour
 
 // Filter is one of the ten names of the owner's Series list (SPEC.md, "The
 // owner surface"). The empty Filter is "every Series".
@@ -66,7 +63,7 @@ var predicates = map[Filter]string{
 	FilterAll:           `TRUE`,
 	FilterNeverChecked:  `(s.checked_at = 0 AND s.finished_at = 0)`,
 	FilterStale:         `(s.checked_at > 0 AND s.checked_at < @cutoff AND s.finished_at = 0)`,
-	FilterUnpollable:    `(s.finished_at = 0 AND (s.url = '' OR s.failure_outcome = 'unfetchable'))`,
+	FilterUnpollable:    `(s.finished_at = 0 AND (s.url = '' OR s.failure_outcome = ` + word.Unfetchable.SQL() + `))`,
 	FilterNoChapter:     `(s.checked_at > 0 AND s.latest_chapter_num IS NULL AND s.finished_at = 0)`,
 	FilterFailing:       failingSQL,
 	FilterUnverified:    `(s.latest_raised_by IS NOT NULL AND ` + failingSQL + `)`,
@@ -90,9 +87,9 @@ func ParseFilter(name string) (Filter, bool) {
 // no failure row), and the name of the Reader who raised Latest Chapter.
 type AdminSeries struct {
 	Series
-	FailureOutcome string `db:"failure_outcome"`
-	FailingSince   int64  `db:"failing_since"`
-	RaisedByName   string `db:"raised_by_name"`
+	FailureOutcome word.Outcome `db:"failure_outcome"`
+	FailingSince   int64        `db:"failing_since"`
+	RaisedByName   string       `db:"raised_by_name"`
 }
 
 const adminSeriesColumns = `s.site, s.series_id, s.url, s.title, s.cover_url, s.kind,
@@ -130,7 +127,7 @@ func (q SeriesQuery) where(now time.Time, keyset bool) (string, pgx.NamedArgs, e
 		return "", nil, fmt.Errorf("store: unknown filter %q", q.Filter)
 	}
 	conds := []string{pred, `s.site = ANY(@sites)`}
-	args := pgx.NamedArgs{"cutoff": now.Add(-OwnerWindow).UnixMilli(), "sites": q.sites()}
+	args := pgx.NamedArgs{"cutoff": now.Add(-word.OwnerWindow).UnixMilli(), "sites": q.sites()}
 	if keyset && (q.AfterSite != "" || q.AfterID != "") {
 		conds = append(conds, keysetSQL("s"))
 		args["after_site"], args["after_id"] = q.AfterSite, q.AfterID
@@ -141,7 +138,7 @@ func (q SeriesQuery) where(now time.Time, keyset bool) (string, pgx.NamedArgs, e
 // sites is the Sites a query reads: its Site, or every Site, kept to those
 // of its kind. A Site of the other kind yields none, so the list is empty.
 func (q SeriesQuery) sites() []string {
-	all := adapters.Sites
+	all := word.SiteNames()
 	if q.Site != "" {
 		all = []string{q.Site}
 	}
@@ -266,7 +263,7 @@ var adminSeriesSQL = `SELECT ` + adminSeriesColumns + `,
 // AdminSeries queues one Series' detail into dst; Send returns ErrNotFound
 // when there is no such Series.
 func (b *Batch) AdminSeries(site, id string, now time.Time, dst *AdminSeriesDetail) {
-	args := pgx.NamedArgs{"site": site, "id": id, "cutoff": now.Add(-OwnerWindow).UnixMilli()}
+	args := pgx.NamedArgs{"site": site, "id": id, "cutoff": now.Add(-word.OwnerWindow).UnixMilli()}
 	b.b.Queue(adminSeriesSQL, args).Query(func(rows pgx.Rows) error {
 		v, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[AdminSeriesDetail])
 		if err != nil {
@@ -334,17 +331,6 @@ func (s *Store) execOne(ctx context.Context, what, sql string, args ...any) erro
 	return nil
 }
 
-// OutcomeCounts are a Lane's pass-log counts, one per outcome word.
-type OutcomeCounts struct {
-	OK          int64 `db:"ok"`
-	NoChapter   int64 `db:"no_chapter"`
-	Unfetchable int64 `db:"unfetchable"`
-	NotFound    int64 `db:"not_found"`
-	Errors      int64 `db:"errors"`
-	Refused     int64 `db:"refused"`
-	Unreachable int64 `db:"unreachable"`
-}
-
 // AdminLane is one row of the Lanes page: the Lane's own row, its outcome
 // counts over ownerWindow, and its newest pass (LastStartedAt 0 when the
 // Lane has never passed).
@@ -355,31 +341,27 @@ type AdminLane struct {
 	ForcePollAt int64  `db:"force_poll_at"`
 
 	Passes int64 `db:"passes"`
-	OutcomeCounts
+	word.Counts
 
-	LastStartedAt  int64  `db:"last_started_at"`
-	LastFinishedAt int64  `db:"last_finished_at"`
-	LastDue        int64  `db:"last_due"`
-	LastChecked    int64  `db:"last_checked"`
-	LastSkip       string `db:"last_skip"`
+	LastStartedAt  int64     `db:"last_started_at"`
+	LastFinishedAt int64     `db:"last_finished_at"`
+	LastDue        int64     `db:"last_due"`
+	LastChecked    int64     `db:"last_checked"`
+	LastSkip       word.Skip `db:"last_skip"`
 }
 
 // Both laterals ride poll_passes_site_started (site, started_at): a range
 // scan of ownerWindow for the counts, one backward index step for the last
 // pass. Neither reads passes older than the window.
-const adminLanesSQL = `
+var adminLanesSQL = `
 SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
-       c.passes, c.ok, c.no_chapter, c.unfetchable, c.not_found, c.errors, c.refused, c.unreachable,
+       c.passes, ` + outcomeColumns("c") + `,
        coalesce(p.started_at, 0) AS last_started_at, coalesce(p.finished_at, 0) AS last_finished_at,
        coalesce(p.due, 0)::bigint AS last_due, coalesce(p.checked, 0)::bigint AS last_checked,
        coalesce(p.skip, '') AS last_skip
   FROM poll_lanes l
   CROSS JOIN LATERAL (
-       SELECT count(*) AS passes,
-              coalesce(sum(ok), 0)::bigint AS ok, coalesce(sum(no_chapter), 0)::bigint AS no_chapter,
-              coalesce(sum(unfetchable), 0)::bigint AS unfetchable, coalesce(sum(not_found), 0)::bigint AS not_found,
-              coalesce(sum(errors), 0)::bigint AS errors, coalesce(sum(refused), 0)::bigint AS refused,
-              coalesce(sum(unreachable), 0)::bigint AS unreachable
+       SELECT count(*) AS passes, ` + outcomeSums("pp") + `
          FROM poll_passes pp WHERE pp.site = l.site AND pp.started_at >= $1) c
   LEFT JOIN LATERAL (
        SELECT started_at, finished_at, due, checked, skip
@@ -390,7 +372,7 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
 // AdminLanes reads every Lane for the Lanes page; counts cover
 // (now − ownerWindow, now].
 func (s *Store) AdminLanes(ctx context.Context, now time.Time) ([]AdminLane, error) {
-	v, err := getMany[AdminLane](ctx, s, adminLanesSQL, now.Add(-OwnerWindow).UnixMilli())
+	v, err := getMany[AdminLane](ctx, s, adminLanesSQL, now.Add(-word.OwnerWindow).UnixMilli())
 	if err != nil {
 		return nil, fmt.Errorf("store: admin lanes: %w", err)
 	}

@@ -6,12 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 const hookURL = "https://discord.example/api/webhooks/42/NOTICES-SECRET-MARKER"
@@ -21,7 +23,7 @@ const hookURL = "https://discord.example/api/webhooks/42/NOTICES-SECRET-MARKER"
 func noticesDB(t *testing.T, sent, failed bool) string {
 	t.Helper()
 	url := storetest.URL(t)
-	s, err := store.Open(context.Background(), url)
+	s, err := store.Open(context.Background(), url, store.Pools{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,27 +41,24 @@ func noticesDB(t *testing.T, sent, failed bool) string {
 			}
 		}
 	}
-	for _, k := range [][2]string{{"stall", "asurascans"}, {"no-browser-route", "novelfull"}} {
-		if err := s.OpenNotice(ctx, k[0], k[1]); err != nil {
+	for _, k := range []struct {
+		kind word.NoticeKind
+		site string
+	}{{word.Stall, "asurascans"}, {word.NoBrowserRoute, "novelfull"}} {
+		if err := s.OpenNotice(ctx, k.kind, k.site); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if sent {
-		if _, err := s.ClaimNotice(ctx, "stall", "asurascans", func(store.NoticeState) store.Delivery {
-			return store.Delivery{SentAt: now.Add(-7 * time.Hour).UnixMilli()}
-		}); err != nil {
+		if err := deliver(ctx, s, "stall", "asurascans", store.Delivery{SentAt: now.Add(-7 * time.Hour).UnixMilli()}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.ClaimNotice(ctx, "no-browser-route", "novelfull", func(store.NoticeState) store.Delivery {
-			return store.Delivery{SentAt: now.Add(-2 * time.Hour).UnixMilli()}
-		}); err != nil {
+		if err := deliver(ctx, s, "no-browser-route", "novelfull", store.Delivery{SentAt: now.Add(-2 * time.Hour).UnixMilli()}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if failed {
-		if _, err := s.ClaimNotice(ctx, "no-browser-route", "novelfull", func(store.NoticeState) store.Delivery {
-			return store.Delivery{AttemptAt: now.Add(-time.Hour).UnixMilli(), Err: "Discord answered 500"}
-		}); err != nil {
+		if err := deliver(ctx, s, "no-browser-route", "novelfull", store.Delivery{AttemptAt: now.Add(-time.Hour).UnixMilli(), Err: "Discord answered 500"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -138,7 +137,7 @@ func TestTheNoticesCommandShowsWhatWasSentAndExitsNonZeroWhilePending(t *testing
 				url = noticesDB(t, tc.sent, tc.failed)
 			}
 			if tc.deadWebhook {
-				s, err := store.Open(context.Background(), url)
+				s, err := store.Open(context.Background(), url, store.Pools{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -190,4 +189,12 @@ func TestTheNoticesCommandNeedsADatabase(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// deliver records a delivery the way a Notifier does: claim, then record.
+func deliver(ctx context.Context, s *store.Store, kind word.NoticeKind, site string, d store.Delivery) error {
+	if _, err := s.ClaimNotice(ctx, kind, site, "test", 1, math.MaxInt64); err != nil {
+		return err
+	}
+	return s.RecordDelivery(ctx, kind, site, "test", d)
 }
