@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/mangabookmark/mangabookmark/static"
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
@@ -88,6 +89,9 @@ func tokenFrom(ctx context.Context) store.TokenUse {
 
 // apiRoutes is the /api/v1 sub-router.
 func apiRoutes(d Deps) http.Handler {
+	if d.UserscriptVersion == "" {
+		d.UserscriptVersion = static.UserscriptVersion()
+	}
 	api := &apiServer{d: d, limit: newRateLimiter(apiWritesPerMinute)}
 	r := chi.NewRouter()
 	r.Use(api.userscriptVersion, api.bearer)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/static"
 )
 
 // apiToken creates a Reader (if new) and a userscript token for them.
@@ -491,6 +492,12 @@ func TestAPITellsAnOlderUserscriptThatANewerOneExists(t *testing.T) {
 	}
 	if a := h.api("GET", "/api/v1/me", tok, ""); a.header.Get("X-Userscript-Latest") != "" {
 		t.Errorf("answered a version nobody asked for")
+	}
+	// Unset, the version is the served script's own.
+	plain := newHarness(t)
+	a := plain.api("GET", "/api/v1/me", plain.apiToken("r1", ""), "", "X-Userscript-Version", "0.0.1")
+	if a.header.Get("X-Userscript-Latest") != static.UserscriptVersion() || static.UserscriptVersion() == "" {
+		t.Errorf("latest %q, want the served script's %q", a.header.Get("X-Userscript-Latest"), static.UserscriptVersion())
 	}
 }
 

@@ -37,9 +37,9 @@ type Deps struct {
 	// delivery (a *notify.Notifier); nil means no condition holds.
 	Notices NoticeSource
 
-	// UserscriptVersion is the version of the userscript this server serves;
-	// the API answers it to a userscript that sends its own
-	// (X-Userscript-Version). "" says nothing.
+	// UserscriptVersion is the version of the userscript this server serves,
+	// answered to a userscript that sends its own (X-Userscript-Version).
+	// "" means the @version of the script in static/ (tests set their own).
 	UserscriptVersion string
 
 	// BrowserSites are the Sites read through the browser sidecar: the set
