@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // progressRequest is POST /api/v1/progress.
@@ -64,7 +64,7 @@ func parseChapterValue(raw json.RawMessage) (string, bool) {
 	if s == "" || strings.ContainsAny(s, "eE+-") {
 		return "", false
 	}
-	return adapters.CanonicalChapter(s)
+	return word.Chapter(s)
 }
 
 // absent reports whether an optional JSON value was left out or null.

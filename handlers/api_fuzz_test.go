@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // FuzzAPIDecode feeds arbitrary bodies to both write decoders: they never
@@ -33,7 +33,7 @@ func FuzzAPIDecode(f *testing.F) {
 			return
 		}
 		for _, c := range chapters {
-			if again, ok := adapters.CanonicalChapter(c); c != "" && (!ok || again != c) {
+			if again, ok := word.Chapter(c); c != "" && (!ok || again != c) {
 				t.Fatalf("accepted %q, not canonical", c)
 			}
 		}

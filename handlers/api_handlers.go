@@ -11,6 +11,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // apiBookmark is one Bookmark as the API shows it. Chapter numbers are JSON
@@ -187,7 +188,7 @@ func (api *apiServer) handleLookup(w http.ResponseWriter, r *http.Request) {
 func recogniseForWrite(raw string) (adapters.Ref, *apiError) {
 	ref, err := adapters.Recognise(raw)
 	if err != nil {
-		return ref, apiErr(http.StatusBadRequest, apiUnknownSite, "Not an address of a supported Site ("+err.Error()+"); the Sites are "+strings.Join(adapters.Sites, ", ")+".")
+		return ref, apiErr(http.StatusBadRequest, apiUnknownSite, "Not an address of a supported Site ("+err.Error()+"); the Sites are "+strings.Join(word.SiteNames(), ", ")+".")
 	}
 	return ref, nil
 }
