@@ -77,6 +77,7 @@ func newHarnessOn(t *testing.T, pool *pgxpool.Pool, adjust ...func(*handlers.Dep
 		Now:           func() time.Time { return t0 },
 		OwnerID:       ownerID,
 		SessionKey:    []byte("0123456789abcdef0123456789abcdef-test-key"),
+		TokenKey:      []byte("fedcba9876543210fedcba9876543210-token-key"),
 		BrowserSites:  []string{"comix", "kagane"},
 	}
 	// The verdict and the Lanes page read the real derivation, with the push off.
