@@ -299,9 +299,9 @@ func SeriesListRegion(l SeriesList) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var15 string
-		templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(i64(l.Count))
+		templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(capped(l.Count, l.Capped))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin_series.templ`, Line: 56, Col: 122}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin_series.templ`, Line: 56, Col: 135}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 		if templ_7745c5c3_Err != nil {
@@ -314,7 +314,7 @@ func SeriesListRegion(l SeriesList) templ.Component {
 		var templ_7745c5c3_Var16 string
 		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(l.Caption)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin_series.templ`, Line: 56, Col: 145}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin_series.templ`, Line: 56, Col: 158}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 		if templ_7745c5c3_Err != nil {

@@ -45,19 +45,17 @@ type laneFacts struct {
 // readLaneFacts reads both for every Site: the conditions through the same
 // derivation the push uses, the failing lists by one bounded statement.
 func readLaneFacts(d Deps, r *http.Request, now time.Time) (laneFacts, error) {
-	f := laneFacts{fixes: map[string][]string{}}
-	var err error
-	if f.failing, err = d.Store.FailingSites(r.Context(), word.SiteNames(), now); err != nil {
+	f := laneFacts{fixes: map[string][]string{}, failing: map[string]bool{}}
+	b := d.Store.NewBatch()
+	b.FailingSites(word.SiteNames(), now, f.failing)
+	var finish func() notify.Verdict
+	if d.Notices != nil {
+		finish = d.Notices.QueueVerdict(b, now)
+	}
+	if err := d.Store.Send(r.Context(), b); err != nil || finish == nil {
 		return f, err
 	}
-	if d.Notices == nil {
-		return f, nil
-	}
-	conds, err := d.Notices.Conditions(r.Context(), now)
-	if err != nil {
-		return f, err
-	}
-	for _, c := range conds {
+	for _, c := range finish().Conditions {
 		fix := c.Kind.Repair(c.Site)
 		if c.Kind != word.SidecarDown {
 			f.fixes[c.Site] = append(f.fixes[c.Site], fix)
@@ -130,8 +128,7 @@ func handleAdminLaneRow(d Deps) http.Handler {
 			facts, err = readLaneFacts(d, r, now)
 		}
 		if err != nil {
-			d.Logger.Error("admin lanes", "err", err)
-			fail(w, r, d.Logger, http.StatusInternalServerError, "The Lane could not be read. Try again.")
+			failStore(w, r, d.Logger, err, "The Lane could not be read. Try again.", "admin lanes")
 			return
 		}
 		for _, l := range lanes {

@@ -1,42 +1,41 @@
 package store
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
-// FailingSites reports, for each of sites, whether its failing list holds
-// at least one Series, so the Lanes page links to that list only when it
-// has something to show. One statement; each EXISTS stops at its first row
-// of the failing predicate (the list's own), so no table is counted.
-func (s *Store) FailingSites(ctx context.Context, sites []string, now time.Time) (map[string]bool, error) {
-	out := make(map[string]bool, len(sites))
+// FailingSites queues, for each of sites, whether its failing list holds at
+// least one Series, so the Lanes page links to that list only when it has
+// something to show. One statement; each EXISTS is the failing list's own
+// WHERE for one Site and stops at its first row, so nothing is counted.
+func (b *Batch) FailingSites(sites []string, now time.Time, out map[string]bool) {
 	if len(sites) == 0 {
-		return out, nil
+		return
 	}
 	cols := make([]string, len(sites))
-	args := pgx.NamedArgs{"cutoff": now.Add(-word.OwnerWindow).UnixMilli()}
+	args := pgx.NamedArgs{}
 	for i, site := range sites {
-		p := fmt.Sprintf("site%d", i)
-		args[p] = site
-		cols[i] = `EXISTS (SELECT 1 FROM ` + adminFrom + ` WHERE ` + predicates[FilterFailing] + ` AND s.site = @` + p + `)`
+		where, a, _ := SeriesQuery{Filter: FilterFailing, Site: site}.where(now, false) // a known Filter
+		p := fmt.Sprintf("sites%d", i)
+		cols[i] = `EXISTS (SELECT 1 FROM series s WHERE ` + strings.ReplaceAll(where, "@sites", "@"+p) + `)`
+		args["cutoff"], args[p] = a["cutoff"], a["sites"]
 	}
 	vals := make([]bool, len(sites))
 	dest := make([]any, len(sites))
 	for i := range vals {
 		dest[i] = &vals[i]
 	}
-	if err := s.pool.QueryRow(ctx, `SELECT `+strings.Join(cols, ", "), customPlan, args).Scan(dest...); err != nil {
-		return nil, fmt.Errorf("store: failing sites: %w", translate(err))
-	}
-	for i, site := range sites {
-		out[site] = vals[i]
-	}
-	return out, nil
+	b.b.Queue(`SELECT `+strings.Join(cols, ", "), args).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(dest...); err != nil {
+			return fmt.Errorf("store: failing sites: %w", translate(err))
+		}
+		for i, site := range sites {
+			out[site] = vals[i]
+		}
+		return nil
+	})
 }
