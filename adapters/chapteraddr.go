@@ -128,3 +128,26 @@ func (lightnovelworld) chapterNumber(seg []string) (string, bool) {
 func (lightnovelworld) chapterURL(ref Ref, num string) string {
 	return ref.URL + "chapter/" + num + "/"
 }
+
+// NextChapter is the whole chapter after num ("12" and "12.5" → "13"): the
+// chapter a Reader at num reads next, as far as numbers alone can tell.
+func NextChapter(num string) (string, bool) {
+	n, ok := canonicalNumber(num)
+	if !ok {
+		return "", false
+	}
+	whole, _, _ := strings.Cut(n, ".")
+	d := []byte(whole)
+	for i := len(d) - 1; ; i-- {
+		if i < 0 {
+			d = append([]byte{'1'}, d...)
+			break
+		}
+		if d[i] < '9' {
+			d[i]++
+			break
+		}
+		d[i] = '0'
+	}
+	return canonicalNumber(string(d))
+}

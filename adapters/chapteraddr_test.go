@@ -103,3 +103,12 @@ func FuzzRecogniseChapter(f *testing.F) {
 		}
 	})
 }
+
+func TestTheNextChapterIsTheWholeOneAfter(t *testing.T) {
+	for in, want := range map[string]string{"12": "13", "12.5": "13", "0": "1", "99": "100", "1999.9": "2000", "9999999": ""} {
+		got, ok := adapters.NextChapter(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("NextChapter(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}

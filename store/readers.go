@@ -76,15 +76,14 @@ func (s *Store) ListReaders(ctx context.Context) ([]Reader, error) {
 
 // seenSessionSQL reads the session epoch and stamps last_seen_at at most
 // once an hour, in one statement (as readerByTokenSQL stamps a token): a
-// page view costs no extra write within the hour.
+// page view costs no extra write within the hour. The SELECT sees the row
+// as it was before the stamp, which changes no epoch.
 const seenSessionSQL = `
-WITH r AS (
-    SELECT discord_id, session_epoch, last_seen_at FROM readers WHERE discord_id = $1
-), stamp AS (
-    UPDATE readers x SET last_seen_at = $2::bigint
-      FROM r WHERE x.discord_id = r.discord_id AND r.last_seen_at < $2::bigint - 3600000
+WITH stamp AS (
+    UPDATE readers SET last_seen_at = $2::bigint
+     WHERE discord_id = $1 AND last_seen_at < $2::bigint - 3600000
 )
-SELECT session_epoch FROM r`
+SELECT session_epoch FROM readers WHERE discord_id = $1`
 
 // SeenSession is SessionEpoch for a request: it also records that the
 // Reader was seen (to the hour). ErrNotFound for an unknown Reader.

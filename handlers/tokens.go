@@ -1,0 +1,121 @@
+package handlers
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/store"
+)
+
+// tokenPrefix marks a userscript token, so a leaked one is found by secret
+// scanners and by eye.
+const tokenPrefix = "mbk_"
+
+// newToken is a fresh userscript token: 256 random bits, base64url.
+func newToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// tokenHash is the only form a token is stored in: HMAC-SHA256 under
+// TOKEN_KEY, so a copy of the database alone cannot mint or check tokens.
+// The API (bearer tokens) hashes what it is sent the same way.
+func tokenHash(key []byte, tok string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(tok))
+	return m.Sum(nil)
+}
+
+const maxTokenName = 60
+
+func tokensPage(d Deps, r *http.Request, p components.TokensPage) (components.TokensPage, error) {
+	l, err := d.Store.ListTokens(r.Context(), viewerFrom(r.Context()).ID)
+	if err != nil {
+		return p, err
+	}
+	now := d.now()
+	for _, t := range l {
+		row := components.TokenRow{ID: strconv.FormatInt(t.ID, 10), Name: t.Label,
+			Created: ago(now.Sub(time.UnixMilli(t.CreatedAt))) + " ago", LastUsed: "never used"}
+		if t.LastUsedAt > 0 {
+			row.LastUsed = "last used " + ago(now.Sub(time.UnixMilli(t.LastUsedAt))) + " ago"
+		}
+		p.Tokens = append(p.Tokens, row)
+	}
+	return p, nil
+}
+
+func showTokens(d Deps, w http.ResponseWriter, r *http.Request, status int, p components.TokensPage) {
+	p, err := tokensPage(d, r, p)
+	if err != nil {
+		d.Logger.Error("tokens: list", "err", err)
+		fail(w, r, d.Logger, http.StatusServiceUnavailable, "Your tokens could not be read just now. Try again in a moment.")
+		return
+	}
+	render(w, r, d.Logger, status, components.TokensPageView(viewerFrom(r.Context()), p))
+}
+
+func handleTokens(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := components.TokensPage{}
+		if r.URL.Query().Get("revoked") == "1" {
+			p.Message = "Token revoked: it no longer works."
+		}
+		showTokens(d, w, r, http.StatusOK, p)
+	})
+}
+
+// handleCreateToken makes a named token and shows its value this once:
+// only its HMAC is kept.
+func handleCreateToken(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+		if err := r.ParseForm(); err != nil {
+			fail(w, r, d.Logger, http.StatusBadRequest, "That form could not be read.")
+			return
+		}
+		name := strings.TrimSpace(r.PostForm.Get("name"))
+		if name == "" || len([]rune(name)) > maxTokenName {
+			showTokens(d, w, r, http.StatusBadRequest, components.TokensPage{Message: "Name the token (up to 60 characters), e.g. the browser it is for. No token was made.", Fault: true})
+			return
+		}
+		tok, reader := newToken(), viewerFrom(r.Context()).ID
+		if _, err := d.Store.CreateToken(r.Context(), reader, tokenHash(d.TokenKey, tok), name, d.now().UnixMilli()); err != nil {
+			d.Logger.Error("tokens: create", "err", err)
+			fail(w, r, d.Logger, http.StatusServiceUnavailable, "The token could not be made just now. Try again.")
+			return
+		}
+		d.Logger.Info("token created", "discord_id", reader)
+		showTokens(d, w, r, http.StatusOK, components.TokensPage{New: tok, NewName: name})
+	})
+}
+
+func handleRevokeToken(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := strconv.ParseInt(urlParam(r, "id"), 10, 64)
+		if err == nil {
+			err = d.Store.RevokeToken(r.Context(), viewerFrom(r.Context()).ID, id)
+		} else {
+			err = store.ErrNotFound
+		}
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			fail(w, r, d.Logger, http.StatusNotFound, "You have no such token.")
+			return
+		case err != nil:
+			d.Logger.Error("tokens: revoke", "err", err)
+			fail(w, r, d.Logger, http.StatusServiceUnavailable, "The token could not be revoked just now. It still works; try again.")
+			return
+		}
+		http.Redirect(w, r, "/tokens?revoked=1", http.StatusSeeOther)
+	})
+}
