@@ -1,8 +1,6 @@
 package adapters
 
 import (
-	"net/url"
-	"regexp"
 	"strings"
 )
 
@@ -12,12 +10,6 @@ import (
 // of any chapter is. Kagane names a chapter by an opaque book id, Comix and
 // NovelFull by an id or a title slug beside the number: those addresses
 // cannot be built, and Kagane's carries no number at all.
-
-// chapterAddresser is implemented by adapters whose chapter addresses carry
-// their number.
-type chapterAddresser interface {
-	chapterNumber(seg []string) (string, bool)
-}
 
 // chapterBuilder is implemented by adapters whose chapter address is the
 // Series address plus the number.
@@ -39,11 +31,8 @@ func RecogniseChapter(raw string) (Chapter, error) {
 		return Chapter{}, err
 	}
 	c := Chapter{Ref: ref}
-	u, _ := url.Parse(strings.TrimSpace(raw)) // Recognise parsed it already
-	if ca, ok := registry[ref.Site].(chapterAddresser); ok {
-		if n, ok := ca.chapterNumber(pathSegments(u)); ok {
-			c.Number = n
-		}
+	if n, ok := ChapterOf(raw); ok {
+		c.Number = n
 	}
 	return c, nil
 }
@@ -62,67 +51,12 @@ func ChapterURL(ref Ref, num string) (string, bool) {
 	return b.chapterURL(ref, n), true
 }
 
-// /comics/<slug>/chapter/<n> and /series/<slug>-<hex>/chapter/<n>.
-func (asurascans) chapterNumber(seg []string) (string, bool) {
-	if len(seg) >= 4 && seg[2] == "chapter" {
-		return canonicalNumber(seg[3])
-	}
-	return "", false
-}
-
 // The unsuffixed Series address redirects to the current suffixed one, and
 // so does a chapter below it.
 func (asurascans) chapterURL(ref Ref, num string) string { return ref.URL + "/chapter/" + num }
 
-// /title/<Title>/chapter/<n>[/<page>].
-func (demonicscans) chapterNumber(seg []string) (string, bool) {
-	if len(seg) >= 4 && seg[0] == "title" && seg[2] == "chapter" {
-		return canonicalNumber(seg[3])
-	}
-	return "", false
-}
-
 func (demonicscans) chapterURL(ref Ref, num string) string {
 	return "https://" + demonicHost + "/title/" + ref.SeriesID + "/chapter/" + num + "/1"
-}
-
-// /title/<hid>-<slug>/<id>-chapter-<n>.
-func (comix) chapterNumber(seg []string) (string, bool) {
-	if len(seg) == 3 {
-		if m := comixChapterPath.FindStringSubmatch(seg[2]); m != nil {
-			return canonicalNumber(m[1])
-		}
-	}
-	return "", false
-}
-
-// novelfullChapter reads /<slug>/chapter-<n>-<title words>.html. Only the
-// integer is read: "chapter-12-5-x" is chapter 12 with a title starting "5".
-var novelfullChapter = regexp.MustCompile(`^chapter-(\d+)(?:-|\.html$)`)
-
-func (novelfull) chapterNumber(seg []string) (string, bool) {
-	if len(seg) == 2 {
-		if m := novelfullChapter.FindStringSubmatch(seg[1]); m != nil {
-			return canonicalNumber(m[1])
-		}
-	}
-	return "", false
-}
-
-// lnwOldChapter is the old sites' /novel/<slug>-<id>/chapter-<n>.
-var lnwOldChapter = regexp.MustCompile(`^chapter-(\d+(?:\.\d+)?)$`)
-
-// /novel/<slug>/chapter/<n>/ (current) and /novel/<slug>-<id>/chapter-<n> (old).
-func (lightnovelworld) chapterNumber(seg []string) (string, bool) {
-	switch {
-	case len(seg) >= 4 && seg[2] == "chapter":
-		return canonicalNumber(seg[3])
-	case len(seg) == 3:
-		if m := lnwOldChapter.FindStringSubmatch(seg[2]); m != nil {
-			return canonicalNumber(m[1])
-		}
-	}
-	return "", false
 }
 
 func (lightnovelworld) chapterURL(ref Ref, num string) string {
