@@ -10,8 +10,11 @@ ALTER TABLE series ADD COLUMN latest_chapter_at bigint NOT NULL DEFAULT 0;
 
 CREATE FUNCTION series_latest_at() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF NEW.latest_chapter_num IS NOT NULL
-       AND (TG_OP = 'INSERT' OR NEW.latest_chapter_num IS DISTINCT FROM OLD.latest_chapter_num) THEN
+    -- A statement that sets the time itself (an import, a test) keeps it.
+    IF NEW.latest_chapter_num IS NOT NULL AND (
+           (TG_OP = 'INSERT' AND NEW.latest_chapter_at = 0) OR
+           (TG_OP = 'UPDATE' AND NEW.latest_chapter_num IS DISTINCT FROM OLD.latest_chapter_num
+                             AND NEW.latest_chapter_at = OLD.latest_chapter_at)) THEN
         NEW.latest_chapter_at := (extract(epoch FROM statement_timestamp()) * 1000)::bigint;
     END IF;
     RETURN NEW;
