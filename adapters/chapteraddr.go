@@ -2,6 +2,8 @@ package adapters
 
 import (
 	"strings"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // A chapter address says two things beyond its Series: the chapter's number
@@ -40,11 +42,11 @@ func RecogniseChapter(raw string) (Chapter, error) {
 // ChapterURL is the address of chapter num of a Series, where the Site's
 // chapter addresses can be built; false for the Sites where they cannot.
 func ChapterURL(ref Ref, num string) (string, bool) {
-	b, ok := registry[ref.Site].(chapterBuilder)
+	b, ok := registry[word.Site(ref.Site)].(chapterBuilder)
 	if !ok || ref.URL == "" {
 		return "", false
 	}
-	n, ok := canonicalNumber(num)
+	n, ok := word.Chapter(num)
 	if !ok {
 		return "", false
 	}
@@ -66,7 +68,7 @@ func (lightnovelworld) chapterURL(ref Ref, num string) string {
 // NextChapter is the whole chapter after num ("12" and "12.5" → "13"): the
 // chapter a Reader at num reads next, as far as numbers alone can tell.
 func NextChapter(num string) (string, bool) {
-	n, ok := canonicalNumber(num)
+	n, ok := word.Chapter(num)
 	if !ok {
 		return "", false
 	}
@@ -83,5 +85,5 @@ func NextChapter(num string) (string, bool) {
 		}
 		d[i] = '0'
 	}
-	return canonicalNumber(string(d))
+	return word.Chapter(string(d))
 }

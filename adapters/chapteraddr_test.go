@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 func TestAChapterAddressNamesItsSeriesAndItsNumber(t *testing.T) {
@@ -93,7 +94,7 @@ func FuzzRecogniseChapter(f *testing.F) {
 			return
 		}
 		if c.Number != "" {
-			if n, ok := adapters.CanonicalChapter(c.Number); !ok || n != c.Number {
+			if n, ok := word.Chapter(c.Number); !ok || n != c.Number {
 				t.Fatalf("%q: number %q is not canonical", raw, c.Number)
 			}
 		}

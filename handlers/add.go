@@ -8,6 +8,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // maxAddLines bounds one paste: enough for a whole list moved from another
@@ -22,7 +23,7 @@ const maxAddBody = maxAddLines * 2 << 10
 // line is its own transaction, so a line that fails leaves the others and
 // itself whole. Both boxes read their form through here.
 func addFromForm(d Deps, w http.ResponseWriter, r *http.Request, readerID string) (components.AddBox, int) {
-	box := components.AddBox{Sites: adapters.Sites}
+	box := components.AddBox{Sites: word.SiteNames()}
 	r.Body = http.MaxBytesReader(w, r.Body, maxAddBody)
 	if err := r.ParseForm(); err != nil {
 		box.Message = "That paste is too large: at most 200 addresses at once. Nothing was added."
@@ -64,7 +65,7 @@ func addLine(d Deps, r *http.Request, readerID, line string) components.AddResul
 	c, err := adapters.RecogniseChapter(line)
 	if err != nil {
 		out.Word, out.Fault = "unsupported", true
-		out.Sentence = "Not an address of a supported Site (" + strings.Join(adapters.Sites, ", ") + "). Nothing was added."
+		out.Sentence = "Not an address of a supported Site (" + strings.Join(word.SiteNames(), ", ") + "). Nothing was added."
 		return out
 	}
 	a, _ := adapters.ByName(c.Site)
@@ -112,7 +113,7 @@ func addSentence(owner bool, c adapters.Chapter, res store.AddResult) (word, sen
 }
 
 func ownerAddBox() components.AddBox {
-	return components.AddBox{Action: "/admin/series", Sites: adapters.Sites}
+	return components.AddBox{Action: "/admin/series", Sites: word.SiteNames()}
 }
 
 // handleAdminAddSeries is POST /admin/series: the owner's add box. It adds

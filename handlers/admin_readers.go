@@ -12,6 +12,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // ReaderLinkTTL is how long a named Reader's sign-in link waits to be used:
@@ -53,7 +54,7 @@ func showReaders(d Deps, w http.ResponseWriter, r *http.Request, status int, p c
 		row := components.ReaderRow{ID: url.PathEscape(rd.DiscordID), Name: titleOf(rd.Name, rd.DiscordID), LastSeen: "never signed in",
 			Local: strings.HasPrefix(rd.DiscordID, localReaderPrefix)}
 		if rd.LastSeenAt > 0 {
-			row.LastSeen = "last seen " + ago(now.Sub(time.UnixMilli(rd.LastSeenAt))) + " ago"
+			row.LastSeen = "last seen " + word.Age(now.Sub(time.UnixMilli(rd.LastSeenAt))) + " ago"
 		}
 		p.Readers = append(p.Readers, row)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // listUnreadable is the sentence of every page whose list the database
@@ -58,7 +59,7 @@ func bookmarkRow(b store.Bookmark, now time.Time) components.MyBookmark {
 	if b.LatestChapter != nil {
 		r.Latest = *b.LatestChapter
 		if b.LatestAt > 0 {
-			r.LatestSeen = "seen " + ago(now.Sub(time.UnixMilli(b.LatestAt))) + " ago"
+			r.LatestSeen = "seen " + word.Age(now.Sub(time.UnixMilli(b.LatestAt))) + " ago"
 		}
 	}
 	if b.Progress != nil {
@@ -144,7 +145,7 @@ func homeHref(q store.BookmarkQuery) string {
 }
 
 func readerAddBox() components.AddBox {
-	return components.AddBox{Action: "/", Sites: adapters.Sites}
+	return components.AddBox{Action: "/", Sites: word.SiteNames()}
 }
 
 // handleAddBookmarks is POST /: the Reader's add box. htmx gets the box
@@ -230,7 +231,7 @@ func progressResult(d Deps, what string, res store.ProgressResult, err error, nu
 // web the Reader means the number they type.
 func handleSetProgress(d Deps) http.Handler {
 	return rowControl(d, func(r *http.Request, site, id string) (string, int, string) {
-		num, ok := adapters.CanonicalChapter(r.PostForm.Get("num"))
+		num, ok := word.Chapter(r.PostForm.Get("num"))
 		if !ok {
 			return "", http.StatusBadRequest, "Type a chapter number such as 12 or 12.5. Progress was not changed."
 		}
@@ -291,7 +292,7 @@ func handleRemoveBookmark(d Deps) http.Handler {
 func removedFromQuery(r *http.Request) *components.RemovedRow {
 	v := r.URL.Query()
 	site, id, ok := strings.Cut(v.Get("removed"), ":")
-	if !ok || !knownSite(site) || id == "" {
+	if !ok || !word.KnownSite(site) || id == "" {
 		return nil
 	}
 	return &components.RemovedRow{Site: site, ID: id, Title: v.Get("title"), Progress: v.Get("progress"), ProgressURL: v.Get("progress_url")}
@@ -303,7 +304,7 @@ func handleRestoreBookmark(d Deps) http.Handler {
 	return rowControl(d, func(r *http.Request, site, id string) (string, int, string) {
 		progress := r.PostForm.Get("progress")
 		if progress != "" {
-			n, ok := adapters.CanonicalChapter(progress)
+			n, ok := word.Chapter(progress)
 			if !ok {
 				return "", http.StatusBadRequest, "That Undo could not be read. Add the Series again by its address."
 			}

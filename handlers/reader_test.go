@@ -163,7 +163,7 @@ func TestMyBookmarksShowTheEmberFirstAndLinkTheNextChapter(t *testing.T) {
 	if href := first.Find(`[data-testid="next"]`).AttrOr("href", ""); href != "https://asurascans.com/comics/nano-machine/chapter/13" {
 		t.Errorf("next chapter link %q", href)
 	}
-	if s := first.Text(); !strings.Contains(s, "Latest 15") || !strings.Contains(s, "seen 3 h ago") || !strings.Contains(s, "you 12") {
+	if s := first.Text(); !strings.Contains(s, "Latest 15") || !strings.Contains(s, "seen 3 hours ago") || !strings.Contains(s, "you 12") {
 		t.Errorf("row text %q", s)
 	}
 	if first.Find(`[data-testid="cover-placeholder"]`).Text() != "N" {

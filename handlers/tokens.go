@@ -13,6 +13,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // tokenPrefix marks a userscript token, so a leaked one is found by secret
@@ -45,9 +46,9 @@ func tokensPage(d Deps, r *http.Request, p components.TokensPage) (components.To
 	now := d.now()
 	for _, t := range l {
 		row := components.TokenRow{ID: strconv.FormatInt(t.ID, 10), Name: t.Label,
-			Created: ago(now.Sub(time.UnixMilli(t.CreatedAt))) + " ago", LastUsed: "never used"}
+			Created: word.Age(now.Sub(time.UnixMilli(t.CreatedAt))) + " ago", LastUsed: "never used"}
 		if t.LastUsedAt > 0 {
-			row.LastUsed = "last used " + ago(now.Sub(time.UnixMilli(t.LastUsedAt))) + " ago"
+			row.LastUsed = "last used " + word.Age(now.Sub(time.UnixMilli(t.LastUsedAt))) + " ago"
 		}
 		p.Tokens = append(p.Tokens, row)
 	}
