@@ -48,7 +48,7 @@ func addFromForm(d Deps, w http.ResponseWriter, r *http.Request, readerID string
 	for _, l := range lines {
 		res := addLine(d, r, readerID, l)
 		if res.Word == "failed" {
-			status = http.StatusServiceUnavailable
+			status = http.StatusServiceUnavailable // a line could not be saved: try again
 		}
 		box.Results = append(box.Results, res)
 	}
@@ -134,8 +134,7 @@ func handleAdminAddSeries(d Deps) http.Handler {
 			n, err = d.Store.CountAdminSeries(r.Context(), q, d.now())
 		}
 		if err != nil {
-			d.Logger.Error("admin series: list after add", "err", err)
-			fail(w, r, d.Logger, http.StatusServiceUnavailable, "The list could not be read just now. Try again in a moment.")
+			failStore(w, r, d.Logger, err, "The list could not be read just now. Try again in a moment.", "admin series: list after add")
 			return
 		}
 		list := components.SeriesList{Count: n, Caption: caption(q)}

@@ -45,8 +45,7 @@ func NewReaderLink(ctx context.Context, s *store.Store, baseURL, name string, no
 func showReaders(d Deps, w http.ResponseWriter, r *http.Request, status int, p components.ReadersPage) {
 	l, err := d.Store.ListReaders(r.Context())
 	if err != nil {
-		d.Logger.Error("admin readers: list", "err", err)
-		fail(w, r, d.Logger, http.StatusServiceUnavailable, "The Readers could not be read just now. Try again in a moment.")
+		failStore(w, r, d.Logger, err, "The Readers could not be read just now. Try again in a moment.", "admin readers: list")
 		return
 	}
 	now := d.now()
@@ -86,8 +85,7 @@ func handleCreateReaderLink(d Deps) http.Handler {
 		}
 		link, err := NewReaderLink(r.Context(), d.Store, d.PublicBaseURL, name, d.now())
 		if err != nil {
-			d.Logger.Error("admin readers: create link", "err", err)
-			fail(w, r, d.Logger, http.StatusServiceUnavailable, "The link could not be made just now. Try again.")
+			failStore(w, r, d.Logger, err, "The link could not be made just now. Try again.", "admin readers: create link")
 			return
 		}
 		d.Logger.Info("reader link created", "discord_id", localReaderID(name))
@@ -108,8 +106,7 @@ func handleSignOutReader(d Deps) http.Handler {
 			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Reader.")
 			return
 		case err != nil:
-			d.Logger.Error("admin readers: sign out", "err", err)
-			fail(w, r, d.Logger, http.StatusServiceUnavailable, "The Reader could not be signed out just now. Try again.")
+			failStore(w, r, d.Logger, err, "The Reader could not be signed out just now. Try again.", "admin readers: sign out")
 			return
 		}
 		d.Logger.Info("reader signed out everywhere", "discord_id", id)

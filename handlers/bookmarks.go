@@ -114,8 +114,7 @@ func handleHome(d Deps) http.Handler {
 		q := parseBookmarkQuery(r)
 		l, err := bookmarkList(d, r, q)
 		if err != nil {
-			d.Logger.Error("my bookmarks: list", "err", err)
-			fail(w, r, d.Logger, http.StatusServiceUnavailable, listUnreadable)
+			failStore(w, r, d.Logger, err, listUnreadable, "my bookmarks: list")
 			return
 		}
 		if wantsFragment(r) {
@@ -156,8 +155,7 @@ func handleAddBookmarks(d Deps) http.Handler {
 		box.Action = "/"
 		l, err := bookmarkList(d, r, store.BookmarkQuery{})
 		if err != nil {
-			d.Logger.Error("my bookmarks: list after add", "err", err)
-			fail(w, r, d.Logger, http.StatusServiceUnavailable, listUnreadable)
+			failStore(w, r, d.Logger, err, listUnreadable, "my bookmarks: list after add")
 			return
 		}
 		if wantsFragment(r) {
@@ -197,8 +195,7 @@ func rowControl(d Deps, act func(r *http.Request, site, id string) (message stri
 		}
 		b, err := d.Store.GetBookmark(r.Context(), reader, site, id)
 		if err != nil {
-			d.Logger.Error("my bookmarks: read row", "err", err)
-			fail(w, r, d.Logger, http.StatusServiceUnavailable, listUnreadable)
+			failStore(w, r, d.Logger, err, listUnreadable, "my bookmarks: read row")
 			return
 		}
 		row := bookmarkRow(b, d.now())
@@ -220,7 +217,7 @@ func progressResult(d Deps, what string, res store.ProgressResult, err error, nu
 		return "", http.StatusNotFound, ""
 	case err != nil:
 		d.Logger.Error("my bookmarks: control failed", "control", what, "err", err)
-		return "", http.StatusServiceUnavailable, "That change could not be saved. Nothing was changed; try again."
+		return "", storeStatus(err), "That change could not be saved. Nothing was changed; try again."
 	case res == store.ProgressUnchanged:
 		return "Progress was already " + num + ".", 0, ""
 	}
@@ -271,8 +268,7 @@ func handleRemoveBookmark(d Deps) http.Handler {
 			fail(w, r, d.Logger, http.StatusNotFound, "You have no Bookmark on that Series.")
 			return
 		case err != nil:
-			d.Logger.Error("my bookmarks: remove", "err", err)
-			fail(w, r, d.Logger, http.StatusServiceUnavailable, "The Bookmark could not be removed just now. Nothing was changed; try again.")
+			failStore(w, r, d.Logger, err, "The Bookmark could not be removed just now. Nothing was changed; try again.", "my bookmarks: remove")
 			return
 		}
 		gone := components.RemovedRow{Site: site, ID: id, Title: titleOf(b.Title, b.SeriesID), ProgressURL: b.ProgressURL}
@@ -316,8 +312,17 @@ func handleRestoreBookmark(d Deps) http.Handler {
 			return "", http.StatusConflict, "That Series is gone from this server, so the Bookmark cannot come back. Add it again by its address."
 		case err != nil:
 			d.Logger.Error("my bookmarks: restore", "err", err)
-			return "", http.StatusServiceUnavailable, "The Bookmark could not be put back just now. Try again."
+			return "", storeStatus(err), "The Bookmark could not be put back just now. Try again."
 		}
 		return "Bookmark restored.", 0, ""
 	})
+}
+
+// storeStatus is the status of a failed store call: 503 when the database
+// could not be reached (trying again is the fix), else 500.
+func storeStatus(err error) int {
+	if store.Unavailable(err) {
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
 }

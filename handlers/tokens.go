@@ -58,8 +58,7 @@ func tokensPage(d Deps, r *http.Request, p components.TokensPage) (components.To
 func showTokens(d Deps, w http.ResponseWriter, r *http.Request, status int, p components.TokensPage) {
 	p, err := tokensPage(d, r, p)
 	if err != nil {
-		d.Logger.Error("tokens: list", "err", err)
-		fail(w, r, d.Logger, http.StatusServiceUnavailable, "Your tokens could not be read just now. Try again in a moment.")
+		failStore(w, r, d.Logger, err, "Your tokens could not be read just now. Try again in a moment.", "tokens: list")
 		return
 	}
 	render(w, r, d.Logger, status, components.TokensPageView(viewerFrom(r.Context()), p))
@@ -91,8 +90,7 @@ func handleCreateToken(d Deps) http.Handler {
 		}
 		tok, reader := newToken(), viewerFrom(r.Context()).ID
 		if _, err := d.Store.CreateToken(r.Context(), reader, tokenHash(d.TokenKey, tok), name, d.now().UnixMilli()); err != nil {
-			d.Logger.Error("tokens: create", "err", err)
-			fail(w, r, d.Logger, http.StatusServiceUnavailable, "The token could not be made just now. Try again.")
+			failStore(w, r, d.Logger, err, "The token could not be made just now. Try again.", "tokens: create")
 			return
 		}
 		d.Logger.Info("token created", "discord_id", reader)
@@ -113,8 +111,7 @@ func handleRevokeToken(d Deps) http.Handler {
 			fail(w, r, d.Logger, http.StatusNotFound, "You have no such token.")
 			return
 		case err != nil:
-			d.Logger.Error("tokens: revoke", "err", err)
-			fail(w, r, d.Logger, http.StatusServiceUnavailable, "The token could not be revoked just now. It still works; try again.")
+			failStore(w, r, d.Logger, err, "The token could not be revoked just now. It still works; try again.", "tokens: revoke")
 			return
 		}
 		http.Redirect(w, r, "/tokens?revoked=1", http.StatusSeeOther)
