@@ -37,6 +37,11 @@ type Deps struct {
 	// delivery (a *notify.Notifier); nil means no condition holds.
 	Notices NoticeSource
 
+	// UserscriptVersion is the version of the userscript this server serves,
+	// answered to a userscript that sends its own (X-Userscript-Version).
+	// "" means the @version of the script in static/ (tests set their own).
+	UserscriptVersion string
+
 	// BrowserSites are the Sites read through the browser sidecar: the set
 	// the Reader was given (adapters.ParseBrowserSites has already applied
 	// BROWSER_SITES' default). Empty means none, as BROWSER_SITES=none does.

@@ -15,7 +15,7 @@ import (
 )
 
 const (
-	asuraSeries   = "https://asurascans.com/comics/nano-machine-7f873ca6"
+	asuraSuffixed = "https://asurascans.com/comics/nano-machine-7f873ca6"
 	asuraChapter  = "https://asurascans.com/comics/nano-machine/chapter/12"
 	kaganeReader  = "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162/reader/019c2bda-0000-7000-8000-000000000003"
 	novelChapter  = "https://novelfull.com/reverend-insanity/chapter-7-a.html"
@@ -47,7 +47,7 @@ func TestAddByAddressAnswersEveryLineOnItsOwn(t *testing.T) {
 	h := newHarness(t)
 	c := h.client(readerA)
 	woken := h.listenWakes()
-	paste := strings.Join([]string{asuraSeries, "", "  " + asuraSeries + "  ", asuraChapter, kaganeReader, novelChapter, unknownSite, notAnAddress}, "\n")
+	paste := strings.Join([]string{asuraSuffixed, "", "  " + asuraSuffixed + "  ", asuraChapter, kaganeReader, novelChapter, unknownSite, notAnAddress}, "\n")
 	a := h.post(c, "/", url.Values{"urls": {paste}})
 	if a.status != http.StatusOK {
 		t.Fatalf("add answered %d: %s", a.status, a.body)
@@ -105,7 +105,7 @@ func TestAnHtmxAddAnswersTheBoxAndTheListOutOfBand(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	c := h.client(readerA)
-	a := h.post(c, "/", url.Values{"urls": {asuraSeries}}, htmxHeader, "true")
+	a := h.post(c, "/", url.Values{"urls": {asuraSuffixed}}, htmxHeader, "true")
 	if a.status != http.StatusOK || a.find("html").Length() != 0 && strings.Contains(a.body, "<html") {
 		t.Fatalf("htmx add answered %d with a whole page", a.status)
 	}
@@ -117,7 +117,7 @@ func TestAnHtmxAddAnswersTheBoxAndTheListOutOfBand(t *testing.T) {
 func TestTheOwnersBoxAddsSeriesWithNoBookmark(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	a := h.post(h.owner(), "/admin/series", url.Values{"urls": {asuraSeries + "\n" + asuraSeries + "\n" + unknownSite}})
+	a := h.post(h.owner(), "/admin/series", url.Values{"urls": {asuraSuffixed + "\n" + asuraSuffixed + "\n" + unknownSite}})
 	if got := strings.Join(results(a), ","); a.status != http.StatusOK || got != "added,already,unsupported" {
 		t.Fatalf("owner add answered %d %q", a.status, got)
 	}

@@ -1,10 +1,6 @@
 package handlers
 
 import (
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"net/http"
 	"strconv"
@@ -15,26 +11,6 @@ import (
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/word"
 )
-
-// tokenPrefix marks a userscript token, so a leaked one is found by secret
-// scanners and by eye.
-const tokenPrefix = "mbk_"
-
-// newToken is a fresh userscript token: 256 random bits, base64url.
-func newToken() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b)
-}
-
-// tokenHash is the only form a token is stored in: HMAC-SHA256 under
-// TOKEN_KEY, so a copy of the database alone cannot mint or check tokens.
-// The API (bearer tokens) hashes what it is sent the same way.
-func tokenHash(key []byte, tok string) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(tok))
-	return m.Sum(nil)
-}
 
 const maxTokenName = 60
 
@@ -88,8 +64,9 @@ func handleCreateToken(d Deps) http.Handler {
 			showTokens(d, w, r, http.StatusBadRequest, components.TokensPage{Message: "Name the token (up to 60 characters), e.g. the browser it is for. No token was made.", Fault: true})
 			return
 		}
-		tok, reader := newToken(), viewerFrom(r.Context()).ID
-		if _, err := d.Store.CreateToken(r.Context(), reader, tokenHash(d.TokenKey, tok), name, d.now().UnixMilli()); err != nil {
+		tok, hash := NewAPIToken(d.TokenKey)
+		reader := viewerFrom(r.Context()).ID
+		if _, err := d.Store.CreateToken(r.Context(), reader, hash, name, d.now().UnixMilli()); err != nil {
 			failStore(w, r, d.Logger, err, "The token could not be made just now. Try again.", "tokens: create")
 			return
 		}

@@ -28,18 +28,6 @@ type AddResult struct {
 	ProgressMoved   bool // Progress moved forward to the address's chapter
 }
 
-// addSeriesSQL creates the Series with a Forced Poll request already on it,
-// and wakes its Lane in the same statement (as the owner's Forced Poll
-// does), so its title, cover and Latest Chapter arrive within a pass. The
-// notification is delivered only if the transaction commits.
-var addSeriesSQL = `WITH u AS (
-    INSERT INTO series (site, series_id, url, kind, created_at, force_poll_at)
-    VALUES ($1, $2, $3, $4, $5, $5)
-    ON CONFLICT (site, series_id) DO NOTHING
-    RETURNING site
-)
-SELECT count(*) > 0 FROM u, LATERAL (SELECT pg_notify('` + LaneWakeChannel + `', u.site)) n`
-
 const addBookmarkNewSQL = `
 INSERT INTO bookmarks (reader_id, site, series_id, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $4)
@@ -53,9 +41,13 @@ func (s *Store) AddAddress(ctx context.Context, in AddRequest, now time.Time) (A
 	var res AddResult
 	at := now.UnixMilli()
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, addSeriesSQL, in.Site, in.SeriesID, in.URL, in.Kind, at).Scan(&res.SeriesCreated); err != nil {
+		// The Series, with its first Poll asked for and its Lane woken
+		// (addSeriesSQL); the notification leaves only if this commits.
+		var created int
+		if err := tx.QueryRow(ctx, addSeriesSQL, in.Site, in.SeriesID, in.URL, "", "", in.Kind, at).Scan(&created); err != nil {
 			return err
 		}
+		res.SeriesCreated = created == 1
 		if in.ReaderID == "" {
 			return nil
 		}
