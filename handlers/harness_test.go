@@ -63,7 +63,7 @@ func newHarness(t *testing.T, adjust ...func(*handlers.Deps)) *harness {
 	return newHarnessOn(t, storetest.Pool(t, nil), adjust...)
 }
 
-// newHarnessOn is newHarness on a pool the test built.
+// newHarnessOn is newHarness on a pool the test built (with a tracer).
 func newHarnessOn(t *testing.T, pool *pgxpool.Pool, adjust ...func(*handlers.Deps)) *harness {
 	t.Helper()
 	h := &harness{t: t, pool: pool, store: store.New(pool), logs: &lockedBuilder{}}
