@@ -1,12 +1,14 @@
 # mangabookmark — every target is a line or two you can read.
 GO ?= go
+NODE ?= node
 
 .PHONY: run test generate check-generated bench demo lint fuzz
 
 run: ## the server with its database (embedded PostgreSQL when DATABASE_URL is unset)
 	$(GO) run ./cmd/mangabookmark serve
 
-test: check-generated ## the whole suite on real PostgreSQL, fuzz seed corpora included
+test: check-generated ## the whole suite on real PostgreSQL, fuzz seed corpora included, and the userscript's tests
+	$(NODE) --test static/userscript/*.test.js
 	$(GO) run ./cmd/mangabookmark testdb -- $(GO) test -race -count=1 ./...
 
 generate: ## regenerate templ output

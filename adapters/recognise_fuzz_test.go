@@ -17,6 +17,9 @@ func FuzzRecognise(f *testing.F) {
 	for _, s := range []string{
 		"https://asurascans.com/comics/nano-machine-7f873ca6",
 		"https://asurascans.com/comics/nano-machine/chapter/270",
+		"https://comix.to/title/k7yg7-x/2536470-chapter-66.5",
+		"https://novelfull.com/x/chapter-007-y.html",
+		"https://www.lightnovelworld.com/novel/x-1365/1348-chapter-0",
 		"https://asuracomic.net/series/nano-machine-7f873ca6",
 		"https://novelfull.com/the-novel.html",
 		"https://lightnovelworld.org/novel/some-novel/chapter-3",
@@ -32,6 +35,14 @@ func FuzzRecognise(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		ref, err := adapters.Recognise(raw)
+		num, numOK := adapters.ChapterOf(raw)
+		if numOK {
+			// A chapter number comes only from a recognised address, already
+			// in the canonical form every Latest Chapter is kept in.
+			if canon, ok := adapters.CanonicalChapter(num); err != nil || !ok || canon != num {
+				t.Fatalf("ChapterOf(%q) = %q (recognised: %v)", raw, num, err)
+			}
+		}
 		if err != nil {
 			return
 		}

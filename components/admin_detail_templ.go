@@ -105,7 +105,7 @@ func SeriesDetailRegion(d SeriesDetail) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Cover(d.Cover, 96, 136).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Cover(CoverView{URL: d.Cover, Title: titleOr(d.Title, d.ID), Size: CoverLarge}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -303,7 +303,7 @@ func SeriesListRegion(l SeriesList) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Cover(r.Cover, 48, 68).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Cover(CoverView{URL: r.Cover, Title: titleOr(r.Title, r.ID), Size: CoverSmall}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -24,6 +24,8 @@ func Routes(d Deps) chi.Router {
 	// the probe or for each asset of every page.
 	r.Method(http.MethodGet, "/healthz", handleHealthz(d))
 	r.Method(http.MethodGet, "/static/*", static.Handler())
+	r.Method(http.MethodGet, "/userscript/mangabookmark.user.js", handleUserscript(d, false))
+	r.Method(http.MethodGet, "/userscript/mangabookmark.meta.js", handleUserscript(d, true))
 
 	r.Group(func(r chi.Router) {
 		r.Use(a.loadViewer)

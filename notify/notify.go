@@ -15,6 +15,7 @@ package notify
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -23,6 +24,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -38,7 +40,9 @@ type Store interface {
 	AdapterBroken(ctx context.Context, site string, cutoff int64) (int64, bool, error)
 	OpenNotice(ctx context.Context, kind, site string) error
 	CloseNotice(ctx context.Context, kind, site string, runSince int64) error
-	ClaimNotice(ctx context.Context, kind, site string, deliver func(store.NoticeState) store.Delivery) (bool, error)
+	ClaimNotice(ctx context.Context, kind, site, by string, at, passAt int64) (bool, error)
+	RecordDelivery(ctx context.Context, kind, site, by string, d store.Delivery) error
+	SettleStaleClaim(ctx context.Context, kind, site string, olderThan int64) (by string, at int64, ok bool, err error)
 	Notices(ctx context.Context) ([]store.NoticeState, error)
 	WebhookDeadAt(ctx context.Context, urlHash string) (int64, error)
 	MarkWebhookDead(ctx context.Context, urlHash string, at int64) error
@@ -46,6 +50,16 @@ type Store interface {
 
 // DefaultTimeout bounds one POST to Discord when the given client has none.
 const DefaultTimeout = 10 * time.Second
+
+// MaxTimeout caps a given client's timeout, so that a send always ends well
+// inside StaleClaim.
+const MaxTimeout = time.Minute
+
+// StaleClaim is how old a claim on a notice must be before another process
+// settles it: far past any send's timeout, so its holder has stopped (a
+// crash, a kill) between claiming and recording Discord's answer
+// (docs/adr/0005).
+const StaleClaim = 5 * time.Minute
 
 // Options configures a Notifier. Only Store is required.
 type Options struct {
@@ -66,6 +80,9 @@ type Options struct {
 	Window time.Duration
 	// Lookback bounds pass-log scans; zero means DefaultLookback.
 	Lookback time.Duration
+	// Now is the wall clock claims are stamped and judged by; nil means
+	// time.Now. (The conditions' clock is the pass time.)
+	Now func() time.Time
 }
 
 // Notifier derives the four conditions and pushes their notices.
@@ -81,6 +98,10 @@ type Notifier struct {
 	log         *slog.Logger
 	window      time.Duration
 	lookback    time.Duration
+	now         func() time.Time
+	// claimer names this process in its claims; each claim adds a serial.
+	claimer string
+	claims  atomic.Uint64
 
 	deadLogged atomic.Bool
 }
@@ -102,6 +123,11 @@ func New(opts Options) (*Notifier, error) {
 		log:      opts.Logger,
 		window:   opts.Window,
 		lookback: opts.Lookback,
+		now:      opts.Now,
+		claimer:  processName(),
+	}
+	if n.now == nil {
+		n.now = time.Now
 	}
 	if n.log == nil {
 		n.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -148,6 +174,7 @@ func New(opts Options) (*Notifier, error) {
 		if c.Timeout <= 0 {
 			c.Timeout = DefaultTimeout
 		}
+		c.Timeout = min(c.Timeout, MaxTimeout)
 	}
 	// A webhook that redirects is not Discord's; never follow it with the
 	// message.
@@ -230,26 +257,7 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 				continue
 			}
 		}
-		// Read and write the webhook's state outside the claim: the claim holds
-		// a pooled connection, and asking the pool for a second one inside it
-		// could exhaust the pool when every Lane claims at once.
-		deadAt, err := n.store.WebhookDeadAt(ctx, n.hook.hash)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		var diedAt int64
-		_, err = n.store.ClaimNotice(ctx, string(s.kind), s.site, func(st store.NoticeState) store.Delivery {
-			d, died := n.deliver(ctx, st, c, passAt, deadAt > 0)
-			if died {
-				diedAt = d.AttemptAt
-			}
-			return d
-		})
-		errs = append(errs, err)
-		if diedAt > 0 {
-			errs = append(errs, n.store.MarkWebhookDead(ctx, n.hook.hash, diedAt))
-		}
+		errs = append(errs, n.tell(ctx, st, c, passAt))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("notify: check %s: %w", site, err)
@@ -261,24 +269,72 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 // is dead.
 const deadReason = "webhook is dead (Discord answered 404 Unknown Webhook); change DISCORD_WEBHOOK_URL"
 
-// deliver decides, under the notice's row lock, whether to send now, and
-// sends. died reports a 404 from Discord: the caller records the dead
-// webhook once the lock is released.
-func (n *Notifier) deliver(ctx context.Context, st store.NoticeState, c Condition, passAt time.Time, dead bool) (d store.Delivery, died bool) {
+// tell sends the notice for c unless it must wait: claimed by a live
+// process, waiting for its retry time, or the webhook dead. The claim is
+// committed before the POST and let go with Discord's answer after it, so no
+// database connection or lock is held while the webhook is asked
+// (docs/adr/0005). st is the notice's state as Check read it (zero when
+// Check opened it).
+func (n *Notifier) tell(ctx context.Context, st store.NoticeState, c Condition, passAt time.Time) error {
+	kind, site := string(c.Kind), c.Site
 	at := max(passAt.UnixMilli(), 1)
-	switch {
-	case st.NotifiedAt > 0: // told already: the episode stays quiet
-		return store.Delivery{Skip: true}, false
-	case st.RetryNotBefore > at: // a 429's retry_after, or a refusal's hour, has not passed
-		return store.Delivery{Skip: true}, false
-	case dead:
+	if st.ClaimedAt > 0 {
+		return n.settle(ctx, kind, site)
+	}
+	if st.RetryNotBefore > at {
+		return nil // a 429's retry_after, or a refusal's hour, has not passed
+	}
+	deadAt, err := n.store.WebhookDeadAt(ctx, n.hook.hash)
+	if err != nil {
+		return err
+	}
+	if deadAt > 0 {
 		n.logDead()
 		if st.LastError == deadReason {
-			return store.Delivery{Skip: true}, false
+			return nil
 		}
-		return store.Delivery{AttemptAt: at, Err: deadReason}, false
 	}
+	by := fmt.Sprintf("%s#%d", n.claimer, n.claims.Add(1))
+	claimed, err := n.store.ClaimNotice(ctx, kind, site, by, n.now().UnixMilli(), at)
+	if err != nil || !claimed {
+		return err // claimed elsewhere, sent meanwhile, or closed
+	}
+	var d store.Delivery
+	died := false
+	if deadAt > 0 {
+		d = store.Delivery{AttemptAt: at, Err: deadReason}
+	} else {
+		d, died = n.deliver(ctx, c, passAt)
+	}
+	// The answer is recorded even when the pass's context has ended: the
+	// message may have gone, and a claim left behind would read as a crash.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	errs := []error{n.store.RecordDelivery(wctx, kind, site, by, d)}
+	if died {
+		errs = append(errs, n.store.MarkWebhookDead(wctx, n.hook.hash, d.AttemptAt))
+	}
+	return errors.Join(errs...)
+}
 
+// settle ends a claim older than StaleClaim: its holder stopped between
+// claiming and recording, so the notice counts as sent (it may have gone).
+// A younger claim is another process sending right now; this one stays
+// quiet.
+func (n *Notifier) settle(ctx context.Context, kind, site string) error {
+	by, at, ok, err := n.store.SettleStaleClaim(ctx, kind, site, n.now().Add(-StaleClaim).UnixMilli())
+	if err != nil || !ok {
+		return err
+	}
+	n.log.Warn("owner notice counted as sent: the process that claimed it stopped before recording Discord's answer",
+		"kind", kind, "site", site, "claimed_by", by, "claimed_at", time.UnixMilli(at).UTC().Format(time.RFC3339))
+	return nil
+}
+
+// deliver sends one claimed message and says what to record. died reports a
+// 404 from Discord: the caller records the dead webhook too.
+func (n *Notifier) deliver(ctx context.Context, c Condition, passAt time.Time) (d store.Delivery, died bool) {
+	at := max(passAt.UnixMilli(), 1)
 	res := n.send(ctx, c, passAt)
 	switch res.verdict {
 	case delivered:
@@ -305,6 +361,15 @@ func (n *Notifier) deliver(ctx context.Context, st store.NoticeState, c Conditio
 		return store.Delivery{AttemptAt: at, Err: res.reason, GiveUp: true,
 			RetryNotBefore: passAt.Add(rejectedRetry).UnixMilli()}, false
 	}
+}
+
+// processName names this process in its claims: host and pid, and a random
+// part so a restarted process with the same pid is another claimer.
+func processName() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
 // rejectedRetry is how long a message Discord refused (a 4xx other than 404

@@ -405,9 +405,19 @@ func (s *noticeStatements) CloseNotice(ctx context.Context, kind, site string, r
 	return s.Store.CloseNotice(ctx, kind, site, runSince)
 }
 
-func (s *noticeStatements) ClaimNotice(ctx context.Context, kind, site string, deliver func(store.NoticeState) store.Delivery) (bool, error) {
+func (s *noticeStatements) ClaimNotice(ctx context.Context, kind, site, by string, at, passAt int64) (bool, error) {
 	s.n.Add(1)
-	return s.Store.ClaimNotice(ctx, kind, site, deliver)
+	return s.Store.ClaimNotice(ctx, kind, site, by, at, passAt)
+}
+
+func (s *noticeStatements) RecordDelivery(ctx context.Context, kind, site, by string, d store.Delivery) error {
+	s.n.Add(1)
+	return s.Store.RecordDelivery(ctx, kind, site, by, d)
+}
+
+func (s *noticeStatements) SettleStaleClaim(ctx context.Context, kind, site string, olderThan int64) (string, int64, bool, error) {
+	s.n.Add(1)
+	return s.Store.SettleStaleClaim(ctx, kind, site, olderThan)
 }
 
 func (s *noticeStatements) WebhookDeadAt(ctx context.Context, urlHash string) (int64, error) {

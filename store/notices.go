@@ -196,7 +196,8 @@ func (s *Store) AdapterBroken(ctx context.Context, site string, cutoff int64) (i
 	return *since, true, nil
 }
 
-// NoticeState is one open owner notice and its last failed delivery, if any.
+// NoticeState is one open owner notice, its last failed delivery and its
+// claim, if any.
 type NoticeState struct {
 	Kind           string `db:"kind"`
 	Site           string `db:"site"`
@@ -206,13 +207,14 @@ type NoticeState struct {
 	LastError      string `db:"last_error"`
 	RetryNotBefore int64  `db:"retry_not_before"`
 	GaveUp         bool   `db:"gave_up"`
+	// ClaimedBy and ClaimedAt (wall clock) name the process sending the
+	// notice right now; empty and 0 when none is.
+	ClaimedBy string `db:"claimed_by"`
+	ClaimedAt int64  `db:"claimed_at"`
 }
 
-// Delivery is what one claim of a notice did, written back in the claim's
-// transaction.
+// Delivery is what one claimed send did, recorded when the claim is let go.
 type Delivery struct {
-	// Skip: no attempt was made; nothing is written.
-	Skip bool
 	// SentAt > 0: Discord accepted the message at this time.
 	SentAt int64
 	// Otherwise an attempt failed at AttemptAt with Err (text already free of
@@ -237,11 +239,11 @@ func (s *Store) OpenNotice(ctx context.Context, kind, site string) error {
 	return nil
 }
 
-// closeNoticeSQL ends an episode; its attempts cascade. Primary-key delete.
-// $3 > 0 is the start of a run of the condition's passes that is still going
-// but not yet past the window at the caller's clock: a notice sent at or
-// after it was sent for this very run (by a Lane or replica whose clock read
-// later) and stays open.
+// closeNoticeSQL ends an episode; its attempts and claim cascade.
+// Primary-key delete. $3 > 0 is the start of a run of the condition's passes
+// that is still going but not yet past the window at the caller's clock: a
+// notice sent at or after it was sent for this very run (by a Lane or
+// replica whose clock read later) and stays open.
 const closeNoticeSQL = `DELETE FROM owner_notices
 WHERE kind = $1 AND site = $2 AND NOT ($3::bigint > 0 AND notified_at >= $3::bigint)`
 
@@ -260,25 +262,56 @@ func (s *Store) CloseNotice(ctx context.Context, kind, site string, runSince int
 const noticeColumns = `n.kind, n.site, n.notified_at,
 	coalesce(a.attempts, 0) AS attempts, coalesce(a.last_attempt_at, 0) AS last_attempt_at,
 	coalesce(a.last_error, '') AS last_error, coalesce(a.retry_not_before, 0) AS retry_not_before,
-	coalesce(a.gave_up, false) AS gave_up`
+	coalesce(a.gave_up, false) AS gave_up,
+	coalesce(c.claimed_by, '') AS claimed_by, coalesce(c.claimed_at, 0) AS claimed_at`
 
-// claimNoticeSQL locks one notice row, or returns nothing when another
-// process holds it (SKIP LOCKED): that process is sending, so this one stays
-// quiet. Both tables are keyed (kind, site) and hold at most 19 rows.
+const noticeJoins = `
+LEFT JOIN owner_notice_attempts a ON a.kind = n.kind AND a.site = n.site
+LEFT JOIN owner_notice_claims c ON c.kind = n.kind AND c.site = n.site`
+
+// claimNoticeSQL takes the claim of an open, unsent notice whose retry time
+// ($5) has come, in one committed statement (docs/adr/0005). A claim another
+// process holds makes it insert nothing. All three tables are keyed
+// (kind, site) and hold at most 19 rows.
 const claimNoticeSQL = `
-SELECT ` + noticeColumns + `
+INSERT INTO owner_notice_claims (kind, site, claimed_by, claimed_at)
+SELECT n.kind, n.site, $3, $4
 FROM owner_notices n
 LEFT JOIN owner_notice_attempts a ON a.kind = n.kind AND a.site = n.site
-WHERE n.kind = $1 AND n.site = $2
-FOR UPDATE OF n SKIP LOCKED`
+WHERE n.kind = $1 AND n.site = $2 AND n.notified_at = 0 AND coalesce(a.retry_not_before, 0) <= $5
+ON CONFLICT (kind, site) DO NOTHING`
 
-const markNoticeSentSQL = `UPDATE owner_notices SET notified_at = $3 WHERE kind = $1 AND site = $2`
+// ClaimNotice claims the open notice (kind, site) for by, at the wall-clock
+// time at, so that by alone sends it. It returns false when the notice is
+// not open, already sent, waiting for its retry time (passAt earlier than
+// it), or claimed by another process. Nothing stays held after it returns:
+// the claim is a committed row, let go by RecordDelivery.
+func (s *Store) ClaimNotice(ctx context.Context, kind, site, by string, at, passAt int64) (bool, error) {
+	tag, err := s.pool.Exec(ctx, claimNoticeSQL, kind, site, by, at, passAt)
+	if err != nil {
+		return false, fmt.Errorf("store: claim notice %s/%s: %w", kind, site, translate(err))
+	}
+	return tag.RowsAffected() == 1, nil
+}
 
-const clearNoticeAttemptsSQL = `DELETE FROM owner_notice_attempts WHERE kind = $1 AND site = $2`
+// Each write below first deletes by's claim and acts only if it was there:
+// a claim settled as stale, or a notice closed meanwhile, takes the late
+// answer with it.
+const recordNoticeSentSQL = `
+WITH c AS (
+    DELETE FROM owner_notice_claims WHERE kind = $1 AND site = $2 AND claimed_by = $3 RETURNING kind, site
+), sent AS (
+    UPDATE owner_notices n SET notified_at = $4 FROM c
+    WHERE n.kind = c.kind AND n.site = c.site AND n.notified_at = 0 RETURNING n.kind, n.site
+)
+DELETE FROM owner_notice_attempts a USING sent WHERE a.kind = sent.kind AND a.site = sent.site`
 
 const recordNoticeAttemptSQL = `
+WITH c AS (
+    DELETE FROM owner_notice_claims WHERE kind = $1 AND site = $2 AND claimed_by = $3 RETURNING kind, site
+)
 INSERT INTO owner_notice_attempts (kind, site, attempts, last_attempt_at, last_error, retry_not_before, gave_up)
-VALUES ($1, $2, 1, $3, $4, $5, $6)
+SELECT c.kind, c.site, 1, $4, $5, $6, $7 FROM c
 ON CONFLICT (kind, site) DO UPDATE SET
     attempts = owner_notice_attempts.attempts + 1,
     last_attempt_at = excluded.last_attempt_at,
@@ -286,46 +319,48 @@ ON CONFLICT (kind, site) DO UPDATE SET
     retry_not_before = excluded.retry_not_before,
     gave_up = excluded.gave_up`
 
-// ClaimNotice locks the open notice (kind, site) and calls deliver with its
-// state while holding the lock, then writes what deliver reports in the same
-// transaction: notified_at only after Discord accepted, otherwise the failed
-// attempt. Two processes claiming one notice at once cannot both deliver:
-// the second finds the row locked and returns false without calling deliver.
-// It also returns false when the notice is not open.
-func (s *Store) ClaimNotice(ctx context.Context, kind, site string, deliver func(NoticeState) Delivery) (bool, error) {
-	claimed := false
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, claimNoticeSQL, kind, site)
-		if err != nil {
-			return err
-		}
-		st, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[NoticeState])
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		claimed = true
-		d := deliver(st)
-		switch {
-		case d.Skip:
-			return nil
-		case d.SentAt > 0:
-			if _, err := tx.Exec(ctx, markNoticeSentSQL, kind, site, d.SentAt); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, clearNoticeAttemptsSQL, kind, site)
-			return err
-		default:
-			_, err := tx.Exec(ctx, recordNoticeAttemptSQL, kind, site, d.AttemptAt, d.Err, d.RetryNotBefore, d.GiveUp)
-			return err
-		}
-	})
-	if err != nil {
-		return false, fmt.Errorf("store: claim notice %s/%s: %w", kind, site, translate(err))
+// RecordDelivery writes what by's claimed send did and lets the claim go:
+// notified_at once Discord accepted (clearing the failed attempts), else the
+// failed attempt. It writes nothing when by no longer holds the claim.
+func (s *Store) RecordDelivery(ctx context.Context, kind, site, by string, d Delivery) error {
+	var err error
+	if d.SentAt > 0 {
+		_, err = s.pool.Exec(ctx, recordNoticeSentSQL, kind, site, by, d.SentAt)
+	} else {
+		_, err = s.pool.Exec(ctx, recordNoticeAttemptSQL, kind, site, by, d.AttemptAt, d.Err, d.RetryNotBefore, d.GiveUp)
 	}
-	return claimed, nil
+	if err != nil {
+		return fmt.Errorf("store: record notice %s/%s: %w", kind, site, translate(err))
+	}
+	return nil
+}
+
+// settleClaimSQL removes a claim taken before $3 and marks its notice sent
+// at the claim's time: the process that took it stopped (or hung) between
+// the claim and recording Discord's answer, so the message may have gone,
+// and sending it again could tell the owner twice (docs/adr/0005).
+const settleClaimSQL = `
+WITH c AS (
+    DELETE FROM owner_notice_claims WHERE kind = $1 AND site = $2 AND claimed_at < $3
+    RETURNING kind, site, claimed_by, claimed_at
+), sent AS (
+    UPDATE owner_notices n SET notified_at = greatest(c.claimed_at, 1) FROM c
+    WHERE n.kind = c.kind AND n.site = c.site AND n.notified_at = 0 RETURNING n.kind
+)
+SELECT c.claimed_by, c.claimed_at FROM c`
+
+// SettleStaleClaim settles the notice's claim if it was taken before
+// olderThan (wall clock), returning who held it and when. ok is false when
+// there was no such claim.
+func (s *Store) SettleStaleClaim(ctx context.Context, kind, site string, olderThan int64) (by string, at int64, ok bool, err error) {
+	err = s.pool.QueryRow(ctx, settleClaimSQL, kind, site, olderThan).Scan(&by, &at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", 0, false, nil
+	}
+	if err != nil {
+		return "", 0, false, fmt.Errorf("store: settle notice claim %s/%s: %w", kind, site, translate(err))
+	}
+	return by, at, true, nil
 }
 
 // listNoticesSQL reads every open notice. owner_notices is bounded by
@@ -333,8 +368,7 @@ func (s *Store) ClaimNotice(ctx context.Context, kind, site string, deliver func
 // reading it whole is reading at most 19 rows.
 const listNoticesSQL = `
 SELECT ` + noticeColumns + `
-FROM owner_notices n
-LEFT JOIN owner_notice_attempts a ON a.kind = n.kind AND a.site = n.site
+FROM owner_notices n` + noticeJoins + `
 ORDER BY n.kind, n.site`
 
 // Notices lists the open owner notices with their last failed delivery.

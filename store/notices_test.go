@@ -34,10 +34,7 @@ func TestANoticeIsClaimedByOneProcessAtATime(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)
 	ctx := context.Background()
-	if ok, err := s.ClaimNotice(ctx, "stall", "comix", func(store.NoticeState) store.Delivery {
-		t.Fatal("delivered a notice that is not open")
-		return store.Delivery{}
-	}); ok || err != nil {
+	if ok, err := s.ClaimNotice(ctx, "stall", "comix", "a", 1, 1); ok || err != nil {
 		t.Fatalf("claiming a notice that is not open: %v %v", ok, err)
 	}
 	if err := s.OpenNotice(ctx, "stall", "comix"); err != nil {
@@ -46,59 +43,100 @@ func TestANoticeIsClaimedByOneProcessAtATime(t *testing.T) {
 	if err := s.OpenNotice(ctx, "stall", "comix"); err != nil {
 		t.Fatalf("opening twice is the lock, not an error: %v", err)
 	}
-	ok, err := s.ClaimNotice(ctx, "stall", "comix", func(st store.NoticeState) store.Delivery {
-		// While this claim holds the row, another process's claim skips it.
-		inner, err := s.ClaimNotice(ctx, "stall", "comix", func(store.NoticeState) store.Delivery {
-			t.Error("a second claim delivered while the first held the row")
-			return store.Delivery{Skip: true}
-		})
-		if inner || err != nil {
-			t.Errorf("second claim: %v %v", inner, err)
-		}
-		return store.Delivery{AttemptAt: 5, Err: "Discord answered 500"}
-	})
-	if !ok || err != nil {
+	if ok, err := s.ClaimNotice(ctx, "stall", "comix", "a", 1, 1); !ok || err != nil {
 		t.Fatalf("first claim: %v %v", ok, err)
 	}
-	ok, err = s.ClaimNotice(ctx, "stall", "comix", func(st store.NoticeState) store.Delivery {
-		if st.Attempts != 1 || st.LastError != "Discord answered 500" || st.NotifiedAt != 0 {
-			t.Errorf("state after one failed attempt: %+v", st)
-		}
-		return store.Delivery{SentAt: 9}
-	})
-	if !ok || err != nil {
-		t.Fatal(ok, err)
+	// The claim is a committed row: another process sees it and stays out.
+	if ok, err := s.ClaimNotice(ctx, "stall", "comix", "b", 2, 2); ok || err != nil {
+		t.Fatalf("second claim while the first holds it: %v %v", ok, err)
 	}
-	all, err := s.Notices(ctx)
-	if err != nil || len(all) != 1 || all[0].NotifiedAt != 9 || all[0].Attempts != 0 {
-		t.Fatalf("after the send: %+v %v", all, err)
+	all, _ := s.Notices(ctx)
+	if len(all) != 1 || all[0].ClaimedBy != "a" || all[0].ClaimedAt != 1 {
+		t.Fatalf("the claim names its holder and time: %+v", all)
+	}
+	// An answer from a process that does not hold the claim writes nothing.
+	if err := s.RecordDelivery(ctx, "stall", "comix", "b", store.Delivery{SentAt: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordDelivery(ctx, "stall", "comix", "a", store.Delivery{AttemptAt: 5, Err: "Discord answered 500", RetryNotBefore: 50}); err != nil {
+		t.Fatal(err)
+	}
+	all, _ = s.Notices(ctx)
+	if len(all) != 1 || all[0].NotifiedAt != 0 || all[0].Attempts != 1 || all[0].LastError != "Discord answered 500" || all[0].ClaimedBy != "" {
+		t.Fatalf("after one failed attempt: %+v", all)
+	}
+	if ok, _ := s.ClaimNotice(ctx, "stall", "comix", "b", 6, 49); ok {
+		t.Fatal("claimed before the retry time")
+	}
+	if ok, err := s.ClaimNotice(ctx, "stall", "comix", "b", 6, 50); !ok || err != nil {
+		t.Fatalf("claim at the retry time: %v %v", ok, err)
+	}
+	if err := s.RecordDelivery(ctx, "stall", "comix", "b", store.Delivery{SentAt: 9}); err != nil {
+		t.Fatal(err)
+	}
+	all, _ = s.Notices(ctx)
+	if len(all) != 1 || all[0].NotifiedAt != 9 || all[0].Attempts != 0 || all[0].ClaimedBy != "" {
+		t.Fatalf("after the send: %+v", all)
+	}
+	if ok, _ := s.ClaimNotice(ctx, "stall", "comix", "c", 10, 10); ok {
+		t.Fatal("claimed a notice already sent")
 	}
 }
 
-func TestClosingANoticeTakesItsAttemptsWithIt(t *testing.T) {
+func TestAStaleClaimIsSettledAsSentAndItsLateAnswerWritesNothing(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	if err := s.OpenNotice(ctx, "adapter-broken", "kagane"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.ClaimNotice(ctx, "adapter-broken", "kagane", "crashed", 100, 100); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if _, _, ok, err := s.SettleStaleClaim(ctx, "adapter-broken", "kagane", 100); ok || err != nil {
+		t.Fatalf("a claim not older than the bound was settled: %v %v", ok, err)
+	}
+	by, at, ok, err := s.SettleStaleClaim(ctx, "adapter-broken", "kagane", 101)
+	if !ok || err != nil || by != "crashed" || at != 100 {
+		t.Fatalf("settle: %q %d %v %v", by, at, ok, err)
+	}
+	if err := s.RecordDelivery(ctx, "adapter-broken", "kagane", "crashed", store.Delivery{AttemptAt: 200, Err: "late"}); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := s.Notices(ctx)
+	if len(all) != 1 || all[0].NotifiedAt != 100 || all[0].Attempts != 0 || all[0].ClaimedBy != "" {
+		t.Fatalf("a settled claim counts as sent at its time, and a late answer changes nothing: %+v", all)
+	}
+}
+
+func TestClosingANoticeTakesItsAttemptsAndClaimWithIt(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)
 	ctx := context.Background()
 	if err := s.OpenNotice(ctx, "sidecar-down", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ClaimNotice(ctx, "sidecar-down", "", func(store.NoticeState) store.Delivery {
-		return store.Delivery{AttemptAt: 1, Err: "Discord answered 429", RetryNotBefore: 100}
-	}); err != nil {
+	if _, err := s.ClaimNotice(ctx, "sidecar-down", "", "a", 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordDelivery(ctx, "sidecar-down", "", "a", store.Delivery{AttemptAt: 1, Err: "Discord answered 429", RetryNotBefore: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ClaimNotice(ctx, "sidecar-down", "", "b", 200, 200); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.CloseNotice(ctx, "sidecar-down", "", 0); err != nil {
 		t.Fatal(err)
 	}
 	var n int
-	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM owner_notice_attempts`).Scan(&n); err != nil || n != 0 {
-		t.Fatalf("attempts left after close: %d %v", n, err)
+	if err := s.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM owner_notice_attempts) + (SELECT count(*) FROM owner_notice_claims)`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("attempts and claims left after close: %d %v", n, err)
 	}
 	if err := s.OpenNotice(ctx, "sidecar-down", ""); err != nil {
 		t.Fatal(err)
 	}
 	all, _ := s.Notices(ctx)
-	if len(all) != 1 || all[0].Attempts != 0 || all[0].RetryNotBefore != 0 {
+	if len(all) != 1 || all[0].Attempts != 0 || all[0].RetryNotBefore != 0 || all[0].ClaimedBy != "" {
 		t.Fatalf("a new episode starts clean: %+v", all)
 	}
 }

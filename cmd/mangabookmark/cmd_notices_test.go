@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -45,21 +46,15 @@ func noticesDB(t *testing.T, sent, failed bool) string {
 		}
 	}
 	if sent {
-		if _, err := s.ClaimNotice(ctx, "stall", "asurascans", func(store.NoticeState) store.Delivery {
-			return store.Delivery{SentAt: now.Add(-7 * time.Hour).UnixMilli()}
-		}); err != nil {
+		if err := deliver(ctx, s, "stall", "asurascans", store.Delivery{SentAt: now.Add(-7 * time.Hour).UnixMilli()}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.ClaimNotice(ctx, "no-browser-route", "novelfull", func(store.NoticeState) store.Delivery {
-			return store.Delivery{SentAt: now.Add(-2 * time.Hour).UnixMilli()}
-		}); err != nil {
+		if err := deliver(ctx, s, "no-browser-route", "novelfull", store.Delivery{SentAt: now.Add(-2 * time.Hour).UnixMilli()}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if failed {
-		if _, err := s.ClaimNotice(ctx, "no-browser-route", "novelfull", func(store.NoticeState) store.Delivery {
-			return store.Delivery{AttemptAt: now.Add(-time.Hour).UnixMilli(), Err: "Discord answered 500"}
-		}); err != nil {
+		if err := deliver(ctx, s, "no-browser-route", "novelfull", store.Delivery{AttemptAt: now.Add(-time.Hour).UnixMilli(), Err: "Discord answered 500"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -190,4 +185,12 @@ func TestTheNoticesCommandNeedsADatabase(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// deliver records a delivery the way a Notifier does: claim, then record.
+func deliver(ctx context.Context, s *store.Store, kind, site string, d store.Delivery) error {
+	if _, err := s.ClaimNotice(ctx, kind, site, "test", 1, math.MaxInt64); err != nil {
+		return err
+	}
+	return s.RecordDelivery(ctx, kind, site, "test", d)
 }
