@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // Asura Scans serves an Astro site: the Series' data sits in the HTML-escaped JSON
@@ -264,7 +266,7 @@ func asuraLinkChapters(l *latest, base *url.URL, doc *goquery.Document, slug str
 		if m == nil || m[1] != slug {
 			return
 		}
-		if num, ok := canonicalNumber(m[2]); ok {
+		if num, ok := word.Chapter(m[2]); ok {
 			l.offer(num, abs)
 		}
 	})

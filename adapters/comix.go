@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // Comix renders its chapter list in the browser (the API behind it is signed), so
@@ -137,7 +139,7 @@ func comixChapter(base *url.URL, row *goquery.Selection, hid string) (num, abs s
 		return "", "", false
 	}
 	if num, ok = ParseChapterNumber(row.Find(comixRowNumber).First().Text()); !ok {
-		num, ok = canonicalNumber(m[2])
+		num, ok = word.Chapter(m[2])
 	}
 	return num, abs, ok
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // Demonic Scans serves plain server-rendered PHP pages. Like the public parsers,
@@ -113,7 +115,7 @@ func demonicChapter(base *url.URL, s *goquery.Selection, id string) (num, abs st
 	if m == nil || (id != "" && demonicKey(m[1]) != demonicKey(id)) {
 		return "", "", false
 	}
-	num, ok = canonicalNumber(m[2])
+	num, ok = word.Chapter(m[2])
 	if !ok {
 		num, ok = ParseChapterNumber(ownText(s))
 	}

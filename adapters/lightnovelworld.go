@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // LightNovelWorld (lightnovelworld.org) describes the Series in a JSON-LD Book in
@@ -116,7 +118,7 @@ func (a lightnovelworld) Parse(body []byte, ref Ref) (Facts, error) {
 		// No chapter on the page: og:title states the count, and chapter
 		// addresses run 1..N, so N is the newest.
 		if m := lnwOGCount.FindStringSubmatch(doc.Find(lnwOGTitle).AttrOr("content", "")); m != nil {
-			if num, ok := canonicalNumber(m[1]); ok && num != "0" {
+			if num, ok := word.Chapter(m[1]); ok && num != "0" {
 				l.offer(num, cleanURL(base, "/novel/"+ref.SeriesID+"/chapter/"+num+"/"))
 			}
 		}
@@ -142,7 +144,7 @@ func lnwChapter(base *url.URL, link, slug string) (num, abs string, ok bool) {
 	if m == nil || (slug != "" && strings.ToLower(m[1]) != slug) {
 		return "", "", false
 	}
-	num, ok = canonicalNumber(m[2])
+	num, ok = word.Chapter(m[2])
 	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
 	return num, u.String(), ok
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // NovelFull serves plain server-rendered pages. The Series page carries a "Latest
@@ -129,7 +131,7 @@ func novelfullChapter(base *url.URL, s *goquery.Selection, slug string) (num, ab
 		label = s.Text()
 	}
 	if num, ok = ParseChapterNumber(label); !ok {
-		num, ok = canonicalNumber(m[2])
+		num, ok = word.Chapter(m[2])
 	}
 	return num, abs, ok
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // variantCases (testdata/variants/<site>/, apart from the Site's own pages,
@@ -71,7 +73,7 @@ func baseCase(t *testing.T, site string) fixtureCase {
 }
 
 func TestAPageLaidOutDifferentlyReadsTheSameFacts(t *testing.T) {
-	for _, site := range Sites {
+	for _, site := range word.SiteNames() {
 		base := baseCase(t, site)
 		a, _ := ByName(site)
 		ref, err := Recognise(base.url)
@@ -95,7 +97,7 @@ func TestAPageLaidOutDifferentlyReadsTheSameFacts(t *testing.T) {
 // Every variant file is in the table (and so in the fuzz seed corpus, which
 // takes every file of testdata/<site>/ and testdata/variants/<site>/).
 func TestEveryVariantFixtureIsInTheTable(t *testing.T) {
-	for _, site := range Sites {
+	for _, site := range word.SiteNames() {
 		files, _ := filepath.Glob(filepath.Join("testdata", "variants", site, "*"))
 		var listed []string
 		for _, v := range variantCases[site] {
@@ -120,7 +122,7 @@ func TestEveryVariantFixtureIsInTheTable(t *testing.T) {
 // A related block's chapters are higher than ours: a variant whose facts
 // matched only because it held no other Series would prove nothing.
 func TestRelatedVariantsCarryAnotherSeriesHigherChapter(t *testing.T) {
-	for _, site := range Sites {
+	for _, site := range word.SiteNames() {
 		b := string(readFixture(t, filepath.Join("variants", site), "related."+map[bool]string{true: "json", false: "html"}[site == "kagane"]))
 		if !strings.Contains(b, "9999") && !strings.Contains(b, "9998") {
 			t.Errorf("%s variant-related holds no higher chapter of another Series", site)

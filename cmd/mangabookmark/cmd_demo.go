@@ -18,6 +18,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // The demo's story, told by its stand-in Sites:
@@ -48,7 +49,7 @@ type standIn struct {
 // page itself, which Series it is and which path the adapter will fetch.
 func loadStandIns(dir string) ([]*standIn, error) {
 	var out []*standIn
-	for _, site := range adapters.Sites {
+	for _, site := range word.SiteNames() {
 		a, _ := adapters.ByName(site)
 		files, err := filepath.Glob(filepath.Join(dir, site, "*"))
 		if err != nil || len(files) == 0 {
@@ -244,7 +245,7 @@ func seedDemo(ctx context.Context, dbURL string, standIns []*standIn, now time.T
 		return nil
 	}
 	for at := now.Add(-demoHistory); at.Before(now); at = at.Add(time.Hour) {
-		if err := st.InsertPass(ctx, store.PassRow{Site: demoHostile, StartedAt: at.UnixMilli(), FinishedAt: at.UnixMilli(), Due: 2, Refused: 2}); err != nil {
+		if err := st.InsertPass(ctx, store.PassRow{Site: demoHostile, StartedAt: at.UnixMilli(), FinishedAt: at.UnixMilli(), Due: 2, Counts: word.Counts{Refused: 2}}); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 const fetchUsage = "usage: mangabookmark fetch SERIES_URL"
@@ -67,7 +68,7 @@ func runFetch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := writeJSON(stdout, newFactsJSON(ref, a.Kind(), res.Facts)); err != nil {
 		return err
 	}
-	if res.Outcome != adapters.OK {
+	if res.Outcome != word.OK {
 		return NotOKError{Outcome: res.Outcome}
 	}
 	return nil
@@ -78,7 +79,7 @@ func runFetch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 const exitNotOK = 3
 
 // NotOKError is fetch's answer when the read ended in an outcome other than ok.
-type NotOKError struct{ Outcome adapters.Outcome }
+type NotOKError struct{ Outcome word.Outcome }
 
 func (e NotOKError) Error() string {
 	return fmt.Sprintf("fetch: the read ended in %s, not ok", e.Outcome)

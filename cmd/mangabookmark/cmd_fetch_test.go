@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // fetchStandIn is a loopback novelfull: one readable Series, one that moved
@@ -118,7 +118,7 @@ func TestRunFetch(t *testing.T) {
 	t.Run("a missing page prints not_found and its facts, and fails the exit", func(t *testing.T) {
 		var out, errOut bytes.Buffer
 		err := runFetch(context.Background(), []string{"https://novelfull.com/gone-novel.html"}, nil, &out, &errOut, env)
-		if !errors.Is(err, NotOKError{Outcome: adapters.NotFound}) || exitCode(err) != exitNotOK {
+		if !errors.Is(err, NotOKError{Outcome: word.NotFound}) || exitCode(err) != exitNotOK {
 			t.Fatalf("runFetch: %v (exit %d), want the not-ok error", err, exitCode(err))
 		}
 		word, rest, _ := bytes.Cut(out.Bytes(), []byte("\n"))
