@@ -51,8 +51,7 @@ func handleAdminLanding(d Deps) http.Handler {
 		ctx, now := r.Context(), d.now()
 		stats, err := d.Store.AdminStats(ctx, now)
 		if err != nil {
-			d.Logger.Error("admin landing: stats", "err", err)
-			fail(w, r, d.Logger, http.StatusInternalServerError, "The figures could not be read. Try again.")
+			failStore(w, r, d.Logger, err, "The figures could not be read. Try again.", "admin landing: stats")
 			return
 		}
 		var l components.Landing

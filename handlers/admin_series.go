@@ -79,8 +79,7 @@ func handleAdminSeriesList(d Deps) http.Handler {
 			n, err = d.Store.CountAdminSeries(ctx, q, now)
 		}
 		if err != nil {
-			d.Logger.Error("admin series: list", "filter", string(q.Filter), "err", err)
-			fail(w, r, d.Logger, http.StatusInternalServerError, "The list could not be read. Try again.")
+			failStore(w, r, d.Logger, err, "The list could not be read. Try again.", "admin series: list", "filter", string(q.Filter))
 			return
 		}
 		list := components.SeriesList{Count: n, Caption: caption(q)}
@@ -176,8 +175,7 @@ func showDetail(d Deps, w http.ResponseWriter, r *http.Request, status int, adju
 		return
 	}
 	if err != nil {
-		d.Logger.Error("admin series: detail", "site", site, "series_id", id, "err", err)
-		fail(w, r, d.Logger, http.StatusInternalServerError, "The Series could not be read. Try again.")
+		failStore(w, r, d.Logger, err, "The Series could not be read. Try again.", "admin series: detail", "site", site, "series_id", id)
 		return
 	}
 	if adjust != nil {
@@ -245,6 +243,9 @@ func storeResult(d Deps, what string, err error) (int, string) {
 		return 0, ""
 	case errors.Is(err, store.ErrNotFound):
 		return http.StatusNotFound, ""
+	case store.Unavailable(err):
+		d.Logger.Warn("database unavailable", "control", what, "err", err)
+		return http.StatusServiceUnavailable, Unavailable
 	default:
 		d.Logger.Error("admin control failed", "control", what, "err", err)
 		return http.StatusInternalServerError, "That change could not be saved. Nothing was changed; try again."
@@ -323,8 +324,7 @@ func handleDeleteSeries(d Deps) http.Handler {
 			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
 			return
 		case err != nil:
-			d.Logger.Error("admin control failed", "control", "delete", "err", err)
-			fail(w, r, d.Logger, http.StatusInternalServerError, "The Series could not be deleted. Nothing was changed; try again.")
+			failStore(w, r, d.Logger, err, "The Series could not be deleted. Nothing was changed; try again.", "admin control failed", "control", "delete")
 			return
 		}
 		d.Logger.Info("series deleted", "site", site, "series_id", id)

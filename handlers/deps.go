@@ -41,7 +41,15 @@ type Deps struct {
 	// the Reader was given (adapters.ParseBrowserSites has already applied
 	// BROWSER_SITES' default). Empty means none, as BROWSER_SITES=none does.
 	BrowserSites []string
+
+	// RequestTimeout bounds each request's database work
+	// (DATABASE_REQUEST_TIMEOUT); zero means DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is how long a request's database work may take
+// before it answers that the database is unavailable.
+const DefaultRequestTimeout = 5 * time.Second
 
 // DiscordAuth configures sign-in with Discord. Endpoint and APIBase are the
 // real Discord addresses in production and a fake provider in tests.
@@ -68,6 +76,13 @@ func (d Deps) now() time.Time {
 		return d.Now()
 	}
 	return time.Now()
+}
+
+func (d Deps) requestTimeout() time.Duration {
+	if d.RequestTimeout > 0 {
+		return d.RequestTimeout
+	}
+	return DefaultRequestTimeout
 }
 
 func (d Deps) browserSite(site string) bool { return slices.Contains(d.BrowserSites, site) }

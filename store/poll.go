@@ -60,6 +60,27 @@ func Unreachable(err error) bool {
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
+// Unavailable reports whether err means the database could not do the work
+// in time: it is unreachable, it is refusing new sessions, or the caller's
+// deadline (or the server's statement_timeout) ran out first. Nothing the
+// statement would have written was written. A page answers 503 for it.
+func Unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if Unreachable(err) || errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) {
+		return true
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		switch pg.Code {
+		case "57014", "53300": // query_canceled (statement_timeout), too_many_connections
+			return true
+		}
+	}
+	return false
+}
+
 // again runs f, and again while it fails on a lost session: at most once per
 // pooled connection, plus one.
 func (s *Store) again(f func() error) error {
