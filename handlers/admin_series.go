@@ -73,16 +73,23 @@ func handleAdminSeriesList(d Deps) http.Handler {
 			fail(w, r, d.Logger, http.StatusBadRequest, bad)
 			return
 		}
-		page, err := d.Store.ListAdminSeries(ctx, q, now)
+		// The page and its caption count are independent: one round trip.
+		var page store.AdminSeriesPage
 		var n int64
+		b := d.Store.NewBatch()
+		err := b.ListAdminSeries(q, now, &page)
 		if err == nil {
-			n, err = d.Store.CountAdminSeries(ctx, q, now)
+			err = b.CountAdminSeries(q, now, &n)
+		}
+		if err == nil {
+			err = d.Store.Send(ctx, b)
 		}
 		if err != nil {
 			failStore(w, r, d.Logger, err, "The list could not be read. Try again.", "admin series: list", "filter", string(q.Filter))
 			return
 		}
-		list := components.SeriesList{Count: n, Caption: caption(q)}
+		list := components.SeriesList{Caption: caption(q)}
+		list.Count, list.Capped = figure(n)
 		for _, s := range page.Rows {
 			list.Rows = append(list.Rows, components.SeriesRow{
 				Site: s.Site, ID: s.SeriesID, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Cover: coverURL(s.CoverURL),
@@ -126,12 +133,12 @@ func caption(q store.SeriesQuery) string {
 // detailOf builds the detail view model.
 func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail, error) {
 	ctx, now := r.Context(), d.now()
-	s, err := d.Store.GetAdminSeries(ctx, site, id, now)
-	if err != nil {
-		return components.SeriesDetail{}, err
-	}
-	bms, err := d.Store.SeriesBookmarks(ctx, site, id)
-	if err != nil {
+	var s store.AdminSeriesDetail
+	var bms []store.SeriesBookmark
+	b := d.Store.NewBatch()
+	b.AdminSeries(site, id, now, &s)
+	b.SeriesBookmarks(site, id, &bms)
+	if err := d.Store.Send(ctx, b); err != nil {
 		return components.SeriesDetail{}, err
 	}
 	v := components.SeriesDetail{

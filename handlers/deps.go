@@ -37,6 +37,11 @@ type Deps struct {
 	// delivery (a *notify.Notifier); nil means no condition holds.
 	Notices NoticeSource
 
+	// UserscriptVersion is the version of the userscript this server serves,
+	// answered to a userscript that sends its own (X-Userscript-Version).
+	// "" means the @version of the script in static/ (tests set their own).
+	UserscriptVersion string
+
 	// BrowserSites are the Sites read through the browser sidecar: the set
 	// the Reader was given (adapters.ParseBrowserSites has already applied
 	// BROWSER_SITES' default). Empty means none, as BROWSER_SITES=none does.
@@ -90,7 +95,8 @@ func (d Deps) browserSite(site string) bool { return slices.Contains(d.BrowserSi
 // NoticeSource is what the admin pages read of owner notices: the same
 // derivation the push uses, so the page and the message never disagree.
 type NoticeSource interface {
-	Conditions(ctx context.Context, now time.Time) ([]notify.Condition, error)
+	// QueueVerdict queues the verdict line's reads into the landing page's
+	// batch; finish reads them once the batch is sent.
+	QueueVerdict(b *store.Batch, now time.Time) (finish func() notify.Verdict)
 	Status(ctx context.Context, now time.Time) (notify.Status, error)
-	WebhookDeadAt(ctx context.Context) (time.Time, error)
 }
