@@ -21,6 +21,7 @@ func commands() map[string]command {
 		"fetch":   {runFetch, "read one Series address through the real path and print the outcome and facts"},
 		"demo":    {runDemo, "six local stand-in Sites, a webhook sink and the server polling them (run from the repository)"},
 		"notices": {withDatabase(runNotices), "list the open owner notices (--json); exits non-zero while one is pending"},
+		"bench":   {runBench, "the owner's pages at N Series, measured against the real server: bench -n N (what `make bench N=...` runs)"},
 	}
 }
 
