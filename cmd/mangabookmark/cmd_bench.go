@@ -388,7 +388,9 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 	return s[min(len(s)-1, int(q*float64(len(s))))]
 }
 
-func ms(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) }
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64)
+}
 
 func (r report) print(w io.Writer) {
 	fmt.Fprintf(w, "| page | p50 ms | p95 ms | bytes | statements | SQL p50 ms | ratio |\n| --- | --- | --- | --- | --- | --- | --- |\n")
