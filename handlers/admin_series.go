@@ -111,7 +111,7 @@ func handleAdminSeriesList(d Deps) http.Handler {
 		}
 		render(w, r, d.Logger, http.StatusOK, components.AdminSeriesPage(viewerFrom(ctx), components.SeriesListPage{
 			Filter: string(q.Filter), Site: q.Site, Kind: q.Kind,
-			Filters: filterOptions, Sites: siteOptions, Kinds: kindOptions, List: list,
+			Filters: filterOptions, Sites: siteOptions, Kinds: kindOptions, List: list, Add: ownerAddBox(),
 		}))
 	})
 }
