@@ -781,3 +781,39 @@ func TestTheLanePrunesAtMostHourly(t *testing.T) {
 	r.clk.Advance(61 * time.Minute)
 	waitFor(t, "the hourly prune", func() bool { return r.passes(site)[0].StartedAt != old })
 }
+
+// After every session of the database is cut (what a PostgreSQL restart
+// does), the resting leader takes its lock and LISTEN back within seconds,
+// so a Forced Poll the owner asks for then is served, not left to the
+// Lane's hour-long rest.
+func TestAfterTheDatabaseCutsEverySessionAForcedPollIsStillServed(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "the first pass", func() bool { return r.rd.readsOf(url("a")) == 1 })
+	r.clk.Advance(time.Minute) // not due for 59 more minutes; the Lane rests
+
+	other := r.second()
+	if _, err := other.Pool().Exec(r.ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the lock taken again", func() bool {
+		var n int
+		err := other.Pool().QueryRow(r.ctx, `SELECT count(*) FROM pg_locks
+			WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&n)
+		return err == nil && n == 1
+	})
+	// The admin's control writes through the database alone.
+	if err := other.ForceSeriesPoll(r.ctx, site, "a", r.clk.Now().UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the Forced Poll", func() bool { return r.rd.readsOf(url("a")) == 2 })
+	if !strings.Contains(r.logs.String(), "lane lock taken again") {
+		t.Errorf("the re-take was not logged:\n%s", r.logs)
+	}
+}
