@@ -2,6 +2,7 @@ package poller
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 )
@@ -15,7 +16,45 @@ func (p *Poller) Run(ctx context.Context) {
 		wg.Go(func() { p.runLane(ctx, site) })
 	}
 	wg.Wait()
+	p.flushUnlogged()
 	p.Close()
+}
+
+// flushTimeout bounds the last try at writing held-back pass rows at
+// shutdown, for all Lanes together.
+const flushTimeout = 5 * time.Second
+
+// flushUnlogged gives the pass rows an outage held back (lane.unlogged) one
+// last bounded try once every Lane has stopped, and reports any still
+// unwritten in one log line with their count, so none vanishes silently.
+func (p *Poller) flushUnlogged() {
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	p.mu.Lock()
+	lanes := make([]*lane, 0, len(p.lanes))
+	for _, l := range p.lanes {
+		lanes = append(lanes, l)
+	}
+	p.mu.Unlock()
+	lost := 0
+	var sites []string
+	var last error
+	for _, l := range lanes {
+		l.pass.Lock()
+		for i, r := range l.unlogged {
+			if err := p.Store.InsertPass(ctx, r); err != nil {
+				lost += len(l.unlogged) - i
+				sites = append(sites, r.Site)
+				last = err
+				break
+			}
+		}
+		l.unlogged = nil
+		l.pass.Unlock()
+	}
+	if lost > 0 {
+		p.log().Error("pass rows not written at shutdown", "rows", lost, "sites", strings.Join(sites, ","), "err", last)
+	}
 }
 
 // runLane is one Lane: pass, rest, pass. A Lane of a process that is not the
