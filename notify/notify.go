@@ -187,6 +187,15 @@ func New(opts Options) (*Notifier, error) {
 	return n, nil
 }
 
+// WebhookHash is the hex SHA-256 of the configured webhook's address (the
+// dead_webhooks key), "" when none is configured. Never the address.
+func (n *Notifier) WebhookHash() string {
+	if !n.Enabled() {
+		return ""
+	}
+	return n.hook.hash
+}
+
 // Enabled reports whether notices are pushed (a webhook is configured).
 func (n *Notifier) Enabled() bool { return n != nil && n.hook != nil }
 

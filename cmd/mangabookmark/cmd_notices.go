@@ -17,7 +17,8 @@ import (
 	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
-// runNotices is `mangabookmark notices [--json]`: the open owner notices,
+// runNotices is `mangabookmark notices [--json]`: what the server recorded
+// of its webhook (configured? dead?) and the open owner notices,
 // each with its condition, Site, since when it holds, and when it was sent
 // or why it is still pending. It returns an error — a non-zero exit — while
 // any notice is pending or the webhook is dead, so a timer or a script sees
@@ -52,33 +53,37 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	defer st.Close()
 
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	opts := notify.Options{
-		Store:        st,
-		WebhookURL:   notify.Secret(getenv("DISCORD_WEBHOOK_URL")),
-		BrowserSites: browser,
-		Logger:       quiet,
-	}
-	invalid := false
-	n, err := notify.New(opts)
+	// The webhook is the server's, not this command's: read what the server
+	// recorded at start, never DISCORD_WEBHOOK_URL from this environment.
+	n, err := notify.New(notify.Options{Store: st, BrowserSites: browser, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		// Still list what the database holds; say the setting is unusable.
-		invalid = true
-		opts.WebhookURL = ""
-		if n, err = notify.New(opts); err != nil {
-			return fmt.Errorf("notices: %w", err)
-		}
+		return fmt.Errorf("notices: %w", err)
 	}
 	now := time.Now()
 	status, err := n.Status(ctx, now)
 	if err != nil {
 		return fmt.Errorf("notices: %w", err)
 	}
+	hook, recorded, err := st.ReadServerWebhook(ctx)
+	if err != nil {
+		return fmt.Errorf("notices: %w", err)
+	}
+	status.Enabled = recorded && hook.Configured
+	if status.Enabled {
+		dead, err := st.WebhookDeadAt(ctx, hook.Hash)
+		if err != nil {
+			return fmt.Errorf("notices: %w", err)
+		}
+		if dead > 0 {
+			status.WebhookDeadAt = time.UnixMilli(dead)
+		}
+	}
+	view := serverView{status: status, recorded: recorded, at: time.UnixMilli(hook.RecordedAt)}
 
 	if *asJSON {
-		err = writeNoticesJSON(stdout, status, invalid)
+		err = writeNoticesJSON(stdout, view)
 	} else {
-		err = writeNoticesText(stdout, status, invalid, now)
+		err = writeNoticesText(stdout, view, now)
 	}
 	if err != nil {
 		return fmt.Errorf("notices: %w", err)
@@ -94,9 +99,6 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		}
 	}
 	switch {
-	case invalid:
-		// The server will not start on this setting; a script must see it.
-		return errors.New("notices: DISCORD_WEBHOOK_URL is not a usable address")
 	case pending > 0:
 		return fmt.Errorf("notices: %d owner notice(s) pending", pending)
 	case !status.WebhookDeadAt.IsZero():
@@ -115,17 +117,25 @@ func subjectName(site string) string {
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-func writeNoticesText(w io.Writer, st notify.Status, invalid bool, now time.Time) error {
+// serverView is the notices' state as the server recorded it.
+type serverView struct {
+	status   notify.Status
+	recorded bool      // a server has recorded its webhook state
+	at       time.Time // when it did
+}
+
+func writeNoticesText(w io.Writer, v serverView, now time.Time) error {
+	st := v.status
 	switch {
-	case invalid:
-		fmt.Fprintln(w, "Owner notices cannot be sent: DISCORD_WEBHOOK_URL is not a usable address.")
+	case !v.recorded:
+		fmt.Fprintln(w, "No server has recorded its webhook setting in this database yet: start `mangabookmark serve` on it once. Until then owner notices count as off.")
 	case !st.Enabled:
-		fmt.Fprintln(w, "Owner notices are off: DISCORD_WEBHOOK_URL is unset.")
+		fmt.Fprintf(w, "Owner notices are off: the server started at %s without DISCORD_WEBHOOK_URL.\n", stamp(v.at))
 	case !st.WebhookDeadAt.IsZero():
 		fmt.Fprintf(w, "The Discord webhook is dead: Discord answered 404 at %s. Nothing is sent until DISCORD_WEBHOOK_URL changes.\n",
 			stamp(st.WebhookDeadAt))
 	default:
-		fmt.Fprintln(w, "Owner notices are on.")
+		fmt.Fprintf(w, "Owner notices are on: the server started at %s with a Discord webhook.\n", stamp(v.at))
 	}
 	if len(st.Notices) == 0 {
 		_, err := fmt.Fprintln(w, "No open owner notices.")
@@ -191,13 +201,18 @@ func optTime(t time.Time) *time.Time {
 	return &u
 }
 
-func writeNoticesJSON(w io.Writer, st notify.Status, invalid bool) error {
+func writeNoticesJSON(w io.Writer, v serverView) error {
+	st := v.status
+	var recordedAt *time.Time
+	if v.recorded {
+		recordedAt = optTime(v.at)
+	}
 	out := struct {
-		Enabled        bool         `json:"enabled"`
-		WebhookInvalid bool         `json:"webhook_invalid"`
-		WebhookDeadAt  *time.Time   `json:"webhook_dead_at"`
-		Notices        []noticeJSON `json:"notices"`
-	}{Enabled: st.Enabled, WebhookInvalid: invalid, WebhookDeadAt: optTime(st.WebhookDeadAt), Notices: []noticeJSON{}}
+		Enabled           bool         `json:"enabled"`
+		WebhookRecordedAt *time.Time   `json:"webhook_recorded_at"`
+		WebhookDeadAt     *time.Time   `json:"webhook_dead_at"`
+		Notices           []noticeJSON `json:"notices"`
+	}{Enabled: st.Enabled, WebhookRecordedAt: recordedAt, WebhookDeadAt: optTime(st.WebhookDeadAt), Notices: []noticeJSON{}}
 	for _, nt := range st.Notices {
 		out.Notices = append(out.Notices, noticeJSON{
 			Condition:      string(nt.Kind),

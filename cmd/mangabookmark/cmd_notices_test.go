@@ -67,33 +67,36 @@ func noticesDB(t *testing.T, sent, failed bool) string {
 
 func TestTheNoticesCommandShowsWhatWasSentAndExitsNonZeroWhilePending(t *testing.T) {
 	t.Parallel()
+	// hook is what the server recorded at start: "on" (a webhook), "off"
+	// (none), or "" (no server has recorded anything). env is the
+	// command's own environment, which must not matter.
 	cases := []struct {
 		name        string
 		sent        bool
 		failed      bool
 		args        []string
+		hook        string
 		env         map[string]string
 		wantErr     string
 		wantOut     []string
+		wantNot     []string
 		emptyDB     bool
 		deadWebhook bool
 	}{
 		{
-			name: "no open notice is a clean exit", emptyDB: true,
-			env:     map[string]string{"DISCORD_WEBHOOK_URL": hookURL},
-			wantOut: []string{"Owner notices are on.", "No open owner notices."},
+			name: "no open notice is a clean exit", emptyDB: true, hook: "on",
+			wantOut: []string{"Owner notices are on: the server started at ", "No open owner notices."},
 		},
 		{
-			name: "sent notices are listed with their age and send time", sent: true,
-			env: map[string]string{"DISCORD_WEBHOOK_URL": hookURL},
+			name: "sent notices are listed under an empty environment with the server's webhook on", sent: true, hook: "on",
 			wantOut: []string{
-				"stall", "asurascans", "(20 hours)", "sent at ",
+				"Owner notices are on", "stall", "asurascans", "(20 hours)", "sent at ",
 				"no-browser-route", "novelfull", "(15 hours)",
 			},
+			wantNot: []string{"off"},
 		},
 		{
-			name: "a pending notice says why and fails the exit", failed: true,
-			env: map[string]string{"DISCORD_WEBHOOK_URL": hookURL},
+			name: "a pending notice says why and fails the exit", failed: true, hook: "on",
 			wantOut: []string{
 				"pending — last attempt failed: Discord answered 500 (1 attempt(s), last at ",
 				"pending — not attempted yet",
@@ -101,29 +104,31 @@ func TestTheNoticesCommandShowsWhatWasSentAndExitsNonZeroWhilePending(t *testing
 			wantErr: "2 owner notice(s) pending",
 		},
 		{
-			name: "a dead webhook is shown until the setting changes", sent: true, deadWebhook: true,
-			env:     map[string]string{"DISCORD_WEBHOOK_URL": hookURL},
+			name: "a dead webhook is shown until the setting changes", sent: true, deadWebhook: true, hook: "on",
 			wantOut: []string{"The Discord webhook is dead: Discord answered 404 at "},
 			wantErr: "webhook is dead",
 		},
 		{
-			name: "the push off is said plainly", emptyDB: true,
-			wantOut: []string{"Owner notices are off: DISCORD_WEBHOOK_URL is unset."},
+			name: "the server's push off is said plainly, whatever this environment holds", emptyDB: true, hook: "off",
+			env:     map[string]string{"DISCORD_WEBHOOK_URL": hookURL},
+			wantOut: []string{"Owner notices are off: the server started at ", "without DISCORD_WEBHOOK_URL"},
 		},
 		{
-			name: "an unusable webhook setting fails the exit without printing it", failed: true,
+			name: "a setting in this environment that the server does not use is not read", sent: true, hook: "on",
 			env:     map[string]string{"DISCORD_WEBHOOK_URL": "http://discord.example/api/webhooks/42/NOTICES-SECRET-MARKER"},
-			wantOut: []string{"Owner notices cannot be sent: DISCORD_WEBHOOK_URL is not a usable address."},
-			wantErr: "not a usable address",
+			wantOut: []string{"Owner notices are on"},
 		},
 		{
-			name: "notices left from when the push was on do not fail the exit once it is off", failed: true,
+			name: "notices left from when the push was on do not fail the exit once it is off", failed: true, hook: "off",
 			wantOut: []string{"Owner notices are off", "not sent — owner notices are off"},
 		},
 		{
-			name: "json for scripts, still failing while pending", failed: true, args: []string{"--json"},
-			env:     map[string]string{"DISCORD_WEBHOOK_URL": hookURL},
-			wantOut: []string{`"condition": "no-browser-route"`, `"last_error": "Discord answered 500"`, `"pending": true`},
+			name: "a database no server has started on says so", failed: true,
+			wantOut: []string{"No server has recorded its webhook setting"},
+		},
+		{
+			name: "json for scripts, still failing while pending", failed: true, args: []string{"--json"}, hook: "on",
+			wantOut: []string{`"condition": "no-browser-route"`, `"last_error": "Discord answered 500"`, `"pending": true`, `"webhook_recorded_at": "`},
 			wantErr: "pending",
 		},
 	}
@@ -136,23 +141,33 @@ func TestTheNoticesCommandShowsWhatWasSentAndExitsNonZeroWhilePending(t *testing
 			} else {
 				url = noticesDB(t, tc.sent, tc.failed)
 			}
-			if tc.deadWebhook {
-				s, err := store.Open(context.Background(), url, store.Pools{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				sum := sha256.Sum256([]byte(hookURL))
-				if err := s.MarkWebhookDead(context.Background(), hex.EncodeToString(sum[:]), time.Now().UnixMilli()); err != nil {
-					t.Fatal(err)
-				}
-				s.Close()
+			s, err := store.Open(context.Background(), url, store.Pools{})
+			if err != nil {
+				t.Fatal(err)
 			}
+			sum := sha256.Sum256([]byte(hookURL))
+			hash := hex.EncodeToString(sum[:])
+			if tc.hook != "" {
+				w := store.ServerWebhook{Configured: tc.hook == "on", RecordedAt: time.Now().UnixMilli()}
+				if w.Configured {
+					w.Hash = hash
+				}
+				if err := s.RecordServerWebhook(context.Background(), w); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.deadWebhook {
+				if err := s.MarkWebhookDead(context.Background(), hash, time.Now().UnixMilli()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.Close()
 			env := map[string]string{"DATABASE_URL": url}
 			for k, v := range tc.env {
 				env[k] = v
 			}
 			var stdout, stderr bytes.Buffer
-			err := runNotices(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr,
+			err = runNotices(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr,
 				func(k string) string { return env[k] })
 			if tc.wantErr == "" && err != nil {
 				t.Fatalf("exit: %v\n%s", err, stdout.String())
@@ -164,6 +179,11 @@ func TestTheNoticesCommandShowsWhatWasSentAndExitsNonZeroWhilePending(t *testing
 			for _, w := range tc.wantOut {
 				if !strings.Contains(out, w) {
 					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(out, w) {
+					t.Errorf("output says %q:\n%s", w, out)
 				}
 			}
 			if strings.Contains(out+stderr.String(), "NOTICES-SECRET-MARKER") {
@@ -197,4 +217,16 @@ func deliver(ctx context.Context, s *store.Store, kind word.NoticeKind, site str
 		return err
 	}
 	return s.RecordDelivery(ctx, kind, site, "test", d)
+}
+
+// The line `make test` prints names the server, never its password.
+func TestTheTestDatabaseLineNamesTheServerAndNoPassword(t *testing.T) {
+	t.Parallel()
+	got := describeDB("postgres://alice:s3cret-PASSWORD@db.example:6543/x?sslmode=disable")
+	if got != "on db.example:6543 as alice" || strings.Contains(got, "s3cret") {
+		t.Errorf("got %q", got)
+	}
+	if got := describeDB("host=/tmp/pg user=postgres dbname=x"); got != "on the socket in /tmp/pg as postgres" {
+		t.Errorf("socket: %q", got)
+	}
 }

@@ -101,6 +101,11 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 	if deps.Notices, err = notify.New(notices); err != nil {
 		return fmt.Errorf("owner notices: %w", err)
 	}
+	// The notices command reports this, not its own environment's setting.
+	if err := st.RecordServerWebhook(ctx, store.ServerWebhook{Configured: notifier.Enabled(), Hash: notifier.WebhookHash(),
+		RecordedAt: time.Now().UnixMilli()}); err != nil {
+		log.Error("owner notices: the webhook state could not be recorded for the notices command", "err", err)
+	}
 	if cfg.BrowserWSURL == "" && len(deps.BrowserSites) > 0 {
 		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites are not polled", "browser_sites", strings.Join(deps.BrowserSites, ","))
 	}

@@ -25,8 +25,9 @@ func runTestDB(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if len(args) == 0 {
 		return errors.New("usage: mangabookmark testdb -- COMMAND [ARGS...]")
 	}
-	url := getenv("TEST_DATABASE_URL")
+	url, from := getenv("TEST_DATABASE_URL"), "TEST_DATABASE_URL"
 	if url == "" {
+		from = "found running on this machine"
 		url = localpg.Probe(ctx, localpg.Existing, func(ctx context.Context, u string) error {
 			c, err := pgx.Connect(ctx, u)
 			if err != nil {
@@ -54,8 +55,9 @@ func runTestDB(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			defer cancel()
 			_ = cl.Stop(c)
 		}()
-		url = cl.URL("postgres")
+		url, from = cl.URL("postgres"), "the embedded cluster in "+filepath.Join(dataDir, "testpg")
 	}
+	fmt.Fprintln(stderr, "testdb: the tests use PostgreSQL "+describeDB(url)+" ("+from+")")
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), "TEST_DATABASE_URL="+url)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
@@ -64,4 +66,18 @@ func runTestDB(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return fmt.Errorf("%s: %w", args[0], err)
 	}
 	return nil
+}
+
+// describeDB names a PostgreSQL by where it listens and its user, never its
+// password: the one line `make test` prints about the server it used.
+func describeDB(url string) string {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return "at an address that does not parse"
+	}
+	where := fmt.Sprintf("on %s:%d", cfg.Host, cfg.Port)
+	if filepath.IsAbs(cfg.Host) {
+		where = "on the socket in " + cfg.Host
+	}
+	return where + " as " + cfg.User
 }

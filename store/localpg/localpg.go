@@ -175,7 +175,7 @@ func (c *Cluster) start(ctx context.Context) error {
 		// Nobody holds the lock: a server of ours died and left the cluster
 		// running. Stop it, so this one starts it with its own options and
 		// stops it when it ends.
-		log.Warn("stopping the local PostgreSQL cluster a previous run left running", "dir", dir, "port", port)
+		log.Warn("stopping the local PostgreSQL cluster a previous run left running", "dir", dir, "socket_port", port)
 		if err := c.stop(ctx); err != nil {
 			return err
 		}
@@ -198,7 +198,9 @@ func (c *Cluster) start(ctx context.Context) error {
 	if out, err := c.run(ctx, "pg_ctl", "start", "-D", dir, "-w", "-t", "60", "-s", "-l", filepath.Join(dir, "server.log"), "-o", opts); err != nil {
 		return fmt.Errorf("localpg: start: %w: %s (see %s)", err, lastLine(out), filepath.Join(dir, "server.log"))
 	}
-	log.Info("local PostgreSQL cluster started", "dir", dir, "port", c.port)
+	// The socket's name carries the port number, but no TCP port is open:
+	// the line names the socket, never a port someone could try to reach.
+	log.Info("local PostgreSQL cluster started (no TCP port)", "dir", dir, "socket", filepath.Join(dir, socketName))
 	return nil
 }
 
