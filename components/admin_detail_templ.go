@@ -641,7 +641,7 @@ func FinishConfirm(base string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "\" hx-target=\"#series-detail\" hx-swap=\"outerHTML\" data-testid=\"finish-confirm\"><input type=\"hidden\" name=\"step\" value=\"confirm\"> <label class=\"check\"><input type=\"checkbox\" name=\"confirm\" value=\"yes\" required data-focus data-testid=\"finish-confirm-box\"> This work is over for the group: stop polling it.</label> <button type=\"submit\" data-testid=\"finish-confirm-submit\">Confirm Finish</button> <a href=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "\" hx-target=\"#series-detail\" hx-swap=\"outerHTML\" data-testid=\"finish-confirm\"><input type=\"hidden\" name=\"step\" value=\"confirm\"> <label class=\"check\"><input type=\"checkbox\" name=\"confirm\" value=\"yes\" required autofocus data-testid=\"finish-confirm-box\"> This work is over for the group: stop polling it.</label> <button type=\"submit\" data-testid=\"finish-confirm-submit\">Confirm Finish</button> <a href=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -854,14 +854,14 @@ func TestReadView(t TestRead) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "\" role=\"status\" tabindex=\"-1\" data-focus data-testid=\"test-read-result\" data-outcome=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "\" role=\"status\" tabindex=\"-1\" autofocus data-testid=\"test-read-result\" data-outcome=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var45 string
 			templ_7745c5c3_Var45, templ_7745c5c3_Err = templruntime.NewAttributeExpression(t.Word).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin_detail.templ`, Line: 156, Col: 149}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin_detail.templ`, Line: 156, Col: 148}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var45)
 			if templ_7745c5c3_Err != nil {

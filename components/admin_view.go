@@ -197,6 +197,7 @@ type LaneRow struct {
 	Paused       bool
 	ForcePending string // age of a Forced Poll not yet served; ""
 	Live         string // while a Forced Poll or a Pause waits: the row's own address, asked again
+	Served       bool   // Message says a waiting request was served (announced, never focused)
 	Message      string
 	Fault        bool
 }

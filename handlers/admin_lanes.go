@@ -139,9 +139,9 @@ func handleAdminLaneRow(d Deps) http.Handler {
 			if row.Live == "" {
 				switch r.URL.Query().Get("was") {
 				case "force":
-					row.Message = "The requested pass ran. Last pass: " + row.LastPass + "."
+					row.Message, row.Served = "The requested pass ran. Last pass: "+row.LastPass+".", true
 				case "pause":
-					row.Message = "Paused: the Lane's last pass stopped at the Pause."
+					row.Message, row.Served = "Paused: the Lane's last pass stopped at the Pause.", true
 				}
 			}
 			render(w, r, d.Logger, http.StatusOK, components.LaneRowView(row, pauseOptions(), word.Age(word.OwnerWindow)))

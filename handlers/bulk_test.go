@@ -82,7 +82,7 @@ func TestABulkFinishNeedsItsConfirmAndABulkPollForcesEach(t *testing.T) {
 		step.testid("bulk-pick-hint").Length() != 2 || confirm.Find(`input[name="confirm"]:checked`).Length() != 0 {
 		t.Fatalf("step one: %d %q", step.status, squash(step.body))
 	}
-	if _, ok := step.testid("bulk-confirm-box").Attr("data-focus"); !ok {
+	if _, ok := step.testid("bulk-confirm-box").Attr("autofocus"); !ok {
 		t.Errorf("focus does not move to the confirm box")
 	}
 	picks.Set("step", "confirm")

@@ -98,7 +98,7 @@ func TestTestReadShowsWhatTheAdapterSeesAndWritesNothing(t *testing.T) {
 	if facts["latest_chapter"] != want.LatestChapter || facts["title"] != want.Title {
 		t.Errorf("facts %v, want chapter %s, title %q", facts, want.LatestChapter, want.Title)
 	}
-	if _, focus := res.Attr("data-focus"); !focus {
+	if _, focus := res.Attr("autofocus"); !focus {
 		t.Errorf("focus does not move to the result")
 	}
 

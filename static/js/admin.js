@@ -34,25 +34,23 @@
     });
   }
 
-  // After a swap the owner asked for, focus moves to what changed: the
-  // element the server marked data-focus (a message, the confirm box, a Test
-  // read's result), else the swapped region's caption. A live region asking
-  // again on its own never takes focus from where the owner is.
+  // After a swap, focus moves to what changed. The pages mark it with
+  // autofocus (a message, a confirm box, a Test read's result), which htmx
+  // focuses in what it swaps in; a page of the list has no such mark, so a
+  // pager link that swapped itself away hands focus to the list's caption.
   function focusChange(e) {
-    var marked = document.querySelectorAll("[data-focus]");
-    var own = !(e.detail.elt && e.detail.elt.hasAttribute && e.detail.elt.hasAttribute("data-live"));
-    var first = marked.length ? marked[0] : null;
-    Array.prototype.forEach.call(marked, function (el) { el.removeAttribute("data-focus"); });
-    if (!own) {
-      return;
+    if (document.activeElement && document.activeElement !== document.body) {
+      return; // focus is where the owner put it, or htmx already moved it
     }
-    if (first) {
-      first.focus();
+    var settled = e.detail.elt;
+    var mark = settled && settled.matches && (settled.matches("[autofocus]") ? settled : settled.querySelector("[autofocus]"));
+    if (mark) {
+      mark.focus();
       return;
     }
     var region = e.detail.target && document.body.contains(e.detail.target) ? e.detail.target : null;
     var caption = region && region.querySelector('[data-testid="list-caption"]');
-    if (caption && !document.body.contains(e.detail.elt)) {
+    if (caption) {
       caption.focus();
     }
   }
@@ -62,14 +60,5 @@
     localise(document);
     focusChange(e);
   });
-  document.addEventListener("DOMContentLoaded", function () {
-    localise(document);
-    // A plain form's answer (no JavaScript swap) is a whole page: the
-    // message it carries is what changed.
-    var first = document.querySelector("[data-focus]");
-    Array.prototype.forEach.call(document.querySelectorAll("[data-focus]"), function (el) { el.removeAttribute("data-focus"); });
-    if (first) {
-      first.focus();
-    }
-  });
+  document.addEventListener("DOMContentLoaded", function () { localise(document); });
 })();
