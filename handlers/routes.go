@@ -16,7 +16,7 @@ func NewServer(d Deps) http.Handler { return Routes(d) }
 func Routes(d Deps) chi.Router {
 	a := newAuth(d)
 	r := chi.NewRouter()
-	r.Use(requestLog(d.Logger), securityHeaders, csrf(d.Logger), dbDeadline(d.requestTimeout()))
+	r.Use(requestLog(d.Logger), securityHeaders, csrf(d.Logger, d.PublicBaseURL), dbDeadline(d.requestTimeout()))
 	// The error page names who is signed in, so it reads the session too.
 	r.NotFound(a.loadViewer(handleNotFound(d)).ServeHTTP)
 
