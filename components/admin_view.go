@@ -75,6 +75,9 @@ type Verdict struct {
 type Landing struct {
 	Verdict Verdict
 	Stats   []Stat
+	// Demo is true while `mangabookmark demo` runs: the page links to the
+	// notices its webhook sink received.
+	Demo bool
 }
 
 // BookmarkRow is one Reader's Bookmark on the detail page.

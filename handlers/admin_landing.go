@@ -63,6 +63,7 @@ func handleAdminLanding(d Deps) http.Handler {
 			l.Stats = append(l.Stats, components.Stat{Filter: string(f), Label: filterLabels[f], N: n, Capped: capped, Href: listHref(f, "", "", "", "")})
 		}
 		l.Verdict = verdict(d, r, now)
+		l.Demo = d.Demo != nil
 		render(w, r, d.Logger, http.StatusOK, components.AdminLanding(viewerFrom(ctx), l))
 	})
 }

@@ -41,6 +41,9 @@ type Deps struct {
 	// the Reader was given (adapters.ParseBrowserSites has already applied
 	// BROWSER_SITES' default). Empty means none, as BROWSER_SITES=none does.
 	BrowserSites []string
+
+	// Demo is the demo's webhook sink; nil unless `mangabookmark demo` runs.
+	Demo DemoSink
 }
 
 // DiscordAuth configures sign-in with Discord. Endpoint and APIBase are the

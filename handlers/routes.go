@@ -56,6 +56,9 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodPost, "/lanes/{site}/poll", handleForceLanePoll(d))
 			r.Method(http.MethodPost, "/lanes/{site}/pause", handlePauseLane(d))
 			r.Method(http.MethodPost, "/lanes/{site}/resume", handleResumeLane(d))
+			if d.Demo != nil {
+				r.Method(http.MethodGet, "/demo/notices", handleDemoNotices(d))
+			}
 		})
 	})
 	return r
