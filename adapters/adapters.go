@@ -5,24 +5,9 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
-
-// Outcome is the word a Poll ends with. The pass log keeps one count per word.
-type Outcome string
-
-// The seven outcome words (SPEC "The Poll").
-const (
-	OK          Outcome = "ok"
-	NoChapter   Outcome = "no_chapter"
-	Unfetchable Outcome = "unfetchable"
-	NotFound    Outcome = "not_found"
-	Errors      Outcome = "errors"
-	Refused     Outcome = "refused"
-	Unreachable Outcome = "unreachable"
-)
-
-// Outcomes lists every outcome word, in the pass log's column order.
-var Outcomes = []Outcome{OK, NoChapter, Unfetchable, NotFound, Errors, Refused, Unreachable}
 
 // Series kinds.
 const (
@@ -77,21 +62,18 @@ type ReadySelector interface {
 	ReadySelector() string
 }
 
-// Sites lists the six Sites in display order.
-var Sites = []string{"asurascans", "demonicscans", "comix", "kagane", "novelfull", "lightnovelworld"}
-
-var registry = map[string]Adapter{
-	"asurascans":      asurascans{},
-	"demonicscans":    demonicscans{},
-	"comix":           comix{},
-	"kagane":          kagane{},
-	"novelfull":       novelfull{},
-	"lightnovelworld": lightnovelworld{},
+var registry = map[word.Site]Adapter{
+	word.Asurascans:      asurascans{},
+	word.Demonicscans:    demonicscans{},
+	word.Comix:           comix{},
+	word.Kagane:          kagane{},
+	word.Novelfull:       novelfull{},
+	word.Lightnovelworld: lightnovelworld{},
 }
 
 // ByName returns the adapter of a Site.
 func ByName(site string) (Adapter, bool) {
-	a, ok := registry[site]
+	a, ok := registry[word.Site(site)]
 	return a, ok
 }
 
@@ -116,7 +98,7 @@ func Recognise(raw string) (Ref, error) {
 		return Ref{}, errors.New("the address carries a user name or password")
 	}
 	host := strings.ToLower(u.Hostname())
-	for _, site := range Sites {
+	for _, site := range word.Sites {
 		a := registry[site]
 		if !hostKnown(a, host) {
 			continue

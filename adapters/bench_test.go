@@ -6,13 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // BenchmarkParse reads each Site's ongoing fixture, and asurascans' page
 // grown to 2 000 chapters (a long-running Series), to show what one Poll's
 // parse costs and that it grows linearly with the page.
 func BenchmarkParse(b *testing.B) {
-	for _, site := range Sites {
+	for _, site := range word.SiteNames() {
 		a, _ := ByName(site)
 		files, _ := filepath.Glob(filepath.Join("testdata", site, "ongoing.*"))
 		if len(files) != 1 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // browserReader points site at srv and reads it through the sidecar at ws.
@@ -58,7 +59,7 @@ func TestBrowserRoute(t *testing.T) {
 			w.Write([]byte(`<html><body><script>document.body.append("x".repeat(2 << 20));</script></body></html>`))
 		})
 		got := browserReader(t, "comix", srv, ws, func(o *ReaderOptions) { o.MaxBody = 64 << 10 }).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
-		if got.Outcome != Errors || !got.Checked || !strings.Contains(fmt.Sprint(got.Err), "larger than") {
+		if got.Outcome != word.Errors || !got.Checked || !strings.Contains(fmt.Sprint(got.Err), "larger than") {
 			t.Fatalf("outcome %q checked %v (err %v), want errors for an oversize body", got.Outcome, got.Checked, got.Err)
 		}
 	})
@@ -70,7 +71,7 @@ func TestBrowserRoute(t *testing.T) {
 			w.Write([]byte(page))
 		})
 		got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
-		if got.Outcome != OK || !got.Checked || got.Status != 200 {
+		if got.Outcome != word.OK || !got.Checked || got.Status != 200 {
 			t.Fatalf("outcome %q checked %v status %d (err %v), want ok", got.Outcome, got.Checked, got.Status, got.Err)
 		}
 		if got.Facts.LatestChapter != "541" || got.Facts.Title != "Lookism" {
@@ -90,7 +91,7 @@ func TestBrowserRoute(t *testing.T) {
 		})
 		got := browserReader(t, "kagane", srv, ws, nil).Read(context.Background(), "kagane",
 			"https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162")
-		if got.Outcome != OK || got.Facts.LatestChapter != "40" || !got.Facts.Completed {
+		if got.Outcome != word.OK || got.Facts.LatestChapter != "40" || !got.Facts.Completed {
 			t.Fatalf("outcome %q facts %+v (err %v)", got.Outcome, got.Facts, got.Err)
 		}
 	})
@@ -111,7 +112,7 @@ func TestBrowserRoute(t *testing.T) {
 		})
 		got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix",
 			"https://comix.to/title/k7yg7-the-spark-in-your-eyes")
-		if got.Outcome != OK || got.Status != 200 || !got.Facts.Completed {
+		if got.Outcome != word.OK || got.Status != 200 || !got.Facts.Completed {
 			t.Fatalf("outcome %q status %d facts %+v (err %v), want ok", got.Outcome, got.Status, got.Facts, got.Err)
 		}
 	})
@@ -122,7 +123,7 @@ func TestBrowserRoute(t *testing.T) {
 			http.Redirect(w, r, victim.URL+"/internal", http.StatusFound)
 		})
 		got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
-		if got.Outcome != Unfetchable || got.Checked {
+		if got.Outcome != word.Unfetchable || got.Checked {
 			t.Fatalf("outcome %q checked %v (err %v), want unfetchable", got.Outcome, got.Checked, got.Err)
 		}
 		if victim.hits.Load() != 0 {
@@ -145,7 +146,7 @@ func TestBrowserRoute(t *testing.T) {
 		}
 		got := browserReader(t, "comix", srv, ws, func(o *ReaderOptions) { o.Resolve = resolve }).
 			Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
-		if got.Outcome != OK || srv.hits.Load() != 2 {
+		if got.Outcome != word.OK || srv.hits.Load() != 2 {
 			t.Fatalf("outcome %q after %d requests to the stand-in (err %v), want ok after 2", got.Outcome, srv.hits.Load(), got.Err)
 		}
 	})
@@ -153,7 +154,7 @@ func TestBrowserRoute(t *testing.T) {
 	t.Run("a missing page is not_found on the browser route too", func(t *testing.T) {
 		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
 		got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
-		if got.Outcome != NotFound || !got.Checked || got.Status != 404 {
+		if got.Outcome != word.NotFound || !got.Checked || got.Status != 404 {
 			t.Fatalf("outcome %q checked %v status %d (err %v), want not_found", got.Outcome, got.Checked, got.Status, got.Err)
 		}
 	})
@@ -168,7 +169,7 @@ func TestBrowserRoute(t *testing.T) {
 		})
 		r := browserReader(t, "comix", srv, ws, func(o *ReaderOptions) { o.ChallengeWait = time.Second })
 		got := r.Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
-		if got.Outcome != Refused || got.Checked {
+		if got.Outcome != word.Refused || got.Checked {
 			t.Fatalf("outcome %q checked %v (err %v), want refused", got.Outcome, got.Checked, got.Err)
 		}
 	})
@@ -187,7 +188,7 @@ func TestBrowserKilledMidPollIsUnreachable(t *testing.T) {
 	})
 	start := time.Now()
 	got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
-	if got.Outcome != Unreachable || got.Checked {
+	if got.Outcome != word.Unreachable || got.Checked {
 		t.Fatalf("outcome %q checked %v (err %v), want unreachable", got.Outcome, got.Checked, got.Err)
 	}
 	if strings.Contains(got.Err.Error(), ws) {
@@ -207,7 +208,7 @@ func TestBrowserSidecarAbsentIsUnreachable(t *testing.T) {
 	srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {})
 	ws := "ws://" + addr + "/devtools/browser/secret-token"
 	got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
-	if got.Outcome != Unreachable || got.Checked {
+	if got.Outcome != word.Unreachable || got.Checked {
 		t.Fatalf("outcome %q checked %v (err %v), want unreachable", got.Outcome, got.Checked, got.Err)
 	}
 	if strings.Contains(got.Err.Error(), "secret-token") {

@@ -3,14 +3,9 @@ package adapters
 import (
 	"regexp"
 	"strings"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
-
-// maxChapterDigits bounds the integer part of a chapter number. A real Series has
-// at most a few thousand chapters; a longer run of digits is an id, not a number.
-const maxChapterDigits = 7
-
-// maxChapterFraction bounds the fractional digits kept ("12.5", "100.25").
-const maxChapterFraction = 4
 
 // chapterWord finds "Chapter 110", "Ch. 12.5", "Ep. 40", "C1234" and the like: a
 // chapter word that starts a word, optional dot and spaces, then the number.
@@ -28,52 +23,12 @@ func ParseChapterNumber(s string) (string, bool) {
 		s = s[:4096]
 	}
 	if m := chapterWord.FindStringSubmatch(s); m != nil {
-		return canonicalNumber(m[1])
+		return word.Chapter(m[1])
 	}
 	if m := bareNumber.FindStringSubmatch(s); m != nil {
-		return canonicalNumber(m[1])
+		return word.Chapter(m[1])
 	}
 	return "", false
-}
-
-// canonicalNumber turns digits with an optional fraction into the canonical
-// decimal: no leading zeros, no trailing fractional zeros, no trailing dot.
-func canonicalNumber(s string) (string, bool) {
-	s = strings.TrimSpace(s)
-	s = strings.TrimPrefix(s, "+")
-	intPart, frac, _ := strings.Cut(s, ".")
-	if intPart == "" && frac == "" {
-		return "", false
-	}
-	if !allDigits(intPart) || !allDigits(frac) {
-		return "", false
-	}
-	intPart = strings.TrimLeft(intPart, "0")
-	if intPart == "" {
-		intPart = "0"
-	}
-	frac = strings.TrimRight(frac, "0")
-	if len(intPart) > maxChapterDigits || len(frac) > maxChapterFraction {
-		return "", false
-	}
-	if frac == "" {
-		return intPart, true
-	}
-	return intPart + "." + frac, true
-}
-
-// CanonicalChapter reads a chapter number typed by hand ("12", "012",
-// "12.50") as the canonical decimal every Latest Chapter is kept in ("12",
-// "12.5"); false when it is not a plain number within the bounds.
-func CanonicalChapter(s string) (string, bool) { return canonicalNumber(s) }
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // canonicalFloat formats a JSON number (which may be written 270, 270.0 or 12.5)
@@ -84,15 +39,15 @@ func canonicalFloat(lit string) (string, bool) {
 	if strings.ContainsAny(lit, "eE-") {
 		return "", false
 	}
-	return canonicalNumber(lit)
+	return word.Chapter(lit)
 }
 
 // CompareChapters compares two chapter numbers numerically: -1 if a < b, 0 if
 // equal, +1 if a > b. Inputs are canonicalised first; an unreadable number sorts
 // below every readable one.
 func CompareChapters(a, b string) int {
-	ca, okA := canonicalNumber(a)
-	cb, okB := canonicalNumber(b)
+	ca, okA := word.Chapter(a)
+	cb, okB := word.Chapter(b)
 	switch {
 	case !okA && !okB:
 		return 0

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // chapterReader is implemented by adapters whose chapter page addresses carry
@@ -26,7 +28,7 @@ func ChapterOf(raw string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	c, ok := registry[ref.Site].(chapterReader)
+	c, ok := registry[word.Site(ref.Site)].(chapterReader)
 	if !ok {
 		return "", false
 	}
@@ -36,7 +38,7 @@ func ChapterOf(raw string) (string, bool) {
 // Hosts lists every host a Site's pages were served from: its current hosts,
 // then the legacy ones it is still recognised on (the userscript @match list).
 func Hosts(site string) []string {
-	a, ok := registry[site]
+	a, ok := registry[word.Site(site)]
 	if !ok {
 		return nil
 	}
@@ -51,7 +53,7 @@ func Hosts(site string) []string {
 func (asurascans) chapterOf(u *url.URL) (string, bool) {
 	seg := pathSegments(u)
 	if len(seg) >= 4 && seg[2] == "chapter" {
-		return canonicalNumber(seg[3])
+		return word.Chapter(seg[3])
 	}
 	return "", false
 }
@@ -60,7 +62,7 @@ func (asurascans) chapterOf(u *url.URL) (string, bool) {
 func (demonicscans) chapterOf(u *url.URL) (string, bool) {
 	seg := pathSegments(u)
 	if len(seg) >= 4 && seg[0] == "title" && seg[2] == "chapter" {
-		return canonicalNumber(seg[3])
+		return word.Chapter(seg[3])
 	}
 	return "", false
 }
@@ -72,7 +74,7 @@ func (comix) chapterOf(u *url.URL) (string, bool) {
 		return "", false
 	}
 	if m := comixChapterPath.FindStringSubmatch(seg[2]); m != nil {
-		return canonicalNumber(m[1])
+		return word.Chapter(m[1])
 	}
 	return "", false
 }
@@ -84,7 +86,7 @@ func (novelfull) chapterOf(u *url.URL) (string, bool) {
 		return "", false
 	}
 	if m := novelfullChapterPath.FindStringSubmatch("/" + seg[1]); m != nil {
-		return canonicalNumber(m[1])
+		return word.Chapter(m[1])
 	}
 	return "", false
 }
@@ -98,10 +100,10 @@ func (lightnovelworld) chapterOf(u *url.URL) (string, bool) {
 	seg := pathSegments(u)
 	switch {
 	case len(seg) >= 4 && seg[2] == "chapter":
-		return canonicalNumber(seg[3])
+		return word.Chapter(seg[3])
 	case len(seg) == 3:
 		if m := lnwLegacyChapter.FindStringSubmatch(strings.ToLower(seg[2])); m != nil {
-			return canonicalNumber(m[1])
+			return word.Chapter(m[1])
 		}
 	}
 	return "", false

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // Comix renders its chapter list in the browser (the API behind it is signed), so
@@ -112,7 +114,7 @@ func (a comix) Parse(body []byte, ref Ref) (Facts, error) {
 		num, _ := ParseChapterNumber(row.Find(comixRowNumber).First().Text())
 		if num == "" {
 			if m := comixChapterPath.FindStringSubmatch(href); m != nil {
-				num, _ = canonicalNumber(m[1])
+				num, _ = word.Chapter(m[1])
 			}
 		}
 		l.offer(num, cleanURL(base, href))

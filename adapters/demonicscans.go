@@ -9,6 +9,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // Demonic Scans serves plain server-rendered PHP pages; everything the Poll needs
@@ -97,7 +99,7 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 		}
 		num := ""
 		if m := demonicChapterPath.FindStringSubmatch(href); m != nil {
-			num, _ = canonicalNumber(m[1])
+			num, _ = word.Chapter(m[1])
 		}
 		if num == "" {
 			num, _ = ParseChapterNumber(ownText(s))

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // fuzzParse runs one adapter's Parse on arbitrary bytes: it must not panic, must
@@ -69,7 +71,7 @@ func checkFacts(t *testing.T, a Adapter, f Facts) {
 		t.Errorf("HasLatest %v with LatestChapter %q", f.HasLatest, f.LatestChapter)
 	}
 	if f.HasLatest {
-		if c, ok := canonicalNumber(f.LatestChapter); !ok || c != f.LatestChapter {
+		if c, ok := word.Chapter(f.LatestChapter); !ok || c != f.LatestChapter {
 			t.Errorf("LatestChapter %q is not canonical", f.LatestChapter)
 		}
 	}
@@ -108,7 +110,7 @@ func FuzzParseChapterNumber(f *testing.F) {
 		if !ok {
 			return
 		}
-		if c, ok2 := canonicalNumber(n); !ok2 || c != n {
+		if c, ok2 := word.Chapter(n); !ok2 || c != n {
 			t.Fatalf("ParseChapterNumber(%q) = %q, not canonical", s, n)
 		}
 		if CompareChapters(n, n) != 0 {

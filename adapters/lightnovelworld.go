@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // LightNovelWorld (lightnovelworld.org) describes the Series in a JSON-LD Book in
@@ -101,7 +103,7 @@ func (a lightnovelworld) Parse(body []byte, ref Ref) (Facts, error) {
 		if m == nil || (ref.SeriesID != "" && m[1] != ref.SeriesID) {
 			return
 		}
-		num, _ := canonicalNumber(m[2])
+		num, _ := word.Chapter(m[2])
 		l.offer(num, cleanURL(base, m[0]))
 	}
 	doc.Find(lnwChapterLinks).Each(func(_ int, s *goquery.Selection) { offer(s.AttrOr("href", "")) })
@@ -110,7 +112,7 @@ func (a lightnovelworld) Parse(body []byte, ref Ref) (Facts, error) {
 		// No chapter on the page: og:title states the count, and chapter
 		// addresses run 1..N, so N is the newest.
 		if m := lnwOGCount.FindStringSubmatch(doc.Find(lnwOGTitle).AttrOr("content", "")); m != nil {
-			if num, ok := canonicalNumber(m[1]); ok && num != "0" {
+			if num, ok := word.Chapter(m[1]); ok && num != "0" {
 				l.offer(num, cleanURL(base, "/novel/"+ref.SeriesID+"/chapter/"+num+"/"))
 			}
 		}

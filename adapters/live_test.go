@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // liveSeries is one long-running Series per Site, read by the live smoke test.
@@ -30,15 +32,15 @@ func TestLiveSites(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := NewReader(ReaderOptions{BrowserSites: browserSites, BrowserWSURL: os.Getenv("BROWSER_WS_URL")})
-	for _, site := range Sites {
+	for _, site := range word.SiteNames() {
 		t.Run(site, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			got := r.Read(ctx, site, liveSeries[site])
 			switch got.Outcome {
-			case OK:
+			case word.OK:
 				t.Logf("%s: %q latest %s completed %v", site, got.Facts.Title, got.Facts.LatestChapter, got.Facts.Completed)
-			case Refused:
+			case word.Refused:
 				t.Skipf("%s refused (status %d): %v", site, got.Status, got.Err)
 			default:
 				t.Errorf("%s: %s (status %d): %v", site, got.Outcome, got.Status, got.Err)

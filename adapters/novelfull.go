@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // NovelFull serves plain server-rendered pages. The Series page carries a "Latest
@@ -103,7 +105,7 @@ func (a novelfull) Parse(body []byte, ref Ref) (Facts, error) {
 		num, _ := ParseChapterNumber(label)
 		if num == "" {
 			if m := novelfullChapterPath.FindStringSubmatch(href); m != nil {
-				num, _ = canonicalNumber(m[1])
+				num, _ = word.Chapter(m[1])
 			}
 		}
 		l.offer(num, cleanURL(base, href))

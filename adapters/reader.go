@@ -12,17 +12,13 @@ import (
 	"strings"
 	"sync"
 	"time"
-)
 
-// Route names.
-const (
-	RoutePlain   = "plain"
-	RouteBrowser = "browser"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // DefaultBrowserSites is BROWSER_SITES when unset: the Sites behind an anti-bot
 // challenge that a plain client cannot pass.
-const DefaultBrowserSites = "comix,kagane"
+const DefaultBrowserSites = string(word.Comix) + "," + string(word.Kagane)
 
 // DefaultUserAgent names the project, so a Site's operator can tell who calls.
 const DefaultUserAgent = "mangabookmark/1.0 (self-hosted bookmark poller; +https://github.com/mangabookmark/mangabookmark)"
@@ -99,7 +95,7 @@ func (o *ReaderOptions) defaults() {
 
 // Result is what one Poll's read learned.
 type Result struct {
-	Outcome Outcome
+	Outcome word.Outcome
 	// Facts is meaningful when Outcome is OK, and on NoChapter (title, cover and
 	// completion may be set).
 	Facts Facts
@@ -139,20 +135,20 @@ func NewReader(opts ReaderOptions) *Reader {
 	if opts.BrowserWSURL != "" {
 		r.browser = newBrowserFetcher(r.dial, opts)
 	}
-	for _, site := range Sites {
+	for _, site := range word.SiteNames() {
 		if opts.BrowserSites[site] {
-			opts.Logger.Info("site route", "site", site, "route", RouteBrowser, "sidecar", r.browser != nil)
+			opts.Logger.Info("site route", "site", site, "route", word.RouteBrowser, "sidecar", r.browser != nil)
 		}
 	}
 	return r
 }
 
 // Route names the route a Site is read over: "plain" or "browser".
-func (r *Reader) Route(site string) string {
+func (r *Reader) Route(site string) word.Route {
 	if r.opts.BrowserSites[site] {
-		return RouteBrowser
+		return word.RouteBrowser
 	}
-	return RoutePlain
+	return word.RoutePlain
 }
 
 // HasBrowser reports whether a browser sidecar is configured.
@@ -162,26 +158,26 @@ func (r *Reader) HasBrowser() bool { return r.browser != nil }
 func (r *Reader) Read(ctx context.Context, site, seriesURL string) Result {
 	a, ok := ByName(site)
 	if !ok {
-		return Result{Outcome: Unfetchable, Err: fmt.Errorf("unknown site %q", site)}
+		return Result{Outcome: word.Unfetchable, Err: fmt.Errorf("unknown site %q", site)}
 	}
 	u, err := url.Parse(strings.TrimSpace(seriesURL))
 	if err != nil || seriesURL == "" {
-		return Result{Outcome: Unfetchable, Err: errors.New("the stored address is not a URL")}
+		return Result{Outcome: word.Unfetchable, Err: errors.New("the stored address is not a URL")}
 	}
 	ref, ok := a.Recognise(u)
 	if !ok {
 		if err := checkSiteURL(a, u); err != nil {
-			return Result{Outcome: Unfetchable, Err: err}
+			return Result{Outcome: word.Unfetchable, Err: err}
 		}
-		return Result{Outcome: Unfetchable, Err: fmt.Errorf("the stored address is not a %s Series page", site)}
+		return Result{Outcome: word.Unfetchable, Err: fmt.Errorf("the stored address is not a %s Series page", site)}
 	}
 	target := a.Target(ref)
 	tu, err := url.Parse(target.URL)
 	if err != nil {
-		return Result{Outcome: Unfetchable, Err: fmt.Errorf("%w: bad target address", ErrGate)}
+		return Result{Outcome: word.Unfetchable, Err: fmt.Errorf("%w: bad target address", ErrGate)}
 	}
 	if err := checkSiteURL(a, tu); err != nil {
-		return Result{Outcome: Unfetchable, Err: err}
+		return Result{Outcome: word.Unfetchable, Err: err}
 	}
 	fr := fetchRequest{URL: tu.String(), API: target.API, Adapter: a, Base: r.opts.BaseURLs[site]}
 	if fr.Base != nil {
@@ -192,12 +188,12 @@ func (r *Reader) Read(ctx context.Context, site, seriesURL string) Result {
 	}
 
 	if err := r.spacing.wait(ctx, site, r.opts.Spacing); err != nil {
-		return Result{Outcome: Errors, Err: fmt.Errorf("waiting for the Site's turn: %w", err)}
+		return Result{Outcome: word.Errors, Err: fmt.Errorf("waiting for the Site's turn: %w", err)}
 	}
 	var res fetchResult
-	if r.Route(site) == RouteBrowser {
+	if r.Route(site) == word.RouteBrowser {
 		if r.browser == nil {
-			return Result{Outcome: Unreachable, Err: ErrNoBrowser}
+			return Result{Outcome: word.Unreachable, Err: ErrNoBrowser}
 		}
 		if fr.Base == nil {
 			if err := r.dial.checkHostPublic(ctx, tu); err != nil {
@@ -218,23 +214,23 @@ func (r *Reader) Read(ctx context.Context, site, seriesURL string) Result {
 func (r *Reader) judge(a Adapter, ref Ref, res fetchResult) Result {
 	out := Result{Status: res.Status}
 	if res.Oversize {
-		out.Outcome, out.Checked = Errors, true
+		out.Outcome, out.Checked = word.Errors, true
 		out.Err = fmt.Errorf("body larger than %d bytes", r.opts.MaxBody)
 		return out
 	}
 	v, rule := classify(res.Status, res.Header, res.Body)
 	switch v {
 	case verdictRefused:
-		out.Outcome = Refused
+		out.Outcome = word.Refused
 		out.RetryAfter = retryAfter(res.Header, r.opts.Now())
 		out.Err = fmt.Errorf("HTTP %d: %s", res.Status, rule)
 		return out
 	case verdictNotFound:
-		out.Outcome, out.Checked = NotFound, true
+		out.Outcome, out.Checked = word.NotFound, true
 		out.Err = fmt.Errorf("HTTP %d", res.Status)
 		return out
 	case verdictErrors:
-		out.Outcome, out.Checked = Errors, true
+		out.Outcome, out.Checked = word.Errors, true
 		out.Err = fmt.Errorf("HTTP %d: %s", res.Status, rule)
 		return out
 	}
@@ -243,15 +239,15 @@ func (r *Reader) judge(a Adapter, ref Ref, res fetchResult) Result {
 	if err != nil {
 		// A 200 that is not the Series page: the markup moved, or the Site
 		// answered with something else. The Poll found no chapter.
-		out.Outcome, out.Err = NoChapter, err
+		out.Outcome, out.Err = word.NoChapter, err
 		return out
 	}
 	out.Facts = facts
 	if !facts.HasLatest {
-		out.Outcome, out.Err = NoChapter, errors.New("no chapter found on the page")
+		out.Outcome, out.Err = word.NoChapter, errors.New("no chapter found on the page")
 		return out
 	}
-	out.Outcome = OK
+	out.Outcome = word.OK
 	return out
 }
 
@@ -262,14 +258,14 @@ var ErrNoBrowser = errors.New("no browser sidecar configured (BROWSER_WS_URL is 
 // connection drops mid-Poll.
 var ErrUnreachable = errors.New("browser sidecar unreachable")
 
-func outcomeOfError(err error) Outcome {
+func outcomeOfError(err error) word.Outcome {
 	switch {
 	case errors.Is(err, ErrGate):
-		return Unfetchable
+		return word.Unfetchable
 	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrNoBrowser):
-		return Unreachable
+		return word.Unreachable
 	}
-	return Errors
+	return word.Errors
 }
 
 // ParseBaseURLs reads SITE_BASE_URLS: comma-separated site=URL pairs, e.g.

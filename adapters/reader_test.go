@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 const asuraSeries = "https://asurascans.com/comics/nano-machine"
@@ -55,7 +57,7 @@ func readerFor(t *testing.T, site string, srv *siteServer, tweak func(*ReaderOpt
 // TestClassificationTable serves each rule's example answer and reads it through
 // the plain route: the table the code uses is the table the tests check.
 func TestClassificationTable(t *testing.T) {
-	want := map[verdict]Outcome{verdictRefused: Refused, verdictNotFound: NotFound, verdictErrors: Errors, verdictParse: OK}
+	want := map[verdict]word.Outcome{verdictRefused: word.Refused, verdictNotFound: word.NotFound, verdictErrors: word.Errors, verdictParse: word.OK}
 	wantChecked := map[verdict]bool{verdictRefused: false, verdictNotFound: true, verdictErrors: true, verdictParse: true}
 	page := readFixture(t, "asurascans", "ongoing.html")
 	for _, rule := range classification {
@@ -102,14 +104,14 @@ func TestReadOutcomes(t *testing.T) {
 	tests := []struct {
 		name        string
 		handler     http.HandlerFunc
-		want        Outcome
+		want        word.Outcome
 		wantChecked bool
 		check       func(t *testing.T, r Result)
 	}{
 		{
 			name:    "a Series page yields ok with its facts",
 			handler: func(w http.ResponseWriter, r *http.Request) { w.Write(page) },
-			want:    OK, wantChecked: true,
+			want:    word.OK, wantChecked: true,
 			check: func(t *testing.T, r Result) {
 				if r.Facts.LatestChapter != "271" || r.Facts.Title != "Nano Machine" {
 					t.Errorf("facts %+v", r.Facts)
@@ -128,7 +130,7 @@ func TestReadOutcomes(t *testing.T) {
 				zw.Write(page)
 				zw.Close()
 			},
-			want: OK, wantChecked: true,
+			want: word.OK, wantChecked: true,
 		},
 		{
 			name: "the request names the project in its User-Agent",
@@ -139,14 +141,14 @@ func TestReadOutcomes(t *testing.T) {
 				}
 				w.Write(page)
 			},
-			want: OK, wantChecked: true,
+			want: word.OK, wantChecked: true,
 		},
 		{
 			name: "a real page with no chapter is no_chapter with its title",
 			handler: func(w http.ResponseWriter, r *http.Request) {
 				w.Write(readFixture(t, "asurascans", "no-chapters.html"))
 			},
-			want: NoChapter, wantChecked: true,
+			want: word.NoChapter, wantChecked: true,
 			check: func(t *testing.T, r Result) {
 				if r.Facts.Title != "A Title Coming Soon" {
 					t.Errorf("title %q", r.Facts.Title)
@@ -156,17 +158,17 @@ func TestReadOutcomes(t *testing.T) {
 		{
 			name:    "a 200 that is not the Series page is no_chapter",
 			handler: func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html><body>maintenance</body></html>")) },
-			want:    NoChapter, wantChecked: true,
+			want:    word.NoChapter, wantChecked: true,
 		},
 		{
 			name:    "a 404 is not_found",
 			handler: func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) },
-			want:    NotFound, wantChecked: true,
+			want:    word.NotFound, wantChecked: true,
 		},
 		{
 			name:    "a 410 is not_found",
 			handler: func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusGone) },
-			want:    NotFound, wantChecked: true,
+			want:    word.NotFound, wantChecked: true,
 		},
 		{
 			name: "a 403 with cf-mitigated is refused and not checked",
@@ -175,22 +177,22 @@ func TestReadOutcomes(t *testing.T) {
 				w.WriteHeader(403)
 				w.Write(readFixture(t, "challenge", "cloudflare.html"))
 			},
-			want: Refused,
+			want: word.Refused,
 		},
 		{
 			name:    "a plain 403 is errors and checked",
 			handler: func(w http.ResponseWriter, r *http.Request) { http.Error(w, "forbidden", 403) },
-			want:    Errors, wantChecked: true,
+			want:    word.Errors, wantChecked: true,
 		},
 		{
 			name:    "a 503 is errors and checked",
 			handler: func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", 503) },
-			want:    Errors, wantChecked: true,
+			want:    word.Errors, wantChecked: true,
 		},
 		{
 			name:    "a challenge body with 200 is refused",
 			handler: func(w http.ResponseWriter, r *http.Request) { w.Write(readFixture(t, "challenge", "cloudflare.html")) },
-			want:    Refused,
+			want:    word.Refused,
 		},
 		{
 			name: "a page that only carries Cloudflare's injected script is not a challenge",
@@ -198,7 +200,7 @@ func TestReadOutcomes(t *testing.T) {
 				w.Write([]byte(strings.Replace(string(page), "</body>",
 					`<script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js"></script></body>`, 1)))
 			},
-			want: OK, wantChecked: true,
+			want: word.OK, wantChecked: true,
 		},
 		{
 			name: "a 429 is refused with its bounded Retry-After",
@@ -206,7 +208,7 @@ func TestReadOutcomes(t *testing.T) {
 				w.Header().Set("Retry-After", "120")
 				w.WriteHeader(429)
 			},
-			want: Refused,
+			want: word.Refused,
 			check: func(t *testing.T, r Result) {
 				if r.RetryAfter != 2*time.Minute {
 					t.Errorf("RetryAfter %v", r.RetryAfter)
@@ -219,7 +221,7 @@ func TestReadOutcomes(t *testing.T) {
 				w.Header().Set("Retry-After", "86400")
 				w.WriteHeader(429)
 			},
-			want: Refused,
+			want: word.Refused,
 			check: func(t *testing.T, r Result) {
 				if r.RetryAfter != time.Hour {
 					t.Errorf("RetryAfter %v", r.RetryAfter)
@@ -234,7 +236,7 @@ func TestReadOutcomes(t *testing.T) {
 				case <-time.After(5 * time.Second):
 				}
 			},
-			want: Errors,
+			want: word.Errors,
 		},
 		{
 			name: "an endless body is errors, checked",
@@ -246,7 +248,7 @@ func TestReadOutcomes(t *testing.T) {
 					}
 				}
 			},
-			want: Errors, wantChecked: true,
+			want: word.Errors, wantChecked: true,
 		},
 		{
 			name: "a redirect inside the Site is followed",
@@ -257,7 +259,7 @@ func TestReadOutcomes(t *testing.T) {
 				}
 				w.Write(page)
 			},
-			want: OK, wantChecked: true,
+			want: word.OK, wantChecked: true,
 		},
 		{
 			name: "an absolute redirect to the Site's real host stays on the rewrite",
@@ -268,14 +270,14 @@ func TestReadOutcomes(t *testing.T) {
 				}
 				w.Write(page)
 			},
-			want: OK, wantChecked: true,
+			want: word.OK, wantChecked: true,
 		},
 		{
 			name: "endless redirects are errors",
 			handler: func(w http.ResponseWriter, r *http.Request) {
 				http.Redirect(w, r, r.URL.Path+"x", http.StatusFound)
 			},
-			want: Errors,
+			want: word.Errors,
 		},
 	}
 	for _, tc := range tests {
@@ -292,7 +294,7 @@ func TestReadOutcomes(t *testing.T) {
 			if got.Checked != tc.wantChecked {
 				t.Errorf("Checked = %v, want %v", got.Checked, tc.wantChecked)
 			}
-			if tc.want != OK && got.Err == nil {
+			if tc.want != word.OK && got.Err == nil {
 				t.Error("a failed read carries no error")
 			}
 			if tc.check != nil {
@@ -319,7 +321,7 @@ func TestReadUnfetchableSendsNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {})
 			got := readerFor(t, "asurascans", srv, nil).Read(context.Background(), tc.site, tc.url)
-			if got.Outcome != Unfetchable || got.Checked {
+			if got.Outcome != word.Unfetchable || got.Checked {
 				t.Fatalf("outcome %q checked %v (err %v), want unfetchable, unchecked", got.Outcome, got.Checked, got.Err)
 			}
 			if n := srv.hits.Load(); n != 0 {
@@ -349,7 +351,7 @@ func TestGateRefusesRedirectsToNonPublicAddresses(t *testing.T) {
 				http.Redirect(w, r, loc, http.StatusFound)
 			})
 			got := readerFor(t, "asurascans", srv, nil).Read(context.Background(), "asurascans", asuraSeries)
-			if got.Outcome != Unfetchable {
+			if got.Outcome != word.Unfetchable {
 				t.Fatalf("outcome %q (err %v), want unfetchable", got.Outcome, got.Err)
 			}
 			if victim.hits.Load() != 0 {
@@ -365,7 +367,7 @@ func TestAPlainReadFollowsAtMostFiveRedirects(t *testing.T) {
 		http.Redirect(w, r, srv.URL+"/comics/nano-machine?hop="+strconv.Itoa(int(srv.hits.Load())), http.StatusFound)
 	})
 	got := readerFor(t, "asurascans", srv, nil).Read(context.Background(), "asurascans", asuraSeries)
-	if got.Outcome != Errors || got.Checked {
+	if got.Outcome != word.Errors || got.Checked {
 		t.Fatalf("outcome %q checked %v (err %v), want errors", got.Outcome, got.Checked, got.Err)
 	}
 	if n := srv.hits.Load(); n != 1+maxRedirects {
@@ -381,7 +383,7 @@ func TestARedirectToTheRewrittenHostWithUserInfoIsRefused(t *testing.T) {
 		http.Redirect(w, r, u.String(), http.StatusFound)
 	})
 	got := readerFor(t, "asurascans", srv, nil).Read(context.Background(), "asurascans", asuraSeries)
-	if got.Outcome != Unfetchable || srv.hits.Load() != 1 {
+	if got.Outcome != word.Unfetchable || srv.hits.Load() != 1 {
 		t.Fatalf("outcome %q after %d requests (err %v), want unfetchable after 1", got.Outcome, srv.hits.Load(), got.Err)
 	}
 }
@@ -393,7 +395,7 @@ func TestGateRefusesAHostResolvingToLoopback(t *testing.T) {
 	}
 	r := NewReader(ReaderOptions{Resolve: resolve, BrowserSites: map[string]bool{}, Timeout: time.Second})
 	got := r.Read(context.Background(), "asurascans", asuraSeries)
-	if got.Outcome != Unfetchable || got.Checked {
+	if got.Outcome != word.Unfetchable || got.Checked {
 		t.Fatalf("outcome %q checked %v (err %v), want unfetchable", got.Outcome, got.Checked, got.Err)
 	}
 }
@@ -482,13 +484,13 @@ func TestParseBrowserSites(t *testing.T) {
 		t.Error("an unknown site was accepted")
 	}
 	r := NewReader(ReaderOptions{})
-	if r.Route("comix") != RouteBrowser || r.Route("kagane") != RouteBrowser || r.Route("asurascans") != RoutePlain {
+	if r.Route("comix") != word.RouteBrowser || r.Route("kagane") != word.RouteBrowser || r.Route("asurascans") != word.RoutePlain {
 		t.Error("default routes are not comix,kagane on the browser")
 	}
 	if r.HasBrowser() {
 		t.Error("HasBrowser without BROWSER_WS_URL")
 	}
-	if got := r.Read(context.Background(), "comix", "https://comix.to/title/k7yg7-x"); got.Outcome != Unreachable {
+	if got := r.Read(context.Background(), "comix", "https://comix.to/title/k7yg7-x"); got.Outcome != word.Unreachable {
 		t.Errorf("a browser Site without a sidecar read as %q", got.Outcome)
 	}
 }
@@ -516,7 +518,7 @@ func TestSpacingKeepsRequestsToOneSiteApart(t *testing.T) {
 	})
 	r := readerFor(t, "asurascans", srv, func(o *ReaderOptions) { o.Spacing = 150 * time.Millisecond })
 	for range 3 {
-		if got := r.Read(context.Background(), "asurascans", asuraSeries); got.Outcome != NotFound {
+		if got := r.Read(context.Background(), "asurascans", asuraSeries); got.Outcome != word.NotFound {
 			t.Fatalf("outcome %q", got.Outcome)
 		}
 	}
@@ -527,7 +529,7 @@ func TestSpacingKeepsRequestsToOneSiteApart(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if got := r.Read(ctx, "asurascans", asuraSeries); got.Outcome != Errors {
+	if got := r.Read(ctx, "asurascans", asuraSeries); got.Outcome != word.Errors {
 		t.Errorf("a cancelled wait read as %q", got.Outcome)
 	}
 }
@@ -551,7 +553,7 @@ func TestNewReaderLogsEachRewriteAtStart(t *testing.T) {
 	if strings.Contains(out, "devtools/browser/x") {
 		t.Errorf("start-up log quotes the sidecar address:\n%s", out)
 	}
-	if !r.HasBrowser() || r.Route("kagane") != RouteBrowser {
+	if !r.HasBrowser() || r.Route("kagane") != word.RouteBrowser {
 		t.Error("a configured sidecar is not used for the default browser Sites")
 	}
 }

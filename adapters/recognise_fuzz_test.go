@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // FuzzRecognise: any string is either refused with an error or recognised as
@@ -39,7 +40,7 @@ func FuzzRecognise(f *testing.F) {
 		if numOK {
 			// A chapter number comes only from a recognised address, already
 			// in the canonical form every Latest Chapter is kept in.
-			if canon, ok := adapters.CanonicalChapter(num); err != nil || !ok || canon != num {
+			if canon, ok := word.Chapter(num); err != nil || !ok || canon != num {
 				t.Fatalf("ChapterOf(%q) = %q (recognised: %v)", raw, num, err)
 			}
 		}

@@ -3,6 +3,8 @@ package adapters
 import (
 	"strings"
 	"testing"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 func TestRecognise(t *testing.T) {
@@ -118,7 +120,7 @@ func TestRecognise(t *testing.T) {
 }
 
 func TestEverySiteHasAnAdapter(t *testing.T) {
-	for _, site := range Sites {
+	for _, site := range word.SiteNames() {
 		a, ok := ByName(site)
 		if !ok {
 			t.Fatalf("no adapter for %q", site)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // recognitionCase is one row of the table the userscript's tests read too, so
@@ -79,7 +80,7 @@ func TestTheSharedCasesCoverEverySite(t *testing.T) {
 			chapters[*tc.Site] = true
 		}
 	}
-	for _, site := range adapters.Sites {
+	for _, site := range word.SiteNames() {
 		if !series[site] {
 			t.Errorf("no case recognises a %s address", site)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 func renderDoc(t *testing.T, c templ.Component) *goquery.Document {
@@ -29,15 +30,15 @@ func TestAListRowCarriesItsKeysAFactLineAndALazyCoverButNoHint(t *testing.T) {
 		Count: 1, Caption: "Series · failing",
 		Rows: []components.SeriesRow{{
 			Site: "comix", ID: "42", Title: "A Work", Cover: "https://img.example/c.jpg", Href: "/admin/series/comix/42",
-			Fact: components.Fact{Site: "comix", Latest: "12.5", RaisedBy: "Ada", Checked: "checked 5 min ago",
-				Failure: &components.FailureMarker{Outcome: "not_found", Age: "3 mo"}},
+			Fact: components.Fact{Site: "comix", Latest: "12.5", RaisedBy: "Ada", Checked: "checked 5 minutes ago",
+				Failure: &components.FailureMarker{Outcome: "not_found", Age: "3 months"}},
 		}},
 	}))
 	row := doc.Find(`[data-testid="series-row"]`)
 	if row.AttrOr("data-site", "") != "comix" || row.AttrOr("data-series-id", "") != "42" {
 		t.Fatalf("row keys: %v", row.Nodes)
 	}
-	if m := row.Find(`[data-testid="fact-line"] [data-testid="failure-marker"]`); !strings.Contains(m.Text(), "not_found") || !strings.Contains(m.Text(), "3 mo") {
+	if m := row.Find(`[data-testid="fact-line"] [data-testid="failure-marker"]`); !strings.Contains(m.Text(), "not_found") || !strings.Contains(m.Text(), "3 months") {
 		t.Errorf("marker %q", m.Text())
 	}
 	img := row.Find("img")
@@ -52,10 +53,10 @@ func TestAListRowCarriesItsKeysAFactLineAndALazyCoverButNoHint(t *testing.T) {
 func TestNoAdminPageUsesTheEmber(t *testing.T) {
 	// Seed 001: ember stays forbidden on admin; faults use the danger token.
 	v := components.Viewer{ID: "o", Name: "Owner", IsOwner: true}
-	fact := components.Fact{Site: "comix", Latest: "3", Checked: "checked 1 min ago", Failure: &components.FailureMarker{Outcome: "errors", Age: "13 h"}}
+	fact := components.Fact{Site: "comix", Latest: "3", Checked: "checked 1 minute ago", Failure: &components.FailureMarker{Outcome: "errors", Age: "13 hours"}}
 	pages := map[string]templ.Component{
 		"landing": components.AdminLanding(v, components.Landing{
-			Verdict: components.Verdict{Items: []components.VerdictItem{{Kind: "stall", Subject: "comix", Age: "13 h", Href: "/admin/lanes"}}},
+			Verdict: components.Verdict{Items: []components.VerdictItem{{Kind: word.Stall, Site: "comix", Age: "13 hours", Href: "/admin/lanes"}}},
 			Stats:   []components.Stat{{Filter: "failing", Label: "failing", N: 2, Href: "/admin/series?filter=failing"}},
 		}),
 		"list": components.AdminSeriesPage(v, components.SeriesListPage{List: components.SeriesList{

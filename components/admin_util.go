@@ -21,19 +21,10 @@ func statID(filter string) string {
 	return "stat-" + filter
 }
 
-// verdictPhrase names one condition with its subject and age.
+// verdictPhrase names one condition with its subject and age, in the words
+// the owner notice uses (word.NoticeKind.Fault), tagged with its kind.
 func verdictPhrase(it VerdictItem) string {
-	switch it.Kind {
-	case "stall":
-		return it.Subject + " has stalled for " + it.Age + " (stall)"
-	case "no-browser-route":
-		return it.Subject + " has refused us for " + it.Age + " and has no browser route (no-browser-route)"
-	case "sidecar-down":
-		return "no browser Lane has reached the " + it.Subject + " for " + it.Age + " (sidecar-down)"
-	case "adapter-broken":
-		return it.Subject + "'s adapter has looked broken for " + it.Age + ": most of its Series yield no chapter (adapter-broken)"
-	}
-	return it.Subject + ": " + it.Kind + " for " + it.Age
+	return it.Kind.Fault(it.Site, it.Age) + " (" + string(it.Kind) + ")"
 }
 
 func filterKey(v string) string {

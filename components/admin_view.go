@@ -1,12 +1,15 @@
 package components
 
+import "github.com/mangabookmark/mangabookmark/store/word"
+
 // The admin view models: shaped like the screen, filled by the handlers,
-// every age already a string ("3 h", "2 mo") so a component decides nothing.
+// every age already a string (word.Age: "3 hours", "2 months") so a
+// component decides nothing.
 
 // FailureMarker is the fact line's failure marker: the outcome word and how
 // long the run of failures has lasted. One look at every age.
 type FailureMarker struct {
-	Outcome string
+	Outcome word.Outcome
 	Age     string
 }
 
@@ -16,7 +19,7 @@ type Fact struct {
 	Kind     string
 	Latest   string // "" when no chapter was ever known
 	RaisedBy string // the Reader whose Sighting raised Latest Chapter; "" = a Poll or the owner
-	Checked  string // "checked 5 min ago" or "never checked"
+	Checked  string // "checked 5 minutes ago" or "never checked"
 	Failure  *FailureMarker
 	Finished string // "" or the age of the Finished flag
 }
@@ -61,7 +64,8 @@ type Stat struct {
 
 // VerdictItem is one condition as the verdict line names it.
 type VerdictItem struct {
-	Kind, Subject, Age, Href string
+	Kind            word.NoticeKind
+	Site, Age, Href string
 }
 
 // Verdict is the landing verdict line.
@@ -108,15 +112,15 @@ type SeriesDetail struct {
 
 // LaneCount is one outcome word's count over ownerWindow (never a link).
 type LaneCount struct {
-	Word string
-	N    int64
+	Word word.Outcome
+	N    int
 }
 
 // LaneRow is one Site on the Lanes page.
 type LaneRow struct {
 	Site         string
 	Base         string // the Lane's control address, /admin/lanes/{site}
-	Route        string // "plain" or "browser"
+	Route        word.Route
 	State        string
 	StateFault   bool
 	LastPass     string

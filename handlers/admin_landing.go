@@ -8,6 +8,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // filterLabels are the words the owner reads for each filter.
@@ -81,7 +82,7 @@ func verdict(d Deps, r *http.Request, now time.Time) components.Verdict {
 	}
 	var v components.Verdict
 	for _, c := range conds {
-		v.Items = append(v.Items, components.VerdictItem{Kind: string(c.Kind), Subject: subject(c.Kind, c.Site), Age: ago(now.Sub(c.Since)), Href: notify.PagePath(c)})
+		v.Items = append(v.Items, components.VerdictItem{Kind: c.Kind, Site: c.Site, Age: word.Age(now.Sub(c.Since)), Href: notify.PagePath(c)})
 	}
 	v.WebhookDead = webhookDead(d, r, now)
 	return v
@@ -98,14 +99,5 @@ func webhookDead(d Deps, r *http.Request, now time.Time) string {
 	if at.IsZero() {
 		return ""
 	}
-	return ago(now.Sub(at))
-}
-
-// subject is what a condition or notice is about: its Site, or the browser
-// sidecar, which sidecar-down alone concerns (its site is "").
-func subject(k notify.Kind, site string) string {
-	if k == notify.SidecarDown {
-		return "browser sidecar"
-	}
-	return site
+	return word.Age(now.Sub(at))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // pauseChoices are the lengths of a Pause the owner may choose.
@@ -37,26 +38,24 @@ func pauseOptions() []components.Option {
 func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
 	nowMS := now.UnixMilli()
 	row := components.LaneRow{
-		Site: l.Site, Base: "/admin/lanes/" + url.PathEscape(l.Site), Route: "plain", Passes: l.Passes,
+		Site: l.Site, Base: "/admin/lanes/" + url.PathEscape(l.Site), Route: word.RoutePlain, Passes: l.Passes,
 		// Navigation, not attached to a number (seed 001): one link per Site.
 		FailingHref: listHref(store.FilterFailing, l.Site, "", "", ""),
-		Counts: []components.LaneCount{
-			{Word: "ok", N: l.OK}, {Word: "no_chapter", N: l.NoChapter}, {Word: "unfetchable", N: l.Unfetchable},
-			{Word: "not_found", N: l.NotFound}, {Word: "errors", N: l.Errors}, {Word: "refused", N: l.Refused},
-			{Word: "unreachable", N: l.Unreachable},
-		},
+	}
+	for _, o := range word.Outcomes {
+		row.Counts = append(row.Counts, components.LaneCount{Word: o, N: l.Of(o)})
 	}
 	if d.browserSite(l.Site) {
-		row.Route = "browser"
+		row.Route = word.RouteBrowser
 	}
 	switch {
 	case l.PausedUntil > nowMS:
 		row.State, row.Paused = "paused until "+until(now, l.PausedUntil), true
 	case l.RefuseUntil > nowMS:
 		row.State, row.StateFault = "refusing until "+until(now, l.RefuseUntil), true
-	case l.LastSkip == "browser-down":
+	case l.LastSkip == word.SkipBrowserDown:
 		row.State, row.StateFault = "browser down", true
-	case l.LastSkip == "no-browser":
+	case l.LastSkip == word.SkipNoBrowser:
 		row.State, row.StateFault = "browser down: no sidecar configured", true
 	default:
 		row.State = "running"
@@ -65,8 +64,8 @@ func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
 		row.LastPass = "never"
 	} else {
 		row.LastPass = fmt.Sprintf("%s ago: %d due, %d checked", since(now, l.LastStartedAt), l.LastDue, l.LastChecked)
-		if l.LastSkip != "" {
-			row.LastPass += ", skipped (" + l.LastSkip + ")"
+		if l.LastSkip != word.SkipNone {
+			row.LastPass += ", skipped (" + string(l.LastSkip) + ")"
 		}
 	}
 	if l.ForcePollAt > 0 && l.ForcePollAt > l.LastStartedAt {
@@ -85,7 +84,7 @@ func lanesPage(d Deps, r *http.Request, now time.Time, lanes []store.AdminLane, 
 			return components.LanesPage{}, err
 		}
 	}
-	p := components.LanesPage{Window: ago(store.OwnerWindow), Pauses: pauseOptions()}
+	p := components.LanesPage{Window: word.Age(word.OwnerWindow), Pauses: pauseOptions()}
 	for _, l := range lanes {
 		row := laneRowOf(d, l, now)
 		if mark != nil {
@@ -95,7 +94,7 @@ func lanesPage(d Deps, r *http.Request, now time.Time, lanes []store.AdminLane, 
 	}
 	p.NoticesOff = !status.Enabled
 	if !status.WebhookDeadAt.IsZero() {
-		p.WebhookDead = ago(now.Sub(status.WebhookDeadAt))
+		p.WebhookDead = word.Age(now.Sub(status.WebhookDeadAt))
 	}
 	for _, n := range status.Notices {
 		p.Notices = append(p.Notices, noticeView(n, now))
@@ -131,7 +130,7 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 			return
 		}
 		site := urlParam(r, "site")
-		if !knownSite(site) {
+		if !word.KnownSite(site) {
 			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
 			return
 		}
@@ -182,7 +181,7 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 				render(w, r, d.Logger, status, components.AdminLanesPage(viewerFrom(r.Context()), p))
 				return
 			}
-			render(w, r, d.Logger, status, components.LaneRowView(row, pauseOptions(), ago(store.OwnerWindow)))
+			render(w, r, d.Logger, status, components.LaneRowView(row, pauseOptions(), word.Age(word.OwnerWindow)))
 			return
 		}
 		fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
@@ -220,19 +219,19 @@ func handleResumeLane(d Deps) http.Handler {
 // how far off it is.
 func until(now time.Time, ms int64) string {
 	t := time.UnixMilli(ms).UTC()
-	return t.Format("2 Jan 15:04") + " UTC (in " + ago(t.Sub(now)) + ")"
+	return t.Format("2 Jan 15:04") + " UTC (in " + word.Age(t.Sub(now)) + ")"
 }
 
 // noticeView is one open notice as the Lanes page shows it, in the words of
 // the notices command.
 func noticeView(n notify.Notice, now time.Time) components.Notice {
-	v := components.Notice{Kind: string(n.Kind), Subject: subject(n.Kind, n.Site)}
+	v := components.Notice{Kind: string(n.Kind), Subject: n.Kind.Subject(n.Site)}
 	if n.Holds {
-		v.Since = ago(now.Sub(n.Since))
+		v.Since = word.Age(now.Sub(n.Since))
 	}
 	switch {
 	case !n.Pending():
-		v.Sent = "sent " + ago(now.Sub(n.SentAt)) + " ago"
+		v.Sent = "sent " + word.Age(now.Sub(n.SentAt)) + " ago"
 	case n.LastError != "":
 		v.Sent, v.Pending = "pending — last attempt failed: "+n.LastError, true
 	default:

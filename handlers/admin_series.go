@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 var (
@@ -20,7 +20,7 @@ var (
 	}()
 	siteOptions = func() []components.Option {
 		o := []components.Option{{Value: "", Label: "every Site"}}
-		for _, s := range adapters.Sites {
+		for _, s := range word.SiteNames() {
 			o = append(o, components.Option{Value: s, Label: s})
 		}
 		return o
@@ -37,7 +37,7 @@ func parseListQuery(r *http.Request) (store.SeriesQuery, string) {
 		return store.SeriesQuery{}, "There is no filter called " + quote(v.Get("filter")) + "."
 	}
 	q := store.SeriesQuery{Filter: f, Site: v.Get("site"), Kind: v.Get("kind")}
-	if q.Site != "" && !knownSite(q.Site) {
+	if q.Site != "" && !word.KnownSite(q.Site) {
 		return store.SeriesQuery{}, "There is no Site called " + quote(q.Site) + "."
 	}
 	if q.Kind != "" && q.Kind != "manga" && q.Kind != "novel" {
@@ -45,7 +45,7 @@ func parseListQuery(r *http.Request) (store.SeriesQuery, string) {
 	}
 	if a := v.Get("after"); a != "" {
 		site, id, ok := strings.Cut(a, ":")
-		if !ok || !knownSite(site) || id == "" {
+		if !ok || !word.KnownSite(site) || id == "" {
 			return store.SeriesQuery{}, "That page address is not one this list made."
 		}
 		q.AfterSite, q.AfterID = site, id
@@ -276,7 +276,7 @@ func handleUnfinish(d Deps) http.Handler {
 // the same canonical form a Poll writes ("012.50" is 12.5).
 func handleCorrectLatest(d Deps) http.Handler {
 	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
-		num, ok := adapters.CanonicalChapter(r.PostForm.Get("num"))
+		num, ok := word.Chapter(r.PostForm.Get("num"))
 		if !ok {
 			// Shown back cut to 16 characters, never inside one.
 			keep := r.PostForm.Get("num")

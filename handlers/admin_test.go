@@ -47,10 +47,10 @@ func TestTheFailureMarkerRendersOnTheFactLineAlikeForAnHourAndThreeMonths(t *tes
 	if hour.Length() != 1 || months.Length() != 1 {
 		t.Fatalf("markers on the fact line: %d and %d", hour.Length(), months.Length())
 	}
-	if got := strings.Join(strings.Fields(hour.Text()), " "); got != "errors failing 1 h" {
+	if got := strings.Join(strings.Fields(hour.Text()), " "); got != "errors failing 1 hour" {
 		t.Errorf("one-hour marker reads %q", got)
 	}
-	if got := strings.Join(strings.Fields(months.Text()), " "); got != "not_found failing 3 mo" {
+	if got := strings.Join(strings.Fields(months.Text()), " "); got != "not_found failing 3 months" {
 		t.Errorf("three-month marker reads %q", got)
 	}
 	// The same look: identical markup once the word and the age are set aside.
@@ -259,7 +259,7 @@ func TestOutcomeCountsStayUnlinkedBesideOneNavigationLinkPerSite(t *testing.T) {
 	if got := comix.Find("span.tag").Text(); got != "browser" {
 		t.Errorf("comix route %q", got)
 	}
-	if got := a.find(`[data-site="kagane"] [data-testid="lane-force-pending"]`).Text(); !strings.Contains(got, "3 h") {
+	if got := a.find(`[data-site="kagane"] [data-testid="lane-force-pending"]`).Text(); !strings.Contains(got, "3 hours") {
 		t.Errorf("an unserved Forced Poll shows its age: %q", got)
 	}
 	notices := a.testid("owner-notice")
@@ -267,7 +267,7 @@ func TestOutcomeCountsStayUnlinkedBesideOneNavigationLinkPerSite(t *testing.T) {
 		t.Fatalf("%d owner notices", notices.Length())
 	}
 	text := strings.Join(strings.Fields(notices.Text()), " ")
-	if !strings.Contains(text, "sent 2 h ago") || !strings.Contains(text, "pending — last attempt failed: Discord answered 500") || !strings.Contains(text, "browser sidecar") {
+	if !strings.Contains(text, "sent 2 hours ago") || !strings.Contains(text, "pending — last attempt failed: Discord answered 500") || !strings.Contains(text, "browser sidecar") {
 		t.Errorf("notices read %q", text)
 	}
 }
@@ -332,7 +332,7 @@ func TestTheHintSitsBesideAnUnchangedFinishControlAndLeavesAFinishedSeries(t *te
 	if hint.Length() != 1 || ctl.Length() != 1 || hint.Parent().Get(0) != ctl.Parent().Get(0) {
 		t.Fatalf("hint %d beside finish control %d", hint.Length(), ctl.Length())
 	}
-	if !strings.Contains(hint.Text(), "completed") || !strings.Contains(hint.Text(), "3 h") {
+	if !strings.Contains(hint.Text(), "completed") || !strings.Contains(hint.Text(), "3 hours") {
 		t.Errorf("hint reads %q", hint.Text())
 	}
 	outer := func(a answer, id string) string {
@@ -391,10 +391,10 @@ func TestTheVerdictLineReadsTheFourConditions(t *testing.T) {
 		},
 	}
 	want := map[string]struct{ subject, age, href string }{
-		"stall":            {"asurascans", "14 h", "/admin/lanes"},
-		"no-browser-route": {"novelfull", "3 d", "/admin/lanes"},
-		"sidecar-down":     {"browser sidecar", "13 h", "/admin/lanes"},
-		"adapter-broken":   {"demonicscans", "3 mo", "/admin/series?filter=failing&site=demonicscans"},
+		"stall":            {"asurascans", "14 hours", "/admin/lanes"},
+		"no-browser-route": {"novelfull", "3 days", "/admin/lanes"},
+		"sidecar-down":     {"browser sidecar", "13 hours", "/admin/lanes"},
+		"adapter-broken":   {"demonicscans", "3 months", "/admin/series?filter=failing&site=demonicscans"},
 	}
 	for kind, seed := range seeds {
 		t.Run(kind, func(t *testing.T) {
@@ -462,7 +462,7 @@ func TestTheVerdictLineReadsTheFourConditions(t *testing.T) {
 		c := h.owner()
 		for _, p := range []string{"/admin", "/admin/lanes"} {
 			dead := h.get(c, p).testid("webhook-dead")
-			if dead.Length() != 1 || !strings.Contains(dead.Text(), "5 h") || strings.Contains(dead.Text(), hook) {
+			if dead.Length() != 1 || !strings.Contains(dead.Text(), "5 hours") || strings.Contains(dead.Text(), hook) {
 				t.Errorf("%s: dead webhook line %q", p, dead.Text())
 			}
 		}

@@ -1,22 +1,17 @@
 package handlers
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
-
-// knownSite reports whether s is one of the six Sites (adapters.Sites).
-func knownSite(s string) bool { return slices.Contains(adapters.Sites, s) }
 
 // wantsFragment: htmx asked for a region. A boosted request and a history
 // restore carry HX-Request too but want the whole page.
@@ -26,28 +21,9 @@ func wantsFragment(r *http.Request) bool {
 		r.Header.Get("HX-History-Restore-Request") == ""
 }
 
-// ago is a duration as the owner reads it: one look at every age, from
-// minutes to years ("5 min", "3 h", "4 d", "3 mo", "2 y").
-func ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "1 min"
-	case d < time.Hour:
-		return fmt.Sprintf("%d min", int(d/time.Minute))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%d h", int(d/time.Hour))
-	case d < 60*24*time.Hour:
-		return fmt.Sprintf("%d d", int(d/(24*time.Hour)))
-	case d < 2*365*24*time.Hour:
-		return fmt.Sprintf("%d mo", int(d/(30*24*time.Hour)))
-	default:
-		return fmt.Sprintf("%d y", int(d/(365*24*time.Hour)))
-	}
-}
-
 // since is the age of a unix-ms stamp at now.
 func since(now time.Time, ms int64) string {
-	return ago(now.Sub(time.UnixMilli(ms)))
+	return word.Age(now.Sub(time.UnixMilli(ms)))
 }
 
 // factOf builds the fact line of one Series.
@@ -68,7 +44,7 @@ func factOf(s store.AdminSeries, now time.Time) components.Fact {
 	if s.FinishedAt > 0 {
 		f.Finished = since(now, s.FinishedAt)
 	}
-	if s.FailureOutcome != "" {
+	if s.FailureOutcome != "" { // no failure row
 		f.Failure = &components.FailureMarker{Outcome: s.FailureOutcome, Age: since(now, s.FailingSince)}
 	}
 	return f

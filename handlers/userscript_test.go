@@ -14,6 +14,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/static"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // userscriptServer is the real router with only what the userscript's routes
@@ -140,7 +141,7 @@ func TestTheUserscriptMatchesEverySiteHost(t *testing.T) {
 	srv := userscriptServer(t, "https://bookmarks.example.org")
 	_, meta := get(t, srv.URL+"/userscript/mangabookmark.meta.js")
 	var want []string
-	for _, site := range adapters.Sites {
+	for _, site := range word.SiteNames() {
 		for _, h := range adapters.Hosts(site) {
 			want = append(want, "https://*."+h+"/*")
 		}

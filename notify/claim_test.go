@@ -11,6 +11,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // While the webhook is being asked, the notifier holds no pooled connection
@@ -43,18 +44,18 @@ func TestNoConnectionOrLockIsHeldWhileTheWebhookIsAsked(t *testing.T) {
 	if s.lockErr != nil {
 		t.Errorf("the notice's row was locked while the webhook was asked: %v", s.lockErr)
 	}
-	if n, _ := h.notice(notify.Stall, "asurascans"); n.NotifiedAt == 0 || n.ClaimedBy != "" {
+	if n, _ := h.notice(word.Stall, "asurascans"); n.NotifiedAt == 0 || n.ClaimedBy != "" {
 		t.Fatalf("after the send: %+v; want sent and the claim let go", n)
 	}
 }
 
 // claimAs writes a claim as a process that then stopped would have left it.
-func (h *harness) claimAs(kind notify.Kind, site, by string, at time.Time) {
+func (h *harness) claimAs(kind word.NoticeKind, site, by string, at time.Time) {
 	h.t.Helper()
-	if err := h.st.OpenNotice(context.Background(), string(kind), site); err != nil {
+	if err := h.st.OpenNotice(context.Background(), kind, site); err != nil {
 		h.t.Fatal(err)
 	}
-	if ok, err := h.st.ClaimNotice(context.Background(), string(kind), site, by, at.UnixMilli(), 1); !ok || err != nil {
+	if ok, err := h.st.ClaimNotice(context.Background(), kind, site, by, at.UnixMilli(), 1); !ok || err != nil {
 		h.t.Fatalf("claim: %v %v", ok, err)
 	}
 }
@@ -66,9 +67,9 @@ func TestAProcessThatStoppedBetweenClaimAndAnswerNeverCausesASecondMessage(t *te
 		h.insertPass("asurascans", hours(x), stallPass)
 	}
 	// A claim younger than the bound: its holder may still be sending.
-	h.claimAs(notify.Stall, "asurascans", "alive", time.Now())
+	h.claimAs(word.Stall, "asurascans", "alive", time.Now())
 	h.pass("asurascans", hours(13), stallPass)
-	if n, _ := h.notice(notify.Stall, "asurascans"); n.NotifiedAt != 0 || n.ClaimedBy != "alive" {
+	if n, _ := h.notice(word.Stall, "asurascans"); n.NotifiedAt != 0 || n.ClaimedBy != "alive" {
 		t.Fatalf("a live claim was taken over: %+v", n)
 	}
 	h.wantMessages()
@@ -81,7 +82,7 @@ func TestAProcessThatStoppedBetweenClaimAndAnswerNeverCausesASecondMessage(t *te
 	}
 	h.run("asurascans", 14, 20, stallPass)
 	h.wantMessages()
-	n, _ := h.notice(notify.Stall, "asurascans")
+	n, _ := h.notice(word.Stall, "asurascans")
 	if n.NotifiedAt != stale.UnixMilli() || n.ClaimedBy != "" {
 		t.Fatalf("after the stale claim: %+v; want counted as sent at the claim's time", n)
 	}
@@ -110,7 +111,7 @@ func TestASendCutShortByItsContextLetsTheClaimGo(t *testing.T) {
 	// The later subjects' reads fail on the ended context; that is the pass's
 	// error to log, not the point here.
 	_ = h.n.Check(ctx, "asurascans", hours(13))
-	n, _ := h.notice(notify.Stall, "asurascans")
+	n, _ := h.notice(word.Stall, "asurascans")
 	if n.ClaimedBy != "" || n.Attempts != 1 || n.NotifiedAt != 0 {
 		t.Fatalf("after a send cut short: %+v; want one failed attempt and no claim", n)
 	}

@@ -3,49 +3,20 @@ package notify
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
-	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
-
-// Kind is the machine word of one of the four conditions. It is the embed's
-// footer and owner_notices.kind.
-type Kind string
-
-// The four conditions seed 001's rule selects: silent on every Reader
-// surface, wrong, repairable only by the owner, persisting past ownerWindow.
-const (
-	Stall          Kind = "stall"
-	NoBrowserRoute Kind = "no-browser-route"
-	SidecarDown    Kind = "sidecar-down"
-	AdapterBroken  Kind = "adapter-broken"
-)
-
-// Kinds lists the four words in the order the verdict line reads them.
-var Kinds = []Kind{Stall, NoBrowserRoute, SidecarDown, AdapterBroken}
-
-// OwnerWindow is the one threshold for "persisting" (SPEC.md glossary): the
-// store's, so the notices and the admin filters cannot drift apart.
-const OwnerWindow = store.OwnerWindow
 
 // DefaultLookback bounds every pass-log scan. It must exceed the window; a
 // run older than it reads as starting at the lookback's edge.
 const DefaultLookback = 7 * 24 * time.Hour
 
-// Sites is the fixed list of Site names; nothing else is ever put in a
-// message.
-var Sites = adapters.Sites
-
-// KnownSite reports whether site is one of the six.
-func KnownSite(site string) bool { return slices.Contains(Sites, site) }
-
-// Condition is one of the four holding now. Site is "" for SidecarDown.
+// Condition is one of the four holding now. Site is "" for word.SidecarDown.
 // Since is when the fault began (see the age derivations below); it has
 // held past the window by construction.
 type Condition struct {
-	Kind  Kind
+	Kind  word.NoticeKind
 	Site  string
 	Since time.Time
 }
@@ -91,7 +62,7 @@ func (c Condition) Age(now time.Time) time.Duration { return now.Sub(c.Since) }
 
 // subject is one (kind, site) a Lane's pass is responsible for.
 type subject struct {
-	kind Kind
+	kind word.NoticeKind
 	site string
 }
 
@@ -102,25 +73,25 @@ type subject struct {
 // repair (giving the Site a browser route) is deployed; likewise any Lane
 // closes sidecar-down when no Site has a browser route any more.
 func (n *Notifier) subjectsFor(site string) []subject {
-	out := []subject{{Stall, site}, {NoBrowserRoute, site}}
+	out := []subject{{word.Stall, site}, {word.NoBrowserRoute, site}}
 	if n.browser[site] || len(n.browserList) == 0 {
-		out = append(out, subject{SidecarDown, ""})
+		out = append(out, subject{word.SidecarDown, ""})
 	}
-	return append(out, subject{AdapterBroken, site})
+	return append(out, subject{word.AdapterBroken, site})
 }
 
 // allSubjects lists everything that can hold, in verdict-line order.
 func (n *Notifier) allSubjects() []subject {
 	var out []subject
-	for _, k := range Kinds {
-		if k == SidecarDown {
+	for _, k := range word.NoticeKinds {
+		if k == word.SidecarDown {
 			if len(n.browserList) > 0 {
-				out = append(out, subject{SidecarDown, ""})
+				out = append(out, subject{word.SidecarDown, ""})
 			}
 			continue
 		}
-		for _, site := range Sites {
-			if k == NoBrowserRoute && n.browser[site] {
+		for _, site := range word.SiteNames() {
+			if k == word.NoBrowserRoute && n.browser[site] {
 				continue
 			}
 			out = append(out, subject{k, site})
@@ -141,16 +112,16 @@ func (n *Notifier) derive(ctx context.Context, s subject, now time.Time) (Condit
 	var ok bool
 	var err error
 	switch s.kind {
-	case Stall:
+	case word.Stall:
 		since, ok, err = n.store.StallRun(ctx, s.site, nowMs, from)
-	case NoBrowserRoute:
+	case word.NoBrowserRoute:
 		if n.browser[s.site] {
 			return Condition{}, false, nil
 		}
 		since, ok, err = n.store.RefusingRun(ctx, s.site, nowMs, from)
-	case SidecarDown:
+	case word.SidecarDown:
 		since, ok, err = n.store.SidecarDownRun(ctx, n.browserList, nowMs, from)
-	case AdapterBroken:
+	case word.AdapterBroken:
 		// The cutoff is inside the count; the share is past half at since.
 		since, ok, err = n.store.AdapterBroken(ctx, s.site, cutoff)
 		if err != nil || !ok {

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // Secret holds the webhook address. Every way of printing it prints a
@@ -95,10 +97,7 @@ const (
 // Sites), the condition word, an age and a link. Nothing read from a page
 // reaches it.
 func (n *Notifier) message(c Condition, passAt time.Time) payload {
-	title := c.Site
-	if c.Kind == SidecarDown {
-		title = "browser sidecar"
-	}
+	title := c.Kind.Subject(c.Site)
 	return payload{
 		Embeds: []embed{{
 			Title:       truncate(title, maxTitle),
@@ -112,46 +111,17 @@ func (n *Notifier) message(c Condition, passAt time.Time) payload {
 	}
 }
 
-// describe is the one sentence: condition, age, repair.
+// describe is the one sentence: condition, age, repair (word.NoticeKind
+// holds the words, which the verdict line shares).
 func describe(c Condition, now time.Time) string {
-	age := Age(c.Age(now))
-	switch c.Kind {
-	case Stall:
-		return fmt.Sprintf("The %s Lane has owed Polls and made none, with nothing to say for it, for %s; "+
-			"check that the server can reach %s, then force a Poll of the Lane.", c.Site, age, c.Site)
-	case NoBrowserRoute:
-		return fmt.Sprintf("%s, a Site with no browser route, has refused every Poll for %s; "+
-			"give it a browser route in BROWSER_SITES and deploy.", c.Site, age)
-	case SidecarDown:
-		return fmt.Sprintf("No browser Lane has reached the browser sidecar for %s; "+
-			"start the sidecar or fix BROWSER_WS_URL.", age)
-	case AdapterBroken:
-		return fmt.Sprintf("More than half of %s's Series have yielded no chapter for %s; "+
-			"its adapter no longer reads the Site's pages, so fix the adapter and deploy.", c.Site, age)
-	}
-	return ""
-}
-
-// Age renders a duration the way the owner reads it: minutes under two
-// hours, hours under two days, days beyond.
-func Age(d time.Duration) string {
-	switch {
-	case d < 2*time.Minute:
-		return "1 minute"
-	case d < 2*time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + " minutes"
-	case d < 48*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + " hours"
-	default:
-		return strconv.Itoa(int(d/(24*time.Hour))) + " days"
-	}
+	return c.Kind.Sentence(c.Site, word.Age(c.Age(now)))
 }
 
 // PagePath is the path (and query) of the admin page that explains the
 // condition. The embed's link and the verdict line both use it, so a message
 // and the page it points to never disagree.
 func PagePath(c Condition) string {
-	if c.Kind == AdapterBroken {
+	if c.Kind == word.AdapterBroken {
 		return "/admin/series?" + url.Values{"site": {c.Site}, "filter": {"failing"}}.Encode()
 	}
 	// stall, no-browser-route, sidecar-down: the Lanes page says why.

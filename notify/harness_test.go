@@ -16,6 +16,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // marker is the secret part of every test webhook address; it must never
@@ -251,14 +252,14 @@ func (h *harness) healed(site string) {
 }
 
 // notice reads one owner_notices row; ok is false when there is none.
-func (h *harness) notice(kind notify.Kind, site string) (store.NoticeState, bool) {
+func (h *harness) notice(kind word.NoticeKind, site string) (store.NoticeState, bool) {
 	h.t.Helper()
 	all, err := h.st.Notices(context.Background())
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	for _, n := range all {
-		if n.Kind == string(kind) && n.Site == site {
+		if n.Kind == kind && n.Site == site {
 			return n, true
 		}
 	}

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // Store is what notify needs from the database; *store.Store satisfies it.
@@ -38,11 +39,11 @@ type Store interface {
 	RefusingRun(ctx context.Context, site string, now, lookbackFrom int64) (int64, bool, error)
 	SidecarDownRun(ctx context.Context, browserSites []string, now, lookbackFrom int64) (int64, bool, error)
 	AdapterBroken(ctx context.Context, site string, cutoff int64) (int64, bool, error)
-	OpenNotice(ctx context.Context, kind, site string) error
-	CloseNotice(ctx context.Context, kind, site string, runSince int64) error
-	ClaimNotice(ctx context.Context, kind, site, by string, at, passAt int64) (bool, error)
-	RecordDelivery(ctx context.Context, kind, site, by string, d store.Delivery) error
-	SettleStaleClaim(ctx context.Context, kind, site string, olderThan int64) (by string, at int64, ok bool, err error)
+	OpenNotice(ctx context.Context, kind word.NoticeKind, site string) error
+	CloseNotice(ctx context.Context, kind word.NoticeKind, site string, runSince int64) error
+	ClaimNotice(ctx context.Context, kind word.NoticeKind, site, by string, at, passAt int64) (bool, error)
+	RecordDelivery(ctx context.Context, kind word.NoticeKind, site, by string, d store.Delivery) error
+	SettleStaleClaim(ctx context.Context, kind word.NoticeKind, site string, olderThan int64) (by string, at int64, ok bool, err error)
 	Notices(ctx context.Context) ([]store.NoticeState, error)
 	WebhookDeadAt(ctx context.Context, urlHash string) (int64, error)
 	MarkWebhookDead(ctx context.Context, urlHash string, at int64) error
@@ -133,7 +134,7 @@ func New(opts Options) (*Notifier, error) {
 		n.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if n.window <= 0 {
-		n.window = OwnerWindow
+		n.window = word.OwnerWindow
 	}
 	if n.lookback <= 0 {
 		n.lookback = DefaultLookback
@@ -145,7 +146,7 @@ func New(opts Options) (*Notifier, error) {
 		if !on {
 			continue
 		}
-		if !KnownSite(site) {
+		if !word.KnownSite(site) {
 			return nil, fmt.Errorf("notify: unknown browser site %q", site)
 		}
 		n.browser[site] = true
@@ -207,7 +208,7 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 	if !n.Enabled() {
 		return nil
 	}
-	if !KnownSite(site) {
+	if !word.KnownSite(site) {
 		return fmt.Errorf("notify: unknown site %q", site)
 	}
 	// One read of the open notices (at most 19 rows) decides which subjects
@@ -222,7 +223,7 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 	}
 	open := make(map[subject]store.NoticeState, len(rows))
 	for _, r := range rows {
-		open[subject{Kind(r.Kind), r.Site}] = r
+		open[subject{r.Kind, r.Site}] = r
 	}
 	var errs []error
 	for _, s := range n.subjectsFor(site) {
@@ -245,14 +246,14 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 			if !c.Since.IsZero() {
 				runSince = c.Since.UnixMilli()
 			}
-			errs = append(errs, n.store.CloseNotice(ctx, string(s.kind), s.site, runSince))
+			errs = append(errs, n.store.CloseNotice(ctx, s.kind, s.site, runSince))
 			continue
 		}
 		if isOpen && st.NotifiedAt > 0 {
 			continue // told already: the episode stays quiet
 		}
 		if !isOpen {
-			if err := n.store.OpenNotice(ctx, string(s.kind), s.site); err != nil {
+			if err := n.store.OpenNotice(ctx, s.kind, s.site); err != nil {
 				errs = append(errs, err)
 				continue
 			}
@@ -276,7 +277,7 @@ const deadReason = "webhook is dead (Discord answered 404 Unknown Webhook); chan
 // (docs/adr/0005). st is the notice's state as Check read it (zero when
 // Check opened it).
 func (n *Notifier) tell(ctx context.Context, st store.NoticeState, c Condition, passAt time.Time) error {
-	kind, site := string(c.Kind), c.Site
+	kind, site := c.Kind, c.Site
 	at := max(passAt.UnixMilli(), 1)
 	if st.ClaimedAt > 0 {
 		return n.settle(ctx, kind, site)
@@ -321,13 +322,13 @@ func (n *Notifier) tell(ctx context.Context, st store.NoticeState, c Condition, 
 // claiming and recording, so the notice counts as sent (it may have gone).
 // A younger claim is another process sending right now; this one stays
 // quiet.
-func (n *Notifier) settle(ctx context.Context, kind, site string) error {
+func (n *Notifier) settle(ctx context.Context, kind word.NoticeKind, site string) error {
 	by, at, ok, err := n.store.SettleStaleClaim(ctx, kind, site, n.now().Add(-StaleClaim).UnixMilli())
 	if err != nil || !ok {
 		return err
 	}
 	n.log.Warn("owner notice counted as sent: the process that claimed it stopped before recording Discord's answer",
-		"kind", kind, "site", site, "claimed_by", by, "claimed_at", time.UnixMilli(at).UTC().Format(time.RFC3339))
+		"kind", string(kind), "site", site, "claimed_by", by, "claimed_at", time.UnixMilli(at).UTC().Format(time.RFC3339))
 	return nil
 }
 
@@ -386,7 +387,7 @@ func (n *Notifier) logDead() {
 // Notice is one open owner notice as the notices command and the Lanes page
 // show it.
 type Notice struct {
-	Kind Kind
+	Kind word.NoticeKind
 	Site string
 	// Holds is false when the condition no longer derives: the notice closes
 	// on the responsible Lane's next pass.
@@ -443,7 +444,7 @@ func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
 	}
 	for _, r := range rows {
 		nt := Notice{
-			Kind:      Kind(r.Kind),
+			Kind:      r.Kind,
 			Site:      r.Site,
 			Attempts:  r.Attempts,
 			LastError: r.LastError,
@@ -452,7 +453,7 @@ func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
 		nt.SentAt = msTime(r.NotifiedAt)
 		nt.LastAttemptAt = msTime(r.LastAttemptAt)
 		nt.RetryNotBefore = msTime(r.RetryNotBefore)
-		if slices.Contains(Kinds, nt.Kind) {
+		if slices.Contains(word.NoticeKinds, nt.Kind) {
 			c, ok, err := n.derive(ctx, subject{nt.Kind, nt.Site}, now)
 			if err != nil {
 				return Status{}, fmt.Errorf("notify: status: %w", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 func TestEachConditionFiresOnceWhileItHoldsAndAgainAfterItLiftsAndReturns(t *testing.T) {
@@ -102,7 +103,7 @@ func TestAStallOnAPlainSiteThatAlsoRefusedFiresOnlyNoBrowserRoute(t *testing.T) 
 			h := newHarness(t, config{})
 			tc.lane(h)
 			h.wantMessages("no-browser-route asurascans")
-			if _, ok := h.notice(notify.Stall, "asurascans"); ok {
+			if _, ok := h.notice(word.Stall, "asurascans"); ok {
 				t.Fatal("a stall notice was opened for a refusing Site")
 			}
 		})
@@ -120,7 +121,7 @@ func TestOneDeadSidecarAcrossThreeBrowserLanesSendsExactlyOneMessage(t *testing.
 		h.pass("lightnovelworld", hours(x+0.3), noBrowserPass)
 	}
 	h.wantMessages("sidecar-down browser sidecar")
-	if n, ok := h.notice(notify.SidecarDown, ""); !ok || n.NotifiedAt == 0 {
+	if n, ok := h.notice(word.SidecarDown, ""); !ok || n.NotifiedAt == 0 {
 		t.Fatalf("sidecar-down notice: %+v present=%v, want one sent row with site ''", n, ok)
 	}
 }
@@ -254,12 +255,12 @@ func TestAFailedSendLeavesTheNoticeUnsentAndTheNextPassRetries(t *testing.T) {
 	}})
 	h.run("asurascans", 0, 13, stallPass)
 	h.pass("asurascans", hours(13), stallPass)
-	n, ok := h.notice(notify.Stall, "asurascans")
+	n, ok := h.notice(word.Stall, "asurascans")
 	if !ok || n.NotifiedAt != 0 || n.Attempts != 1 || n.LastError != "Discord answered 500" {
 		t.Fatalf("after a 500: %+v present=%v; want open, unsent, one attempt", n, ok)
 	}
 	h.pass("asurascans", hours(14), stallPass)
-	n, _ = h.notice(notify.Stall, "asurascans")
+	n, _ = h.notice(word.Stall, "asurascans")
 	if n.NotifiedAt != hours(14).UnixMilli() || n.Attempts != 0 {
 		t.Fatalf("after the retry: %+v; want sent at the pass time, attempts cleared", n)
 	}
@@ -317,10 +318,10 @@ func TestConditionsReadsWhatThePushReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []notify.Condition{
-		{Kind: notify.Stall, Site: "asurascans", Since: hours(0)},
-		{Kind: notify.NoBrowserRoute, Site: "novelfull", Since: hours(2)},
-		{Kind: notify.SidecarDown, Site: "", Since: hours(3)},
-		{Kind: notify.AdapterBroken, Site: "demonicscans", Since: hours(4)},
+		{Kind: word.Stall, Site: "asurascans", Since: hours(0)},
+		{Kind: word.NoBrowserRoute, Site: "novelfull", Since: hours(2)},
+		{Kind: word.SidecarDown, Site: "", Since: hours(3)},
+		{Kind: word.AdapterBroken, Site: "demonicscans", Since: hours(4)},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("conditions: got %+v, want %+v", got, want)
@@ -352,7 +353,7 @@ func TestGivingARefusingSiteABrowserRouteClosesItsNotice(t *testing.T) {
 	h.wantMessages("no-browser-route novelfull")
 	h.n = h.notifier(h.sink.url(), config{browser: []string{"novelfull"}}) // the deploy
 	h.pass("novelfull", hours(20), refusingPass)
-	if _, ok := h.notice(notify.NoBrowserRoute, "novelfull"); ok {
+	if _, ok := h.notice(word.NoBrowserRoute, "novelfull"); ok {
 		t.Fatal("the no-browser-route notice outlived the repair")
 	}
 	h.run("novelfull", 21, 40, refusingPass)
@@ -395,27 +396,27 @@ type noticeStatements struct {
 	n atomic.Int64
 }
 
-func (s *noticeStatements) OpenNotice(ctx context.Context, kind, site string) error {
+func (s *noticeStatements) OpenNotice(ctx context.Context, kind word.NoticeKind, site string) error {
 	s.n.Add(1)
 	return s.Store.OpenNotice(ctx, kind, site)
 }
 
-func (s *noticeStatements) CloseNotice(ctx context.Context, kind, site string, runSince int64) error {
+func (s *noticeStatements) CloseNotice(ctx context.Context, kind word.NoticeKind, site string, runSince int64) error {
 	s.n.Add(1)
 	return s.Store.CloseNotice(ctx, kind, site, runSince)
 }
 
-func (s *noticeStatements) ClaimNotice(ctx context.Context, kind, site, by string, at, passAt int64) (bool, error) {
+func (s *noticeStatements) ClaimNotice(ctx context.Context, kind word.NoticeKind, site, by string, at, passAt int64) (bool, error) {
 	s.n.Add(1)
 	return s.Store.ClaimNotice(ctx, kind, site, by, at, passAt)
 }
 
-func (s *noticeStatements) RecordDelivery(ctx context.Context, kind, site, by string, d store.Delivery) error {
+func (s *noticeStatements) RecordDelivery(ctx context.Context, kind word.NoticeKind, site, by string, d store.Delivery) error {
 	s.n.Add(1)
 	return s.Store.RecordDelivery(ctx, kind, site, by, d)
 }
 
-func (s *noticeStatements) SettleStaleClaim(ctx context.Context, kind, site string, olderThan int64) (string, int64, bool, error) {
+func (s *noticeStatements) SettleStaleClaim(ctx context.Context, kind word.NoticeKind, site string, olderThan int64) (string, int64, bool, error) {
 	s.n.Add(1)
 	return s.Store.SettleStaleClaim(ctx, kind, site, olderThan)
 }
@@ -448,7 +449,7 @@ func TestAHealthyPassAndANoticeAlreadySentCostNoNoticeStatements(t *testing.T) {
 	}
 	h.wantMessages("stall novelfull")
 	h.pass("novelfull", hours(20), healthyPass)
-	if _, open := h.notice(notify.Stall, "novelfull"); open {
+	if _, open := h.notice(word.Stall, "novelfull"); open {
 		t.Error("the stall notice did not close when the stall ended")
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 func TestTheEmbedPayloadHasExactlyTheSeedsShape(t *testing.T) {
@@ -148,7 +149,7 @@ func TestDiscordsAnswerDecidesWhatTheNextPassDoes(t *testing.T) {
 				return tc.status < 300
 			}})
 			h.run("asurascans", 0, 14, stallPass)
-			n, ok := h.notice(notify.Stall, "asurascans")
+			n, ok := h.notice(word.Stall, "asurascans")
 			if !ok || (n.NotifiedAt > 0) != tc.sent || n.LastError != tc.reason || n.GaveUp != tc.gaveUp {
 				t.Fatalf("after %d: %+v; want sent=%v reason=%q gaveUp=%v", tc.status, n, tc.sent, tc.reason, tc.gaveUp)
 			}
@@ -191,7 +192,7 @@ func TestA429IsRetriedOnlyAfterItsRetryAfter(t *testing.T) {
 			h.run("asurascans", 0, 13, stallPass)
 			at := hours(12.5)
 			h.pass("asurascans", at, stallPass) // 12.5 h: posts, meets the 429
-			n, _ := h.notice(notify.Stall, "asurascans")
+			n, _ := h.notice(word.Stall, "asurascans")
 			if n.NotifiedAt != 0 || n.RetryNotBefore != at.Add(tc.wait).UnixMilli() {
 				t.Fatalf("after the 429: %+v; want unsent, no attempt before +%s", n, tc.wait)
 			}
@@ -201,7 +202,7 @@ func TestA429IsRetriedOnlyAfterItsRetryAfter(t *testing.T) {
 				t.Fatalf("%d requests inside the retry_after; want 1", req)
 			}
 			h.pass("asurascans", at.Add(tc.wait), stallPass)
-			n, _ = h.notice(notify.Stall, "asurascans")
+			n, _ = h.notice(word.Stall, "asurascans")
 			if req, acc := h.sink.counts(); req != 2 || acc != 1 || n.NotifiedAt == 0 {
 				t.Fatalf("after the wait: %d requests, %d accepted, %+v", req, acc, n)
 			}
@@ -278,12 +279,12 @@ func TestASinkThatHangsPastTheTimeoutLeavesTheNoticePending(t *testing.T) {
 	if el := time.Since(start); el > 2*time.Second {
 		t.Fatalf("the pass waited %s; the client timeout is 200ms", el)
 	}
-	n, _ := h.notice(notify.Stall, "asurascans")
+	n, _ := h.notice(word.Stall, "asurascans")
 	if n.NotifiedAt != 0 || !strings.Contains(n.LastError, "timed out") || strings.Contains(n.LastError, marker) {
 		t.Fatalf("after the timeout: %+v; want pending, timed out, no address", n)
 	}
 	h.pass("asurascans", hours(14), stallPass)
-	if n, _ := h.notice(notify.Stall, "asurascans"); n.NotifiedAt == 0 {
+	if n, _ := h.notice(word.Stall, "asurascans"); n.NotifiedAt == 0 {
 		t.Fatal("the next pass did not retry")
 	}
 }
@@ -395,7 +396,7 @@ func TestAnUnsetWebhookTurnsThePushOffAndSaysSoOnce(t *testing.T) {
 		t.Fatalf("notices opened with the push off: %+v", all)
 	}
 	got, err := n.Conditions(context.Background(), hours(20))
-	if err != nil || len(got) != 1 || got[0].Kind != notify.Stall {
+	if err != nil || len(got) != 1 || got[0].Kind != word.Stall {
 		t.Fatalf("the verdict line still reads the conditions: %+v %v", got, err)
 	}
 }
@@ -449,7 +450,7 @@ func TestARefusedMessageWaitsAnHourAndAFixedSettingDeliversItInTheSameEpisode(t 
 	if req, _ := h.sink.counts(); req != 1 {
 		t.Fatalf("%d requests within the hour after a refusal; want 1", req)
 	}
-	n, _ := h.notice(notify.Stall, "asurascans")
+	n, _ := h.notice(word.Stall, "asurascans")
 	if n.NotifiedAt != 0 || !n.GaveUp || n.RetryNotBefore != hours(14).UnixMilli() {
 		t.Fatalf("after the 401: %+v; want pending, refused, next attempt at 14 h", n)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // t0 is the fake clock's start: 2026-08-21 08:00 UTC.
@@ -48,14 +49,14 @@ type fakeReader struct {
 	mu      sync.Mutex
 	scripts map[string][]adapters.Result
 	reads   map[string]int
-	routes  map[string]string
+	routes  map[string]word.Route
 	browser bool
 	// before runs before each read (a test's hook: panic, kill the database).
 	before func(url string)
 }
 
 func newReader() *fakeReader {
-	return &fakeReader{scripts: map[string][]adapters.Result{}, reads: map[string]int{}, routes: map[string]string{}, browser: true}
+	return &fakeReader{scripts: map[string][]adapters.Result{}, reads: map[string]int{}, routes: map[string]word.Route{}, browser: true}
 }
 
 func (f *fakeReader) script(url string, rs ...adapters.Result) {
@@ -91,13 +92,13 @@ func (f *fakeReader) readsOf(url string) int {
 	return f.reads[url]
 }
 
-func (f *fakeReader) Route(site string) string {
+func (f *fakeReader) Route(site string) word.Route {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if r, ok := f.routes[site]; ok {
 		return r
 	}
-	return poller.RoutePlain
+	return word.RoutePlain
 }
 
 func (f *fakeReader) HasBrowser() bool {
@@ -107,13 +108,13 @@ func (f *fakeReader) HasBrowser() bool {
 }
 
 func okResult(ch string) adapters.Result {
-	return adapters.Result{Outcome: adapters.OK, Checked: true, Status: 200, Facts: adapters.Facts{
+	return adapters.Result{Outcome: word.OK, Checked: true, Status: 200, Facts: adapters.Facts{
 		Title: "A Title", Kind: adapters.KindNovel, LatestChapter: ch, HasLatest: true,
 		LatestChapterURL: "https://novelfull.com/ch-" + ch + ".html",
 	}}
 }
 
-func failResult(o adapters.Outcome, status int, checked bool) adapters.Result {
+func failResult(o word.Outcome, status int, checked bool) adapters.Result {
 	return adapters.Result{Outcome: o, Status: status, Checked: checked, Err: errors.New(string(o))}
 }
 

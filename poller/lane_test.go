@@ -12,10 +12,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // notes records the Notifier's calls and, at each call, whether the pass's
@@ -50,51 +50,62 @@ func (r *rig) second() *store.Store {
 func TestEverySkipPathWritesItsOwnValue(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		skip  string
+		skip  word.Skip
 		site  string
 		setup func(r *rig)
 	}{
-		{poller.SkipNotLeader, site, func(r *rig) {
+		{word.SkipNotLeader, site, func(r *rig) {
 			other := r.poller(r.second())
 			if p := other.RunPass(r.ctx, site); p.Skip != "" {
 				r.t.Fatalf("the other process did not lead: %+v", p)
 			}
 		}},
-		{poller.SkipNoLane, "nowhere", func(r *rig) {}},
-		{poller.SkipDBError, site, func(r *rig) { r.exec(`ALTER TABLE poll_lanes RENAME TO poll_lanes_gone`) }},
-		{poller.SkipPaused, site, func(r *rig) {
+		{word.SkipNoLane, "nowhere", func(r *rig) {}},
+		{word.SkipDBError, site, func(r *rig) { r.exec(`ALTER TABLE poll_lanes RENAME TO poll_lanes_gone`) }},
+		{word.SkipPaused, site, func(r *rig) {
 			if err := r.p.Pause(r.ctx, site, r.clk.Now().Add(3*time.Hour)); err != nil {
 				r.t.Fatal(err)
 			}
 		}},
-		{poller.SkipRefusing, site, func(r *rig) {
+		{word.SkipRefusing, site, func(r *rig) {
 			if err := r.st.SetLaneRefusal(r.ctx, site, r.clk.Now().Add(3*time.Hour).UnixMilli()); err != nil {
 				r.t.Fatal(err)
 			}
 		}},
-		{poller.SkipNoBrowser, "comix", func(r *rig) {
-			r.rd.routes["comix"] = poller.RouteBrowser
+		{word.SkipNoBrowser, "comix", func(r *rig) {
+			r.rd.routes["comix"] = word.RouteBrowser
 			r.rd.browser = false
 		}},
-		{poller.SkipBrowserDown, "kagane", func(r *rig) {
-			r.rd.routes["comix"] = poller.RouteBrowser
-			r.rd.routes["kagane"] = poller.RouteBrowser
+		{word.SkipBrowserDown, "kagane", func(r *rig) {
+			r.rd.routes["comix"] = word.RouteBrowser
+			r.rd.routes["kagane"] = word.RouteBrowser
 			r.seriesOn("comix", "c")
 			r.seriesOn("kagane", "k")
-			r.rd.script(url("c"), failResult(adapters.Unreachable, 0, false))
-			if p := r.p.RunPass(r.ctx, "comix"); p.Counts[adapters.Unreachable] != 1 {
+			r.rd.script(url("c"), failResult(word.Unreachable, 0, false))
+			if p := r.p.RunPass(r.ctx, "comix"); p.Counts.Unreachable != 1 {
 				r.t.Fatalf("comix pass: %+v", p)
 			}
 		}},
-		{poller.SkipDueError, site, func(r *rig) { r.exec(`ALTER TABLE series RENAME TO series_gone`) }},
-		{poller.SkipStopped, site, func(r *rig) {
+		{word.SkipDueError, site, func(r *rig) { r.exec(`ALTER TABLE series RENAME TO series_gone`) }},
+		{word.SkipStopped, site, func(r *rig) {
 			ctx, cancel := context.WithCancel(r.ctx)
 			cancel()
 			r.ctx = ctx // the pass begins after shutdown
 		}},
 	}
+	// Every Skip value is written by its own path: SkipNone by every pass
+	// that ran, SkipLockError by TestALockThatCannotBeAskedForIsALockErrorNotAnotherLeader.
+	covered := map[word.Skip]bool{word.SkipNone: true, word.SkipLockError: true}
 	for _, c := range cases {
-		t.Run("a pass skipped as "+c.skip+" logs "+c.skip, func(t *testing.T) {
+		covered[c.skip] = true
+	}
+	for _, s := range word.Skips {
+		if !covered[s] {
+			t.Errorf("no path is shown writing skip value %q", s)
+		}
+	}
+	for _, c := range cases {
+		t.Run("a pass skipped as "+string(c.skip)+" logs "+string(c.skip), func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t)
 			r.series("s")
@@ -122,7 +133,7 @@ func TestEverySkipPathWritesItsOwnValue(t *testing.T) {
 			if !strings.Contains(r.logs.String(), "notifier failed") {
 				t.Fatal("the notifier's error was not logged")
 			}
-			if c.skip != poller.SkipStopped && (pass.Rest <= 0 || pass.Rest > time.Hour) {
+			if c.skip != word.SkipStopped && (pass.Rest <= 0 || pass.Rest > time.Hour) {
 				t.Fatalf("rest %v outside (0, 1h]", pass.Rest)
 			}
 		})
@@ -133,16 +144,16 @@ func TestAPassThatRanLogsAnEmptySkipAndEveryCount(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	r.series("a", "b", "c", "d", "e")
-	r.rd.script(url("b"), failResult(adapters.NoChapter, 200, true))
-	r.rd.script(url("c"), failResult(adapters.NotFound, 404, true))
-	r.rd.script(url("d"), failResult(adapters.Errors, 503, true))
-	r.rd.script(url("e"), failResult(adapters.Refused, 403, false))
+	r.rd.script(url("b"), failResult(word.NoChapter, 200, true))
+	r.rd.script(url("c"), failResult(word.NotFound, 404, true))
+	r.rd.script(url("d"), failResult(word.Errors, 503, true))
+	r.rd.script(url("e"), failResult(word.Refused, 403, false))
 	n := &notes{}
 	r.p.Notifier = n.hook(r.st)
 	r.pass()
 	row := r.passes(site)[0]
 	want := store.PassRow{ID: row.ID, Site: site, StartedAt: row.StartedAt, FinishedAt: row.FinishedAt,
-		Due: 5, Checked: 4, OK: 1, NoChapter: 1, NotFound: 1, Errors: 1, Refused: 1}
+		Due: 5, Checked: 4, Counts: word.Counts{OK: 1, NoChapter: 1, NotFound: 1, Errors: 1, Refused: 1}}
 	if row != want {
 		t.Fatalf("pass log row %+v\nwant %+v", row, want)
 	}
@@ -167,13 +178,13 @@ func TestTwoRefusalsBreakThePassAndTheLaneRefusesAfterwards(t *testing.T) {
 			t.Parallel()
 			r := newRig(t)
 			r.series("a", "b", "c")
-			refused := failResult(adapters.Refused, 429, false)
+			refused := failResult(word.Refused, 429, false)
 			refused.RetryAfter = c.retryAfter
 			for _, id := range []string{"a", "b", "c"} {
 				r.rd.script(url(id), refused)
 			}
 			pass := r.pass()
-			if !pass.Broken || pass.Skip != "" || pass.Counts[adapters.Refused] != 2 || pass.Due != 3 {
+			if !pass.Broken || pass.Skip != "" || pass.Counts.Refused != 2 || pass.Due != 3 {
 				t.Fatalf("pass: %+v", pass)
 			}
 			if r.rd.readsOf(url("c")) != 0 {
@@ -196,7 +207,7 @@ func TestTwoRefusalsBreakThePassAndTheLaneRefusesAfterwards(t *testing.T) {
 				t.Fatal("a refusal wrote a failure row")
 			}
 			r.clk.Advance(time.Minute)
-			if p := r.p.RunPass(r.ctx, site); p.Skip != poller.SkipRefusing {
+			if p := r.p.RunPass(r.ctx, site); p.Skip != word.SkipRefusing {
 				t.Fatalf("next pass: %+v", p)
 			}
 		})
@@ -207,11 +218,11 @@ func TestOneTooManyRequestsRestsTheLaneItsRetryAfter(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	r.series("a", "b")
-	slow := failResult(adapters.Refused, 429, false)
+	slow := failResult(word.Refused, 429, false)
 	slow.RetryAfter = 50 * time.Minute
 	r.rd.script(url("a"), slow)
 	pass := r.pass()
-	if pass.Broken || pass.Counts[adapters.Refused] != 1 || pass.Counts[adapters.OK] != 1 {
+	if pass.Broken || pass.Counts.Refused != 1 || pass.Counts.OK != 1 {
 		t.Fatalf("pass: %+v", pass)
 	}
 	if pass.Rest < 50*time.Minute || pass.Rest > time.Hour {
@@ -222,32 +233,32 @@ func TestOneTooManyRequestsRestsTheLaneItsRetryAfter(t *testing.T) {
 func TestAnUnreachableSidecarStopsEveryBrowserLaneButNoPlainOne(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
-	r.rd.routes["comix"] = poller.RouteBrowser
-	r.rd.routes["kagane"] = poller.RouteBrowser
+	r.rd.routes["comix"] = word.RouteBrowser
+	r.rd.routes["kagane"] = word.RouteBrowser
 	r.p.BrowserDownFor = 10 * time.Minute
 	for _, id := range []string{"c1", "c2", "c3"} {
 		r.seriesOn("comix", id)
 	}
 	r.seriesOn("kagane", "k")
 	r.series("n")
-	r.rd.script(url("c1"), failResult(adapters.Unreachable, 0, false))
+	r.rd.script(url("c1"), failResult(word.Unreachable, 0, false))
 	r.clk.Advance(time.Hour)
 
 	pass := r.p.RunPass(r.ctx, "comix")
-	if pass.Counts[adapters.Unreachable] != 1 || r.rd.readsOf(url("c2")) != 0 || pass.Skip != "" {
+	if pass.Counts.Unreachable != 1 || r.rd.readsOf(url("c2")) != 0 || pass.Skip != "" {
 		t.Fatalf("comix went on polling after the sidecar went away: %+v", pass)
 	}
 	if pass.Rest != 5*time.Minute {
 		t.Fatalf("rest %v, want half the browser-down time (the next pass lands inside it)", pass.Rest)
 	}
-	if p := r.p.RunPass(r.ctx, "kagane"); p.Skip != poller.SkipBrowserDown {
+	if p := r.p.RunPass(r.ctx, "kagane"); p.Skip != word.SkipBrowserDown {
 		t.Fatalf("sibling browser Lane: %+v", p)
 	}
-	if p := r.p.RunPass(r.ctx, site); p.Skip != "" || p.Counts[adapters.OK] != 1 {
+	if p := r.p.RunPass(r.ctx, site); p.Skip != "" || p.Counts.OK != 1 {
 		t.Fatalf("plain Lane: %+v", p)
 	}
 	r.clk.Advance(10 * time.Minute)
-	if p := r.p.RunPass(r.ctx, "kagane"); p.Skip != "" || p.Counts[adapters.OK] != 1 {
+	if p := r.p.RunPass(r.ctx, "kagane"); p.Skip != "" || p.Counts.OK != 1 {
 		t.Fatalf("kagane after browser-down ended: %+v", p)
 	}
 }
@@ -262,7 +273,7 @@ func TestAPanicInOnePollIsCountedAsErrorsAndTheLaneGoesOn(t *testing.T) {
 		}
 	}
 	pass := r.pass()
-	if pass.Counts[adapters.Errors] != 1 || pass.Counts[adapters.OK] != 2 {
+	if pass.Counts.Errors != 1 || pass.Counts.OK != 2 {
 		t.Fatalf("pass: %+v", pass)
 	}
 	logs := r.logs.String()
@@ -286,7 +297,7 @@ func TestAFailingSeriesIsDueAtTheSamePaceAsAHealthyOne(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	r.series("healthy", "failing")
-	r.rd.script(url("failing"), failResult(adapters.NotFound, 404, true))
+	r.rd.script(url("failing"), failResult(word.NotFound, 404, true))
 	for i := 1; i <= 3; i++ {
 		pass := r.pass()
 		if pass.Due != 2 {
@@ -355,7 +366,7 @@ func TestAForcedLaneOnAPausedLaneWaitsForTheResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.clk.Advance(time.Minute)
-	if p := r.p.RunPass(r.ctx, site); p.Skip != poller.SkipPaused {
+	if p := r.p.RunPass(r.ctx, site); p.Skip != word.SkipPaused {
 		t.Fatalf("%+v", p)
 	}
 	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt == 0 {
@@ -476,7 +487,7 @@ func TestTwoPollersOnOneDatabaseRunEachLaneOnce(t *testing.T) {
 	}
 	for _, s := range []string{site, "comix"} {
 		for _, row := range r.passes(s) {
-			if row.Skip == poller.SkipNotLeader {
+			if row.Skip == word.SkipNotLeader {
 				t.Fatalf("a waiting replica wrote a pass row: %+v", row)
 			}
 		}
@@ -513,10 +524,10 @@ func TestALeaderWhoseLockSessionDiesStepsDown(t *testing.T) {
 	r.exec(`SELECT pg_terminate_backend(pid) FROM pg_locks
 		WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)
 	r.clk.Advance(time.Hour)
-	if p := b.RunPass(r.ctx, site); p.Skip != "" || p.Counts[adapters.OK] != 1 {
+	if p := b.RunPass(r.ctx, site); p.Skip != "" || p.Counts.OK != 1 {
 		t.Fatalf("the other process did not take over: %+v", p)
 	}
-	if p := r.p.RunPass(r.ctx, site); p.Skip != poller.SkipNotLeader {
+	if p := r.p.RunPass(r.ctx, site); p.Skip != word.SkipNotLeader {
 		t.Fatalf("the old leader did not step down: %+v", p)
 	}
 	if !strings.Contains(r.logs.String(), "lane lock lost") {
@@ -553,7 +564,7 @@ func TestTheDatabaseGoingAwayMidPassIsLoggedAndTheLaneResumes(t *testing.T) {
 	pass := r.pass()
 	// a read; b read, its write lost; c's stamp finds the database gone and
 	// the pass stops there: d is neither tried nor counted, and stays due.
-	if pass.Counts[adapters.OK] != 1 || pass.Counts[adapters.Errors] != 2 || pass.Checked != 2 || pass.Due != 4 {
+	if pass.Counts.OK != 1 || pass.Counts.Errors != 2 || pass.Checked != 2 || pass.Due != 4 {
 		t.Fatalf("the outage pass: %+v", pass)
 	}
 	if r.rd.readsOf(url("c")) != 0 || r.rd.readsOf(url("d")) != 0 {
@@ -572,7 +583,7 @@ func TestTheDatabaseGoingAwayMidPassIsLoggedAndTheLaneResumes(t *testing.T) {
 	r.rd.before = nil
 	admin(`GRANT CONNECT ON DATABASE ` + db + ` TO PUBLIC, pgtdbuser`)
 	next := r.pass()
-	if next.Skip != "" || next.Counts[adapters.OK] != 4 || next.Counts[adapters.Errors] != 0 {
+	if next.Skip != "" || next.Counts.OK != 4 || next.Counts.Errors != 0 {
 		t.Fatalf("the Lane did not resume: %+v\n%s", next, r.logs.String())
 	}
 	rows := r.passes(site)
@@ -606,7 +617,7 @@ func TestAPoolOfDeadConnectionsCostsNoSeriesAFalseFailure(t *testing.T) {
 		}
 	}
 	pass := r.pass()
-	if pass.Counts[adapters.OK] != 4 || pass.Counts[adapters.Errors] != 0 {
+	if pass.Counts.OK != 4 || pass.Counts.Errors != 0 {
 		t.Fatalf("a restart cost Series false failures: %+v\n%s", pass, r.logs.String())
 	}
 	if rows := r.passes(site); len(rows) != 2 {
@@ -619,11 +630,11 @@ func TestAReadCutShortByShutdownWritesNothingAboutTheSeries(t *testing.T) {
 	r := newRig(t)
 	r.series("a", "b")
 	ctx, cancel := context.WithCancel(r.ctx)
-	r.rd.script(url("a"), failResult(adapters.Errors, 0, false))
+	r.rd.script(url("a"), failResult(word.Errors, 0, false))
 	r.rd.before = func(string) { cancel() }
 	r.clk.Advance(time.Hour)
 	pass := r.p.RunPass(ctx, site)
-	if pass.Counts[adapters.Errors] != 0 || r.rd.readsOf(url("b")) != 0 {
+	if pass.Counts.Errors != 0 || r.rd.readsOf(url("b")) != 0 {
 		t.Fatalf("pass: %+v", pass)
 	}
 	if _, ok := r.failure("a"); ok {
@@ -734,10 +745,10 @@ func TestALockThatCannotBeAskedForIsALockErrorNotAnotherLeader(t *testing.T) {
 	r.exec(`DO $$ BEGIN EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC, %I', current_database(), current_user); END $$`)
 	r.clk.Advance(time.Hour)
 	pass := r.p.RunPass(r.ctx, site)
-	if pass.Skip != poller.SkipLockError {
+	if pass.Skip != word.SkipLockError {
 		t.Fatalf("%+v", pass)
 	}
-	if rows := r.passes(site); len(rows) != 1 || rows[0].Skip != poller.SkipLockError {
+	if rows := r.passes(site); len(rows) != 1 || rows[0].Skip != word.SkipLockError {
 		t.Fatalf("pass log: %+v", rows)
 	}
 }

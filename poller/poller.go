@@ -2,27 +2,8 @@
 // a pass (pick the due Series, Poll each, write one pass-log row), then rests
 // for the pace the pass reported, never longer than DefaultRest.
 //
-// Skip values: one per early-return path of RunPass, written to
-// poll_passes.skip. A pass that polled (even one broken by refusals, or one
-// with nothing due) writes the empty string.
-//
-//	skip           the path
-//	------------   -----------------------------------------------------------
-//	not-leader     another process holds this Lane's lock (replicas). The Lane
-//	               loop waits for the lock instead of passing, so in steady
-//	               state only a direct RunPass call writes this value.
-//	lock-error     the Lane lock could not be asked for (no connection).
-//	no-lane        the Site has no poll_lanes row (not one of the six).
-//	db-error       the Lane row could not be read (the database is unwell).
-//	paused         the owner paused the Lane (paused_until in the future).
-//	refusing       the Site refused twice in a recent pass (refuse_until).
-//	no-browser     a browser Site and no sidecar configured (BROWSER_WS_URL unset).
-//	browser-down   a browser Lane of this process lost the sidecar less than
-//	               BrowserDownFor ago.
-//	due-error      the due query failed.
-//	stopped        the context was already cancelled (shutdown) when the
-//	               pass began; nothing was read.
-//	''             the pass ran.
+// Every pass writes one pass-log row; a pass that returned early names the
+// path it took with a word.Skip value (CONTEXT.md, Skip value).
 package poller
 
 import (
@@ -37,30 +18,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/store"
-)
-
-// Skip values (see the table above).
-const (
-	SkipNone        = ""
-	SkipNotLeader   = "not-leader"
-	SkipLockError   = "lock-error"
-	SkipNoLane      = "no-lane"
-	SkipDBError     = "db-error"
-	SkipPaused      = "paused"
-	SkipRefusing    = "refusing"
-	SkipNoBrowser   = "no-browser"
-	SkipBrowserDown = "browser-down"
-	SkipDueError    = "due-error"
-	SkipStopped     = "stopped"
-)
-
-// AllSites are the six Sites, one Lane each.
-var AllSites = adapters.Sites
-
-// Routes a Reader answers.
-const (
-	RoutePlain   = "plain"
-	RouteBrowser = "browser"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // Defaults for the zero values of Poller's fields.
@@ -84,8 +42,8 @@ const (
 // outcome words.
 type Reader interface {
 	Read(ctx context.Context, site, seriesURL string) adapters.Result
-	// Route is "plain" or "browser".
-	Route(site string) string
+	// Route is the Route the Site is read over.
+	Route(site string) word.Route
 	// HasBrowser is false when no sidecar is configured.
 	HasBrowser() bool
 }
@@ -160,11 +118,11 @@ type Pass struct {
 	Site       string
 	StartedAt  time.Time
 	FinishedAt time.Time
-	// Skip is '' for a pass that ran, else the early-return path taken.
-	Skip    string
+	// Skip is word.SkipNone for a pass that ran, else the early-return path taken.
+	Skip    word.Skip
 	Due     int
 	Checked int
-	Counts  map[adapters.Outcome]int
+	Counts  word.Counts
 	// Rest is how long the Lane wants to rest before its next pass.
 	Rest time.Duration
 	// Broken is true when two refusals stopped the loop.
@@ -223,7 +181,7 @@ func (p *Poller) spacing() time.Duration { return max(p.Spacing, 0) }
 // requests to one Site spaced DefaultSpacing apart. Other zero fields take
 // their defaults when used.
 func New(st *store.Store, r Reader, logger *slog.Logger) *Poller {
-	return &Poller{Store: st, Reader: r, Logger: logger, Sites: AllSites, Spacing: DefaultSpacing}
+	return &Poller{Store: st, Reader: r, Logger: logger, Sites: word.SiteNames(), Spacing: DefaultSpacing}
 }
 
 // clampRest keeps a rest within [0, DefaultRest].
@@ -357,23 +315,23 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 // pass, microseconds after the first.
 func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pass {
 	start := p.now()
-	pass := Pass{Site: site, StartedAt: start, Counts: map[adapters.Outcome]int{}}
+	pass := Pass{Site: site, StartedAt: start}
 	// Every return path passes through here: the pass-log row, then the
 	// notifier (two of its conditions live on early returns).
 	defer func() { p.finish(ctx, l, &pass) }()
 
 	if ctx.Err() != nil {
-		pass.Skip = SkipStopped
+		pass.Skip = word.SkipStopped
 		return pass
 	}
 	if !led {
 		switch lead, err := p.leading(ctx, site, l); {
 		case err != nil:
-			pass.Skip = SkipLockError
+			pass.Skip = word.SkipLockError
 			pass.Rest = or(p.ErrorRest, DefaultErrorRest)
 			return pass
 		case !lead:
-			pass.Skip = SkipNotLeader
+			pass.Skip = word.SkipNotLeader
 			pass.Rest = or(p.LeaderRetry, DefaultLeaderRetry)
 			return pass
 		}
@@ -382,34 +340,34 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 	ln, err := p.Store.GetLane(ctx, site)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		pass.Skip = SkipNoLane
+		pass.Skip = word.SkipNoLane
 		pass.Rest = p.defaultRest()
 		return pass
 	case err != nil:
 		p.log().Error("lane row unreadable", "site", site, "err", err)
-		pass.Skip = SkipDBError
+		pass.Skip = word.SkipDBError
 		pass.Rest = or(p.ErrorRest, DefaultErrorRest)
 		return pass
 	}
 	now := ms(start)
 	if ln.PausedUntil > now {
-		pass.Skip = SkipPaused
+		pass.Skip = word.SkipPaused
 		pass.Rest = p.clampRest(time.Duration(ln.PausedUntil-now) * time.Millisecond)
 		return pass
 	}
 	if ln.RefuseUntil > now {
-		pass.Skip = SkipRefusing
+		pass.Skip = word.SkipRefusing
 		pass.Rest = p.clampRest(time.Duration(ln.RefuseUntil-now) * time.Millisecond)
 		return pass
 	}
-	browser := p.Reader.Route(site) == RouteBrowser
+	browser := p.Reader.Route(site) == word.RouteBrowser
 	if browser && !p.Reader.HasBrowser() {
-		pass.Skip = SkipNoBrowser
+		pass.Skip = word.SkipNoBrowser
 		pass.Rest = p.defaultRest()
 		return pass
 	}
 	if down := p.BrowserDownUntil(); browser && down.After(start) {
-		pass.Skip = SkipBrowserDown
+		pass.Skip = word.SkipBrowserDown
 		pass.Rest = p.clampRest(down.Sub(start))
 		return pass
 	}
@@ -425,7 +383,7 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 	due, err := p.Store.DueSeries(ctx, site, cutoff, limit)
 	if err != nil {
 		p.log().Error("due query failed", "site", site, "err", err)
-		pass.Skip = SkipDueError
+		pass.Skip = word.SkipDueError
 		pass.Rest = or(p.ErrorRest, DefaultErrorRest)
 		return pass
 	}
@@ -456,7 +414,7 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 		if !counted {
 			continue
 		}
-		pass.Counts[res.Outcome]++
+		pass.Counts.Add(res.Outcome)
 		if res.Checked {
 			pass.Checked++
 		}
@@ -468,10 +426,10 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 			break
 		}
 		switch res.Outcome {
-		case adapters.Refused:
+		case word.Refused:
 			refusals++
 			retryAfter = max(retryAfter, res.RetryAfter)
-		case adapters.Unreachable:
+		case word.Unreachable:
 			if browser {
 				p.markBrowserDown(p.now())
 			}
@@ -490,7 +448,7 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 			completed = false
 			break
 		}
-		if res.Outcome == adapters.Unreachable && browser {
+		if res.Outcome == word.Unreachable && browser {
 			// The sidecar is ours and it is gone: no further browser
 			// Series can be read this pass. Come back inside the
 			// browser-down window, so this Lane's next pass records
@@ -556,14 +514,7 @@ func (p *Poller) finish(ctx context.Context, l *lane, pass *Pass) {
 	defer cancel()
 	row := store.PassRow{
 		Site: pass.Site, StartedAt: ms(pass.StartedAt), FinishedAt: ms(pass.FinishedAt),
-		Due: pass.Due, Checked: pass.Checked, Skip: pass.Skip,
-		Refused:     pass.Counts[adapters.Refused],
-		OK:          pass.Counts[adapters.OK],
-		NoChapter:   pass.Counts[adapters.NoChapter],
-		Unfetchable: pass.Counts[adapters.Unfetchable],
-		NotFound:    pass.Counts[adapters.NotFound],
-		Errors:      pass.Counts[adapters.Errors],
-		Unreachable: pass.Counts[adapters.Unreachable],
+		Due: pass.Due, Checked: pass.Checked, Skip: pass.Skip, Counts: pass.Counts,
 	}
 	// Rows an outage kept from the log go first, so the log stays in order.
 	rows := append(l.unlogged, row)
@@ -614,11 +565,11 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 	defer func() {
 		if r := recover(); r != nil {
 			p.log().Error("poll panicked", "site", s.Site, "series_id", s.SeriesID,
-				"outcome", adapters.Errors, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				"outcome", word.Errors, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			defer cancel()
-			p.recordFailure(wctx, s, adapters.Errors, now)
-			res, counted = adapters.Result{Outcome: adapters.Errors}, true
+			p.recordFailure(wctx, s, word.Errors, now)
+			res, counted = adapters.Result{Outcome: word.Errors}, true
 		}
 	}()
 
@@ -631,16 +582,16 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 		// A failed check stamp is errors, not checked, and no fetch: a
 		// page read without its stamp would be retried every pass.
 		p.log().Error("check stamp failed", "site", s.Site, "series_id", s.SeriesID,
-			"outcome", adapters.Errors, "err", err)
-		p.recordFailure(ctx, s, adapters.Errors, now)
-		return adapters.Result{Outcome: adapters.Errors}, true, store.Unreachable(err)
+			"outcome", word.Errors, "err", err)
+		p.recordFailure(ctx, s, word.Errors, now)
+		return adapters.Result{Outcome: word.Errors}, true, store.Unreachable(err)
 	}
 
 	rctx, cancel := context.WithTimeout(ctx, or(p.ReadTimeout, DefaultReadTimeout))
 	res = p.Reader.Read(rctx, s.Site, s.URL)
 	cancel()
 	l.lastRead = time.Now()
-	if ctx.Err() != nil && res.Outcome != adapters.OK {
+	if ctx.Err() != nil && res.Outcome != word.OK {
 		// Shutdown cut the read short: that says nothing about the Series.
 		p.log().Info("poll interrupted by shutdown", "site", s.Site, "series_id", s.SeriesID)
 		return adapters.Result{}, false, false
@@ -648,24 +599,24 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 	// The read happened; its writes should land even if shutdown began.
 	ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if !validOutcome(res.Outcome) {
-		res = adapters.Result{Outcome: adapters.Errors, Checked: res.Checked, Status: res.Status,
+	if !res.Outcome.Valid() {
+		res = adapters.Result{Outcome: word.Errors, Checked: res.Checked, Status: res.Status,
 			Err: fmt.Errorf("poller: reader returned outcome %q", res.Outcome)}
 	}
 
 	switch res.Outcome {
-	case adapters.Refused, adapters.Unreachable:
+	case word.Refused, word.Unreachable:
 		// No statement at all: the Site's mood or our own sidecar says
 		// nothing about this Series, in either direction.
 		p.log().Info("poll said nothing", "site", s.Site, "series_id", s.SeriesID,
 			"outcome", res.Outcome, "duration", time.Since(begin), "err", res.Err)
 		return res, true, false
-	case adapters.OK:
+	case word.OK:
 		if err := p.writeOK(ctx, s, res.Facts, failing, now); err != nil {
 			p.log().Error("write after read failed", "site", s.Site, "series_id", s.SeriesID,
-				"outcome", adapters.Errors, "err", err)
-			res.Outcome = adapters.Errors
-			p.recordFailure(ctx, s, adapters.Errors, now)
+				"outcome", word.Errors, "err", err)
+			res.Outcome = word.Errors
+			p.recordFailure(ctx, s, word.Errors, now)
 		}
 		return res, true, false
 	default:
@@ -676,17 +627,8 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 	}
 }
 
-func validOutcome(o adapters.Outcome) bool {
-	for _, w := range adapters.Outcomes {
-		if o == w {
-			return true
-		}
-	}
-	return false
-}
-
-func (p *Poller) recordFailure(ctx context.Context, s store.Series, o adapters.Outcome, now time.Time) {
-	if err := p.Store.RecordFailure(ctx, s.Site, s.SeriesID, string(o), ms(now)); err != nil {
+func (p *Poller) recordFailure(ctx context.Context, s store.Series, o word.Outcome, now time.Time) {
+	if err := p.Store.RecordFailure(ctx, s.Site, s.SeriesID, o, ms(now)); err != nil {
 		p.log().Error("failure row not written", "site", s.Site, "series_id", s.SeriesID,
 			"outcome", o, "err", err)
 	}

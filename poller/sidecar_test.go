@@ -12,7 +12,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/notify"
-	"github.com/mangabookmark/mangabookmark/poller"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // A dead sidecar is sidecar-down and never also a stall: after a Poll finds
@@ -24,10 +24,10 @@ import (
 func TestADeadSidecarSendsSidecarDownAndNeverAStall(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
-	r.rd.routes["kagane"] = poller.RouteBrowser
+	r.rd.routes["kagane"] = word.RouteBrowser
 	for _, id := range []string{"a", "b", "c"} {
 		r.seriesOn("kagane", id)
-		r.rd.script(url(id), adapters.Result{Outcome: adapters.Unreachable, Err: adapters.ErrUnreachable})
+		r.rd.script(url(id), adapters.Result{Outcome: word.Unreachable, Err: adapters.ErrUnreachable})
 	}
 
 	var mu sync.Mutex
@@ -56,18 +56,18 @@ func TestADeadSidecarSendsSidecarDownAndNeverAStall(t *testing.T) {
 	r.p.Notifier = n.Hook()
 	r.p.Sites = []string{"kagane"}
 
-	skips := map[string]int{}
+	skips := map[word.Skip]int{}
 	for end := r.clk.Now().Add(15 * time.Hour); r.clk.Now().Before(end); {
 		pass := r.p.RunPass(r.ctx, "kagane")
 		skips[pass.Skip]++
 		r.clk.Advance(max(pass.Rest, time.Second))
 	}
-	if skips[""] == 0 || skips[poller.SkipBrowserDown] == 0 {
+	if skips[""] == 0 || skips[word.SkipBrowserDown] == 0 {
 		t.Fatalf("passes by skip value %v: want Polls and browser-down passes", skips)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(footers) != 1 || footers[0] != string(notify.SidecarDown) {
+	if len(footers) != 1 || footers[0] != string(word.SidecarDown) {
 		t.Fatalf("messages %v, want exactly one sidecar-down", footers)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 func TestEachWritingOutcomeInsertsAFailureRowWithItsWord(t *testing.T) {
@@ -15,13 +16,13 @@ func TestEachWritingOutcomeInsertsAFailureRowWithItsWord(t *testing.T) {
 		res     adapters.Result
 		checked int
 	}{
-		{"a page read with no chapter on it is no_chapter", failResult(adapters.NoChapter, 200, true), 1},
-		{"an address failing the fetch gate is unfetchable", failResult(adapters.Unfetchable, 0, false), 0},
-		{"a 404 is not_found", failResult(adapters.NotFound, 404, true), 1},
-		{"a 410 is not_found", failResult(adapters.NotFound, 410, true), 1},
-		{"a 503 is errors and was checked", failResult(adapters.Errors, 503, true), 1},
-		{"a plain 403 is errors and was checked", failResult(adapters.Errors, 403, true), 1},
-		{"a timeout is errors and was not checked", failResult(adapters.Errors, 0, false), 0},
+		{"a page read with no chapter on it is no_chapter", failResult(word.NoChapter, 200, true), 1},
+		{"an address failing the fetch gate is unfetchable", failResult(word.Unfetchable, 0, false), 0},
+		{"a 404 is not_found", failResult(word.NotFound, 404, true), 1},
+		{"a 410 is not_found", failResult(word.NotFound, 410, true), 1},
+		{"a 503 is errors and was checked", failResult(word.Errors, 503, true), 1},
+		{"a plain 403 is errors and was checked", failResult(word.Errors, 403, true), 1},
+		{"a timeout is errors and was not checked", failResult(word.Errors, 0, false), 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -31,10 +32,10 @@ func TestEachWritingOutcomeInsertsAFailureRowWithItsWord(t *testing.T) {
 			r.rd.script(url("s"), c.res)
 			pass := r.pass()
 			f, ok := r.failure("s")
-			if !ok || f.Outcome != string(c.res.Outcome) || f.FailingSince != r.clk.Now().UnixMilli() {
+			if !ok || f.Outcome != c.res.Outcome || f.FailingSince != r.clk.Now().UnixMilli() {
 				t.Fatalf("failure row: %+v present=%v, want %s since now", f, ok, c.res.Outcome)
 			}
-			if pass.Counts[c.res.Outcome] != 1 || pass.Checked != c.checked || pass.Due != 1 {
+			if pass.Counts.Of(c.res.Outcome) != 1 || pass.Checked != c.checked || pass.Due != 1 {
 				t.Fatalf("pass: %+v, want one %s and checked=%d", pass, c.res.Outcome, c.checked)
 			}
 			row := r.passes(site)[0]
@@ -49,7 +50,7 @@ func TestARepeatedIdenticalFailureWritesNothing(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	r.series("s")
-	r.rd.script(url("s"), failResult(adapters.NoChapter, 200, true))
+	r.rd.script(url("s"), failResult(word.NoChapter, 200, true))
 	r.pass()
 	before, _ := r.failure("s")
 	version := r.xmin("s")
@@ -68,7 +69,7 @@ func TestAChangedWordUpdatesTheWordAndKeepsFailingSince(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	r.series("s")
-	r.rd.script(url("s"), failResult(adapters.NoChapter, 200, true), failResult(adapters.NotFound, 404, true))
+	r.rd.script(url("s"), failResult(word.NoChapter, 200, true), failResult(word.NotFound, 404, true))
 	r.pass()
 	first, _ := r.failure("s")
 	r.clk.Advance(90 * 24 * time.Hour)
@@ -86,7 +87,7 @@ func TestASuccessfulReadDeletesTheFailureRow(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	r.series("s")
-	r.rd.script(url("s"), failResult(adapters.Errors, 503, true), okResult("10"))
+	r.rd.script(url("s"), failResult(word.Errors, 503, true), okResult("10"))
 	r.pass()
 	if _, ok := r.failure("s"); !ok {
 		t.Fatal("no failure row after errors")
@@ -99,7 +100,7 @@ func TestASuccessfulReadDeletesTheFailureRow(t *testing.T) {
 
 func TestRefusedAndUnreachablePollsNeitherInsertNorDelete(t *testing.T) {
 	t.Parallel()
-	for _, o := range []adapters.Outcome{adapters.Refused, adapters.Unreachable} {
+	for _, o := range []word.Outcome{word.Refused, word.Unreachable} {
 		for _, seeded := range []bool{false, true} {
 			name := "a " + string(o) + " Poll on a healthy Series inserts nothing"
 			if seeded {
@@ -119,7 +120,7 @@ func TestRefusedAndUnreachablePollsNeitherInsertNorDelete(t *testing.T) {
 				r.rd.script(url("s"), res)
 				r.trace.reset()
 				pass := r.pass()
-				if pass.Counts[o] != 1 || pass.Checked != 0 {
+				if pass.Counts.Of(o) != 1 || pass.Checked != 0 {
 					t.Fatalf("pass: %+v", pass)
 				}
 				f, ok := r.failure("s")
@@ -146,18 +147,18 @@ func TestRefusedAndUnreachablePollsNeitherInsertNorDelete(t *testing.T) {
 }
 
 // routeFor gives unreachable its natural home, a browser Site.
-func routeFor(o adapters.Outcome) string {
-	if o == adapters.Unreachable {
-		return "browser"
+func routeFor(o word.Outcome) word.Route {
+	if o == word.Unreachable {
+		return word.RouteBrowser
 	}
-	return "plain"
+	return word.RoutePlain
 }
 
 func TestAForcedPollThatSucceedsDeletesTheRowAndARequestAloneDoesNot(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	r.series("s")
-	r.rd.script(url("s"), failResult(adapters.NoChapter, 200, true), okResult("10"))
+	r.rd.script(url("s"), failResult(word.NoChapter, 200, true), okResult("10"))
 	r.pass() // fails: row written, checked now
 	r.clk.Advance(time.Minute)
 	if err := r.p.ForceSeries(r.ctx, site, "s"); err != nil {
@@ -168,7 +169,7 @@ func TestAForcedPollThatSucceedsDeletesTheRowAndARequestAloneDoesNot(t *testing.
 	}
 	r.clk.Advance(time.Minute) // not due by age: only the force makes it due
 	pass := r.p.RunPass(r.ctx, site)
-	if pass.Due != 1 || pass.Counts[adapters.OK] != 1 {
+	if pass.Due != 1 || pass.Counts.OK != 1 {
 		t.Fatalf("forced Series not polled: %+v", pass)
 	}
 	if _, ok := r.failure("s"); ok {
@@ -212,7 +213,7 @@ func TestTheCompletionWriteFiresOnlyOnATransition(t *testing.T) {
 		}
 	}
 	// Completed again, then refused: the hint keeps its value.
-	r.rd.script(url("s"), done, failResult(adapters.Refused, 403, false))
+	r.rd.script(url("s"), done, failResult(word.Refused, 403, false))
 	r.pass()
 	marked := r.get("s").SiteCompletedAt
 	r.pass()
@@ -229,7 +230,7 @@ func TestAHealthyUnchangedPollWritesExactlyOneStatement(t *testing.T) {
 	r.pass() // first read: sets chapter 10 and its address; u recovers
 	r.trace.reset()
 	pass := r.pass()
-	if pass.Counts[adapters.OK] != 3 {
+	if pass.Counts.OK != 3 {
 		t.Fatalf("pass: %+v", pass)
 	}
 	// Counted per Poll, and every statement counts, not only those that
@@ -253,7 +254,7 @@ func TestAStillFailingSeriesCostsTheStampAndOneUpsertThatChangesNothing(t *testi
 	t.Parallel()
 	r := newRig(t)
 	r.series("s")
-	r.rd.script(url("s"), failResult(adapters.NotFound, 404, true))
+	r.rd.script(url("s"), failResult(word.NotFound, 404, true))
 	r.pass()
 	r.trace.reset()
 	r.pass()
@@ -325,7 +326,7 @@ func TestAFailedCheckStampIsErrorsUncheckedAndNothingIsFetched(t *testing.T) {
 		BEGIN IF NEW.checked_at <> OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
 	r.exec(`CREATE TRIGGER no_stamp BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp()`)
 	pass := r.pass()
-	if pass.Counts[adapters.Errors] != 1 || pass.Checked != 0 || pass.Skip != "" || pass.Due != 1 {
+	if pass.Counts.Errors != 1 || pass.Checked != 0 || pass.Skip != "" || pass.Due != 1 {
 		t.Fatalf("pass: %+v", pass)
 	}
 	if r.rd.readsOf(url("a")) != 0 {
@@ -348,7 +349,7 @@ func TestAWriteThatFailsAfterACorrectReadIsErrorsButChecked(t *testing.T) {
 		BEGIN IF NEW.latest_chapter_num IS DISTINCT FROM OLD.latest_chapter_num THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
 	r.exec(`CREATE TRIGGER no_chapter_write BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_chapter_write()`)
 	pass := r.pass()
-	if pass.Counts[adapters.Errors] != 1 || pass.Counts[adapters.OK] != 0 || pass.Checked != 1 {
+	if pass.Counts.Errors != 1 || pass.Counts.OK != 0 || pass.Checked != 1 {
 		t.Fatalf("pass: %+v", pass)
 	}
 	if f, ok := r.failure("a"); !ok || f.Outcome != "errors" {
@@ -365,7 +366,7 @@ func TestAnOutcomeOutsideTheVocabularyIsErrors(t *testing.T) {
 	r.series("s")
 	r.rd.script(url("s"), adapters.Result{Outcome: "gone-fishing", Checked: true, Status: 200})
 	pass := r.pass()
-	if pass.Counts[adapters.Errors] != 1 || pass.Counts["gone-fishing"] != 0 {
+	if pass.Counts.Errors != 1 || pass.Counts.Of("gone-fishing") != 0 {
 		t.Fatalf("pass: %+v", pass)
 	}
 	if f, ok := r.failure("s"); !ok || f.Outcome != "errors" {
@@ -389,7 +390,7 @@ func TestACheckStampTheServerRefusesDoesNotStopThePass(t *testing.T) {
 		BEGIN IF NEW.series_id = 'b' AND NEW.checked_at <> OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
 	r.exec(`CREATE TRIGGER no_stamp_b BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp_b()`)
 	pass := r.pass()
-	if pass.Counts[adapters.Errors] != 1 || pass.Counts[adapters.OK] != 2 {
+	if pass.Counts.Errors != 1 || pass.Counts.OK != 2 {
 		t.Fatalf("pass: %+v; want b errors and a, c read", pass)
 	}
 	if strings.Contains(r.logs.String(), "pass stopped") {

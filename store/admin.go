@@ -7,11 +7,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-)
 
-// OwnerWindow is the one threshold for "persisting" (SPEC.md glossary): the
-// stale, failing and unverified filters and the owner notices all use it.
-const OwnerWindow = 12 * time.Hour
+	"github.com/mangabookmark/mangabookmark/store/word"
+)
 
 // Filter is one of the ten names of the owner's Series list (SPEC.md, "The
 // owner surface"). The empty Filter is "every Series".
@@ -67,7 +65,7 @@ var predicates = map[Filter]string{
 	FilterUnpollable: `(s.finished_at = 0 AND (s.site, s.series_id) IN (
 		SELECT a.site, a.series_id FROM series a WHERE a.url = '' AND a.finished_at = 0
 		UNION ALL
-		SELECT u.site, u.series_id FROM poll_failures u WHERE u.outcome = 'unfetchable'))`,
+		SELECT u.site, u.series_id FROM poll_failures u WHERE u.outcome = ` + word.Unfetchable.SQL() + `))`,
 	FilterNoChapter:     `(s.checked_at > 0 AND s.latest_chapter_num IS NULL AND s.finished_at = 0)`,
 	FilterFailing:       failingSQL,
 	FilterUnverified:    `(s.latest_raised_by IS NOT NULL AND ` + failingSQL + `)`,
@@ -99,9 +97,9 @@ func ParseFilter(name string) (Filter, bool) {
 // no failure row), and the name of the Reader who raised Latest Chapter.
 type AdminSeries struct {
 	Series
-	FailureOutcome string `db:"failure_outcome"`
-	FailingSince   int64  `db:"failing_since"`
-	RaisedByName   string `db:"raised_by_name"`
+	FailureOutcome word.Outcome `db:"failure_outcome"`
+	FailingSince   int64        `db:"failing_since"`
+	RaisedByName   string       `db:"raised_by_name"`
 }
 
 const adminSeriesColumns = `s.site, s.series_id, s.url, s.title, s.cover_url, s.kind,
@@ -134,7 +132,7 @@ func (q SeriesQuery) where(now time.Time, keyset bool) (string, pgx.NamedArgs, e
 		return "", nil, fmt.Errorf("store: unknown filter %q", q.Filter)
 	}
 	conds := []string{pred}
-	args := pgx.NamedArgs{"cutoff": now.Add(-OwnerWindow).UnixMilli()}
+	args := pgx.NamedArgs{"cutoff": now.Add(-word.OwnerWindow).UnixMilli()}
 	if q.Site != "" {
 		conds = append(conds, `s.site = @site`)
 		args["site"] = q.Site
@@ -275,7 +273,7 @@ func (s *Store) AdminStats(ctx context.Context, now time.Time) (map[Filter]int64
 	for i, f := range Filters {
 		cols[i] = `(SELECT count(*) FROM (SELECT 1 FROM ` + adminFrom + ` WHERE ` + predicates[f] + ` LIMIT @cap) capped)`
 	}
-	args := pgx.NamedArgs{"cutoff": now.Add(-OwnerWindow).UnixMilli(), "cap": FigureCap + 1}
+	args := pgx.NamedArgs{"cutoff": now.Add(-word.OwnerWindow).UnixMilli(), "cap": FigureCap + 1}
 	vals := make([]int64, len(Filters))
 	dest := make([]any, len(Filters))
 	for i := range vals {
@@ -309,7 +307,7 @@ func (s *Store) GetAdminSeries(ctx context.Context, site, id string, now time.Ti
 	  FROM ` + adminFrom + `
 	  LEFT JOIN readers r ON r.discord_id = s.latest_raised_by
 	 WHERE s.site = @site AND s.series_id = @id`
-	args := pgx.NamedArgs{"site": site, "id": id, "cutoff": now.Add(-OwnerWindow).UnixMilli()}
+	args := pgx.NamedArgs{"site": site, "id": id, "cutoff": now.Add(-word.OwnerWindow).UnixMilli()}
 	v, err := getOne[AdminSeriesDetail](ctx, s, sql, customPlan, args)
 	if err != nil {
 		return AdminSeriesDetail{}, fmt.Errorf("store: get admin series %s/%s: %w", site, id, err)
@@ -370,17 +368,6 @@ func (s *Store) execOne(ctx context.Context, what, sql string, args ...any) erro
 	return nil
 }
 
-// OutcomeCounts are a Lane's pass-log counts, one per outcome word.
-type OutcomeCounts struct {
-	OK          int64 `db:"ok"`
-	NoChapter   int64 `db:"no_chapter"`
-	Unfetchable int64 `db:"unfetchable"`
-	NotFound    int64 `db:"not_found"`
-	Errors      int64 `db:"errors"`
-	Refused     int64 `db:"refused"`
-	Unreachable int64 `db:"unreachable"`
-}
-
 // AdminLane is one row of the Lanes page: the Lane's own row, its outcome
 // counts over ownerWindow, and its newest pass (LastStartedAt 0 when the
 // Lane has never passed).
@@ -391,31 +378,27 @@ type AdminLane struct {
 	ForcePollAt int64  `db:"force_poll_at"`
 
 	Passes int64 `db:"passes"`
-	OutcomeCounts
+	word.Counts
 
-	LastStartedAt  int64  `db:"last_started_at"`
-	LastFinishedAt int64  `db:"last_finished_at"`
-	LastDue        int64  `db:"last_due"`
-	LastChecked    int64  `db:"last_checked"`
-	LastSkip       string `db:"last_skip"`
+	LastStartedAt  int64     `db:"last_started_at"`
+	LastFinishedAt int64     `db:"last_finished_at"`
+	LastDue        int64     `db:"last_due"`
+	LastChecked    int64     `db:"last_checked"`
+	LastSkip       word.Skip `db:"last_skip"`
 }
 
 // Both laterals ride poll_passes_site_started (site, started_at): a range
 // scan of ownerWindow for the counts, one backward index step for the last
 // pass. Neither reads passes older than the window.
-const adminLanesSQL = `
+var adminLanesSQL = `
 SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
-       c.passes, c.ok, c.no_chapter, c.unfetchable, c.not_found, c.errors, c.refused, c.unreachable,
+       c.passes, ` + outcomeColumns("c") + `,
        coalesce(p.started_at, 0) AS last_started_at, coalesce(p.finished_at, 0) AS last_finished_at,
        coalesce(p.due, 0)::bigint AS last_due, coalesce(p.checked, 0)::bigint AS last_checked,
        coalesce(p.skip, '') AS last_skip
   FROM poll_lanes l
   CROSS JOIN LATERAL (
-       SELECT count(*) AS passes,
-              coalesce(sum(ok), 0)::bigint AS ok, coalesce(sum(no_chapter), 0)::bigint AS no_chapter,
-              coalesce(sum(unfetchable), 0)::bigint AS unfetchable, coalesce(sum(not_found), 0)::bigint AS not_found,
-              coalesce(sum(errors), 0)::bigint AS errors, coalesce(sum(refused), 0)::bigint AS refused,
-              coalesce(sum(unreachable), 0)::bigint AS unreachable
+       SELECT count(*) AS passes, ` + outcomeSums("pp") + `
          FROM poll_passes pp WHERE pp.site = l.site AND pp.started_at >= $1) c
   LEFT JOIN LATERAL (
        SELECT started_at, finished_at, due, checked, skip
@@ -426,7 +409,7 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
 // AdminLanes reads every Lane for the Lanes page; counts cover
 // (now − ownerWindow, now].
 func (s *Store) AdminLanes(ctx context.Context, now time.Time) ([]AdminLane, error) {
-	v, err := getMany[AdminLane](ctx, s, adminLanesSQL, now.Add(-OwnerWindow).UnixMilli())
+	v, err := getMany[AdminLane](ctx, s, adminLanesSQL, now.Add(-word.OwnerWindow).UnixMilli())
 	if err != nil {
 		return nil, fmt.Errorf("store: admin lanes: %w", err)
 	}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // Owner notices (seed 001, "Where it fires from, and suppression").
@@ -31,27 +34,55 @@ import (
 // lookback there; the pass log is pruned after days anyway.
 
 // The kinds of pass a run is made of. Each is a SQL predicate over one
-// poll_passes row aliased p; they are constants, never built from input.
-const (
+// poll_passes row aliased p, built from the word constants, never from
+// input.
+var (
+	ran = `p.skip = ` + word.SkipNone.SQL()
+
 	// stall: due > 0 AND checked = 0 AND skip = '' AND refused = 0.
-	stallPassPred = `(p.due > 0 AND p.checked = 0 AND p.skip = '' AND p.refused = 0)`
+	stallPassPred = `(p.due > 0 AND p.checked = 0 AND ` + ran + ` AND ` + col(word.Refused) + ` = 0)`
 
 	// refusing (no-browser-route): inside the Lane's refusal, or a pass that
 	// ran, met a refusal and read nothing.
-	refusingPassPred = `(p.skip = 'refusing' OR (p.skip = '' AND p.refused > 0
-		AND p.ok = 0 AND p.no_chapter = 0 AND p.not_found = 0))`
+	refusingPassPred = `(p.skip = ` + word.SkipRefusing.SQL() + ` OR (` + ran + ` AND ` + col(word.Refused) + ` > 0
+		AND ` + none(word.OK, word.NoChapter, word.NotFound) + `))`
 
 	// A browser pass that failed to reach the sidecar: a sibling Lane lost it,
 	// there is no fetcher, or every Poll that got as far as the fetch found it
 	// unreachable (unfetchable Polls never fetch, so they say nothing either
 	// way).
-	sidecarFailPred = `(p.skip IN ('browser-down', 'no-browser') OR (p.skip = '' AND p.unreachable > 0
-		AND p.ok = 0 AND p.no_chapter = 0 AND p.not_found = 0 AND p.errors = 0 AND p.refused = 0))`
+	sidecarFailPred = `(p.skip IN (` + word.SkipBrowserDown.SQL() + `, ` + word.SkipNoBrowser.SQL() + `) OR (` + ran +
+		` AND ` + col(word.Unreachable) + ` > 0
+		AND ` + none(word.OK, word.NoChapter, word.NotFound, word.Errors, word.Refused) + `))`
 
 	// A browser pass that reached the sidecar: some Poll in it ended in an
 	// outcome other than unreachable and unfetchable.
-	sidecarReachPred = `(p.skip = '' AND (p.ok + p.no_chapter + p.not_found + p.errors + p.refused) > 0)`
+	sidecarReachPred = `(` + ran + ` AND (` + plus(word.OK, word.NoChapter, word.NotFound, word.Errors, word.Refused) + `) > 0)`
+
+	// notLeader: a pass another replica declined; the runs ignore it.
+	notLeader = `p.skip <> ` + word.SkipNotLeader.SQL()
 )
+
+// col is the pass row's count column of o.
+func col(o word.Outcome) string { return o.Column("p") }
+
+// plus adds the counts of os.
+func plus(os ...word.Outcome) string {
+	parts := make([]string, len(os))
+	for i, o := range os {
+		parts[i] = col(o)
+	}
+	return strings.Join(parts, ` + `)
+}
+
+// none says every count of os is zero.
+func none(os ...word.Outcome) string {
+	parts := make([]string, len(os))
+	for i, o := range os {
+		parts[i] = col(o) + ` = 0`
+	}
+	return strings.Join(parts, ` AND `)
+}
 
 // runStartSQL finds the start of the run of <pred> passes the Site's newest
 // pass at or before $2 belongs to, looking back to $3.
@@ -65,10 +96,10 @@ const (
 func runStartSQL(pred string) string {
 	return `
 SELECT p.started_at FROM poll_passes p
-WHERE p.site = $1 AND p.started_at <= $2 AND p.started_at >= $3 AND p.skip <> 'not-leader'
+WHERE p.site = $1 AND p.started_at <= $2 AND p.started_at >= $3 AND ` + notLeader + `
   AND p.started_at > coalesce((
       SELECT p.started_at FROM poll_passes p
-      WHERE p.site = $1 AND p.started_at <= $2 AND p.started_at >= $3 AND p.skip <> 'not-leader'
+      WHERE p.site = $1 AND p.started_at <= $2 AND p.started_at >= $3 AND ` + notLeader + `
         AND NOT ` + pred + `
       ORDER BY p.started_at DESC LIMIT 1), $3 - 1)
 ORDER BY p.started_at LIMIT 1`
@@ -82,7 +113,7 @@ var (
 // StallRun returns when the Site's current run of stall passes began, and
 // false when its newest pass at or before now is not a stall pass.
 func (s *Store) StallRun(ctx context.Context, site string, now, lookbackFrom int64) (int64, bool, error) {
-	return s.runStart(ctx, "stall", stallRunSQL, site, now, lookbackFrom)
+	return s.runStart(ctx, string(word.Stall), stallRunSQL, site, now, lookbackFrom)
 }
 
 // RefusingRun returns when the Site's current run of refusing passes began,
@@ -113,7 +144,7 @@ func (s *Store) runStart(ctx context.Context, what, sql, site string, now, from 
 // Limit -> Index Scan Backward using poll_passes_site_started for the last
 // reach, and a Bitmap Index Scan on the same index (site, started_at range)
 // for the first failure after it. No Site outside $1 is read.
-const sidecarDownRunSQL = `
+var sidecarDownRunSQL = `
 WITH b AS (SELECT unnest($1::text[]) AS site),
 reach AS (
     SELECT max(r.t) AS t FROM b CROSS JOIN LATERAL (
@@ -159,12 +190,12 @@ func (s *Store) SidecarDownRun(ctx context.Context, browserSites []string, now, 
 // failing_since <= $2) with series_pkey probes, then an Index Only Scan on
 // series_due (site = $1; the partial index is exactly "pollable") stopped by
 // the LIMIT. BenchmarkConditions: 50 000 Series, every Site healthy.
-const adapterBrokenSQL = `
+var adapterBrokenSQL = `
 WITH f AS (
     SELECT f.failing_since
     FROM poll_failures f
     JOIN series s ON s.site = f.site AND s.series_id = f.series_id
-    WHERE f.site = $1 AND f.outcome = 'no_chapter' AND f.failing_since <= $2
+    WHERE f.site = $1 AND f.outcome = ` + word.NoChapter.SQL() + ` AND f.failing_since <= $2
       AND s.finished_at = 0 AND s.url <> ''
 ), failing AS (
     SELECT count(*) AS n FROM f
@@ -199,14 +230,14 @@ func (s *Store) AdapterBroken(ctx context.Context, site string, cutoff int64) (i
 // NoticeState is one open owner notice, its last failed delivery and its
 // claim, if any.
 type NoticeState struct {
-	Kind           string `db:"kind"`
-	Site           string `db:"site"`
-	NotifiedAt     int64  `db:"notified_at"`
-	Attempts       int    `db:"attempts"`
-	LastAttemptAt  int64  `db:"last_attempt_at"`
-	LastError      string `db:"last_error"`
-	RetryNotBefore int64  `db:"retry_not_before"`
-	GaveUp         bool   `db:"gave_up"`
+	Kind           word.NoticeKind `db:"kind"`
+	Site           string          `db:"site"`
+	NotifiedAt     int64           `db:"notified_at"`
+	Attempts       int             `db:"attempts"`
+	LastAttemptAt  int64           `db:"last_attempt_at"`
+	LastError      string          `db:"last_error"`
+	RetryNotBefore int64           `db:"retry_not_before"`
+	GaveUp         bool            `db:"gave_up"`
 	// ClaimedBy and ClaimedAt (wall clock) name the process sending the
 	// notice right now; empty and 0 when none is.
 	ClaimedBy string `db:"claimed_by"`
@@ -232,7 +263,7 @@ type Delivery struct {
 const openNoticeSQL = `INSERT INTO owner_notices (kind, site) VALUES ($1, $2) ON CONFLICT (kind, site) DO NOTHING`
 
 // OpenNotice records that a condition holds (idempotent).
-func (s *Store) OpenNotice(ctx context.Context, kind, site string) error {
+func (s *Store) OpenNotice(ctx context.Context, kind word.NoticeKind, site string) error {
 	if _, err := s.pool.Exec(ctx, openNoticeSQL, kind, site); err != nil {
 		return fmt.Errorf("store: open notice %s/%s: %w", kind, site, translate(err))
 	}
@@ -252,7 +283,7 @@ WHERE kind = $1 AND site = $2 AND NOT ($3::bigint > 0 AND notified_at >= $3::big
 // runSince is 0 when the condition's run has ended; when a run is still going
 // but is younger than the window at the caller's pass time, it is the run's
 // start, and a notice already sent for that run is kept.
-func (s *Store) CloseNotice(ctx context.Context, kind, site string, runSince int64) error {
+func (s *Store) CloseNotice(ctx context.Context, kind word.NoticeKind, site string, runSince int64) error {
 	if _, err := s.pool.Exec(ctx, closeNoticeSQL, kind, site, runSince); err != nil {
 		return fmt.Errorf("store: close notice %s/%s: %w", kind, site, translate(err))
 	}
@@ -286,7 +317,7 @@ ON CONFLICT (kind, site) DO NOTHING`
 // not open, already sent, waiting for its retry time (passAt earlier than
 // it), or claimed by another process. Nothing stays held after it returns:
 // the claim is a committed row, let go by RecordDelivery.
-func (s *Store) ClaimNotice(ctx context.Context, kind, site, by string, at, passAt int64) (bool, error) {
+func (s *Store) ClaimNotice(ctx context.Context, kind word.NoticeKind, site, by string, at, passAt int64) (bool, error) {
 	tag, err := s.pool.Exec(ctx, claimNoticeSQL, kind, site, by, at, passAt)
 	if err != nil {
 		return false, fmt.Errorf("store: claim notice %s/%s: %w", kind, site, translate(err))
@@ -322,7 +353,7 @@ ON CONFLICT (kind, site) DO UPDATE SET
 // RecordDelivery writes what by's claimed send did and lets the claim go:
 // notified_at once Discord accepted (clearing the failed attempts), else the
 // failed attempt. It writes nothing when by no longer holds the claim.
-func (s *Store) RecordDelivery(ctx context.Context, kind, site, by string, d Delivery) error {
+func (s *Store) RecordDelivery(ctx context.Context, kind word.NoticeKind, site, by string, d Delivery) error {
 	var err error
 	if d.SentAt > 0 {
 		_, err = s.pool.Exec(ctx, recordNoticeSentSQL, kind, site, by, d.SentAt)
@@ -352,7 +383,7 @@ SELECT c.claimed_by, c.claimed_at FROM c`
 // SettleStaleClaim settles the notice's claim if it was taken before
 // olderThan (wall clock), returning who held it and when. ok is false when
 // there was no such claim.
-func (s *Store) SettleStaleClaim(ctx context.Context, kind, site string, olderThan int64) (by string, at int64, ok bool, err error) {
+func (s *Store) SettleStaleClaim(ctx context.Context, kind word.NoticeKind, site string, olderThan int64) (by string, at int64, ok bool, err error) {
 	err = s.pool.QueryRow(ctx, settleClaimSQL, kind, site, olderThan).Scan(&by, &at)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", 0, false, nil

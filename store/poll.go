@@ -12,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // This file holds the statements a Lane issues. Each Poll of a healthy,
@@ -184,7 +186,7 @@ ON CONFLICT (site, series_id) DO UPDATE SET outcome = excluded.outcome
   WHERE poll_failures.outcome <> excluded.outcome`
 
 // RecordFailure writes the failure row for a failing outcome word.
-func (s *Store) RecordFailure(ctx context.Context, site, id, outcome string, now int64) error {
+func (s *Store) RecordFailure(ctx context.Context, site, id string, outcome word.Outcome, now int64) error {
 	if _, err := s.exec(ctx, recordFailureSQL, site, id, outcome, now); err != nil {
 		return fmt.Errorf("store: record failure %s/%s: %w", site, id, translate(err))
 	}
@@ -203,8 +205,8 @@ func (s *Store) ClearFailure(ctx context.Context, site, id string) error {
 
 // Failure is a Series' failure row.
 type Failure struct {
-	Outcome      string `db:"outcome"`
-	FailingSince int64  `db:"failing_since"`
+	Outcome      word.Outcome `db:"outcome"`
+	FailingSince int64        `db:"failing_since"`
 }
 
 const getFailureSQL = `SELECT outcome, failing_since FROM poll_failures WHERE site = $1 AND series_id = $2`
@@ -386,40 +388,36 @@ func (s *Store) ServeLaneForce(ctx context.Context, site string, at int64) error
 
 // PassRow is one row of the pass log.
 type PassRow struct {
-	ID          int64  `db:"id"`
-	Site        string `db:"site"`
-	StartedAt   int64  `db:"started_at"`
-	FinishedAt  int64  `db:"finished_at"`
-	Due         int    `db:"due"`
-	Checked     int    `db:"checked"`
-	Skip        string `db:"skip"`
-	Refused     int    `db:"refused"`
-	OK          int    `db:"ok"`
-	NoChapter   int    `db:"no_chapter"`
-	Unfetchable int    `db:"unfetchable"`
-	NotFound    int    `db:"not_found"`
-	Errors      int    `db:"errors"`
-	Unreachable int    `db:"unreachable"`
+	ID         int64     `db:"id"`
+	Site       string    `db:"site"`
+	StartedAt  int64     `db:"started_at"`
+	FinishedAt int64     `db:"finished_at"`
+	Due        int       `db:"due"`
+	Checked    int       `db:"checked"`
+	Skip       word.Skip `db:"skip"`
+	// Counts holds one count per Outcome, one column each.
+	word.Counts
 }
 
-const insertPassSQL = `
-INSERT INTO poll_passes (site, started_at, finished_at, due, checked, skip,
-	refused, ok, no_chapter, unfetchable, not_found, errors, unreachable)
+var insertPassSQL = `
+INSERT INTO poll_passes (site, started_at, finished_at, due, checked, skip, ` + outcomeColumns("") + `)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 
 // InsertPass writes one pass-log row.
 func (s *Store) InsertPass(ctx context.Context, r PassRow) error {
-	_, err := s.exec(ctx, insertPassSQL, r.Site, r.StartedAt, r.FinishedAt, r.Due, r.Checked, r.Skip,
-		r.Refused, r.OK, r.NoChapter, r.Unfetchable, r.NotFound, r.Errors, r.Unreachable)
+	args := []any{r.Site, r.StartedAt, r.FinishedAt, r.Due, r.Checked, r.Skip}
+	for _, o := range word.Outcomes {
+		args = append(args, r.Of(o))
+	}
+	_, err := s.exec(ctx, insertPassSQL, args...)
 	if err != nil {
 		return fmt.Errorf("store: insert pass %s: %w", r.Site, translate(err))
 	}
 	return nil
 }
 
-const listPassesSQL = `
-SELECT id, site, started_at, finished_at, due, checked, skip,
-	refused, ok, no_chapter, unfetchable, not_found, errors, unreachable
+var listPassesSQL = `
+SELECT id, site, started_at, finished_at, due, checked, skip, ` + outcomeColumns("") + `
 FROM poll_passes WHERE site = $1 AND started_at >= $2 ORDER BY started_at, id`
 
 // ListPasses returns site's pass-log rows started at or after since, oldest first.
@@ -569,3 +567,23 @@ func (l *LaneLock) Release() {
 // it to exit; matching backend_start too means a reused pid is never hit.
 const laneTerminateSQL = `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
 WHERE pid = $1 AND backend_start = $2`
+
+// outcomeColumns lists the pass log's count columns, one per Outcome, in
+// word.Outcomes order, qualified by alias ("" for none).
+func outcomeColumns(alias string) string {
+	cols := make([]string, len(word.Outcomes))
+	for i, o := range word.Outcomes {
+		cols[i] = o.Column(alias)
+	}
+	return strings.Join(cols, ", ")
+}
+
+// outcomeSums sums each count column over the rows of alias, named as the
+// column.
+func outcomeSums(alias string) string {
+	cols := make([]string, len(word.Outcomes))
+	for i, o := range word.Outcomes {
+		cols[i] = "coalesce(sum(" + o.Column(alias) + "), 0)::bigint AS " + o.Column("")
+	}
+	return strings.Join(cols, ", ")
+}

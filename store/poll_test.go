@@ -11,6 +11,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // pollSeries creates a Series and sets columns on it directly.
@@ -28,7 +29,7 @@ func pollSeries(t *testing.T, s *store.Store, site, id, set string, args ...any)
 	}
 }
 
-func pollFailing(t *testing.T, s *store.Store, site, id, outcome string, since int64) {
+func pollFailing(t *testing.T, s *store.Store, site, id string, outcome word.Outcome, since int64) {
 	t.Helper()
 	if err := s.RecordFailure(context.Background(), site, id, outcome, since); err != nil {
 		t.Fatal(err)

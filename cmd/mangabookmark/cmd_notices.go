@@ -14,6 +14,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // runNotices is `mangabookmark notices [--json]`: the open owner notices,
@@ -138,7 +139,7 @@ func writeNoticesText(w io.Writer, st notify.Status, invalid bool, now time.Time
 			holds = "no longer holds"
 		}
 		if nt.Holds {
-			holds = fmt.Sprintf("since %s (%s)", stamp(nt.Since), notify.Age(now.Sub(nt.Since)))
+			holds = fmt.Sprintf("since %s (%s)", stamp(nt.Since), word.Age(now.Sub(nt.Since)))
 		}
 		d := delivery(nt)
 		if !st.Enabled && nt.Pending() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 const hookURL = "https://discord.example/api/webhooks/42/NOTICES-SECRET-MARKER"
@@ -40,8 +41,11 @@ func noticesDB(t *testing.T, sent, failed bool) string {
 			}
 		}
 	}
-	for _, k := range [][2]string{{"stall", "asurascans"}, {"no-browser-route", "novelfull"}} {
-		if err := s.OpenNotice(ctx, k[0], k[1]); err != nil {
+	for _, k := range []struct {
+		kind word.NoticeKind
+		site string
+	}{{word.Stall, "asurascans"}, {word.NoBrowserRoute, "novelfull"}} {
+		if err := s.OpenNotice(ctx, k.kind, k.site); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -188,7 +192,7 @@ func TestTheNoticesCommandNeedsADatabase(t *testing.T) {
 }
 
 // deliver records a delivery the way a Notifier does: claim, then record.
-func deliver(ctx context.Context, s *store.Store, kind, site string, d store.Delivery) error {
+func deliver(ctx context.Context, s *store.Store, kind word.NoticeKind, site string, d store.Delivery) error {
 	if _, err := s.ClaimNotice(ctx, kind, site, "test", 1, math.MaxInt64); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // maxParseInput bounds what the parse tool reads from a file or stdin.
@@ -62,7 +63,7 @@ const parseUsage = "usage: mangabookmark parse --site SITE [--url SERIES_URL] FI
 func runParse(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := flag.NewFlagSet("parse", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	site := fs.String("site", "", "the Site whose adapter parses the page: "+strings.Join(adapters.Sites, ", "))
+	site := fs.String("site", "", "the Site whose adapter parses the page: "+strings.Join(word.SiteNames(), ", "))
 	seriesURL := fs.String("url", "", "the Series address the page belongs to")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -73,7 +74,7 @@ func runParse(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	a, ok := adapters.ByName(*site)
 	if !ok {
-		return fmt.Errorf("parse: unknown site %q (one of %s)", *site, strings.Join(adapters.Sites, ", "))
+		return fmt.Errorf("parse: unknown site %q (one of %s)", *site, strings.Join(word.SiteNames(), ", "))
 	}
 	if len(pos) != 1 {
 		return fmt.Errorf("parse: expected one FILE or - (%s)", parseUsage)

@@ -37,9 +37,9 @@ var demoPublished = []struct{ site, file string }{
 
 // demoEvent is one line of the timeline.
 type demoEvent struct {
-	At   time.Duration // after the start
-	Say  string
-	Do   func(ctx context.Context, w *demoWorld) error
+	At  time.Duration // after the start
+	Say string
+	Do  func(ctx context.Context, w *demoWorld) error
 }
 
 // demoScript is the timeline; without a sidecar the browser events are left

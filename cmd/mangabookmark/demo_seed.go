@@ -15,6 +15,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // demoReader is one of the demo's Readers and where they stand.
@@ -72,7 +73,7 @@ func seedDemo(ctx context.Context, dbURL string, sites []*demoSite, now time.Tim
 	}
 	// Yesterday's passes of the hostile Site: refused, every hour.
 	for at := now.Add(-demoHistory); at.Before(now); at = at.Add(time.Hour) {
-		if err := st.InsertPass(ctx, store.PassRow{Site: demoHostile, StartedAt: at.UnixMilli(), FinishedAt: at.UnixMilli(), Due: 2, Refused: 2}); err != nil {
+		if err := st.InsertPass(ctx, store.PassRow{Site: demoHostile, StartedAt: at.UnixMilli(), FinishedAt: at.UnixMilli(), Due: 2, Counts: word.Counts{Refused: 2}}); err != nil {
 			return nil, err
 		}
 	}
@@ -163,6 +164,6 @@ func (seed *demoSeed) sight(ctx context.Context, cfg Config, st *store.Store, w 
 
 // sortSites orders Site names as adapters.Sites does.
 func sortSites(names []string) []string {
-	slices.SortFunc(names, func(a, b string) int { return slices.Index(adapters.Sites, a) - slices.Index(adapters.Sites, b) })
+	slices.SortFunc(names, func(a, b string) int { return slices.Index(word.SiteNames(), a) - slices.Index(word.SiteNames(), b) })
 	return names
 }

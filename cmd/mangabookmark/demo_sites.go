@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // demoFixtures are the fixture pages a stand-in serves, one Series each. The
@@ -52,7 +53,7 @@ type demoSite struct {
 // page itself, which Series it is and which path the adapter will fetch.
 func loadDemoSites(dir string) ([]*demoSite, error) {
 	var out []*demoSite
-	for _, site := range adapters.Sites {
+	for _, site := range word.SiteNames() {
 		a, _ := adapters.ByName(site)
 		ds := &demoSite{Site: site, original: map[string][]byte{}, pages: map[string][]byte{}, gone: map[string]bool{}}
 		for _, name := range demoFixtures {

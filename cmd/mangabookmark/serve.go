@@ -25,6 +25,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/localpg"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
@@ -133,7 +134,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 	lanes.Now = o.now
 	if o.pace > 0 {
 		lanes.PollEvery = map[string]time.Duration{}
-		for _, site := range adapters.Sites {
+		for _, site := range word.SiteNames() {
 			lanes.PollEvery[site] = o.pace
 		}
 		lanes.DefaultRest, lanes.MinRest = o.pace, o.pace/4

@@ -1,7 +1,7 @@
 // ==UserScript==
 // @name         MangaBookmark
 // @namespace    https://github.com/mangabookmark/mangabookmark
-// @version      1.0.0
+// @version      1.0.1
 // @description  Your group's Bookmarks, Progress and Latest Chapter on the Sites' own pages; Progress recorded as you read.
 // @match        https://*.asurascans.com/*
 // @match        https://*.asuracomic.net/*
@@ -51,7 +51,7 @@
 })(function () {
   'use strict';
 
-  const VERSION = '1.0.0';
+  const VERSION = '1.0.1';
   const BASE_URL = '__BASE_URL__';
 
   // The queue holds at most this many Series; past it the oldest Sightings go
@@ -386,8 +386,10 @@
   // classify says what an answer means for a write: done, retry later (the
   // connection dropped, the server is unwell or asks us to slow down), token
   // (set a new one; the write waits for it) or refused (it will never succeed).
-  function classify(status) {
+  function classify(status, word) {
     if (status >= 200 && status < 300) return 'done';
+    // Progress of a Series the Reader does not follow: nothing to keep.
+    if (status === 404 && word === 'not_bookmarked') return 'done';
     if (status === 0 || status === 408 || status === 425 || status === 429 || status >= 500) return 'retry';
     if (status === 401 || status === 403) return 'token';
     return 'refused';
@@ -531,7 +533,9 @@
 
   function writeRequest(e) {
     if (e.kind === 'progress') {
-      return { path: '/api/v1/progress', body: { url: e.url, chapter: Number(e.chapter), bookmark: !!e.bookmark } };
+      // No chapter: the Bookmark alone (from the panel's Bookmark button).
+      const body = e.chapter == null ? { url: e.url, bookmark: true } : { url: e.url, chapter: Number(e.chapter), bookmark: !!e.bookmark };
+      return { path: '/api/v1/progress', body };
     }
     return { path: '/api/v1/sightings', body: { url: e.url, chapters: e.chapters.map(Number) } };
   }
@@ -540,12 +544,17 @@
     return e.title ? `“${e.title}”` : `${e.site}/${e.seriesId}`;
   }
 
+  function what(e) {
+    if (e.kind !== 'progress') return 'chapters seen';
+    return e.chapter == null ? 'Bookmark' : 'Progress ' + e.chapter;
+  }
+
   // The messages: the only ways the queue speaks up (a 400, a 401, a full queue).
   const say = {
     token: (base) => `The server refused the userscript's token. Create a new one at ${base}/tokens and choose “Use this token in the userscript” (or set it from the userscript manager's menu); pending writes wait for it.`,
     noToken: (base) => `No token yet: create one at ${base}/tokens and choose “Use this token in the userscript”.`,
-    refused: (e, msg) => `The server refused ${e.kind === 'progress' ? 'Progress ' + e.chapter : 'the chapters seen'} for ${describe(e)}${msg ? ': ' + msg : ''}. It was not kept; set it on the server's page if it is right.`,
-    evicted: (e) => `The write queue was full (${QUEUE_MAX} Series): dropped the pending ${e.kind === 'progress' ? 'Progress ' + e.chapter : 'chapters seen'} of ${describe(e)}.`,
+    refused: (e, msg) => `The server refused the ${what(e)} for ${describe(e)}${msg ? ': ' + msg : ''}. It was not kept; set it on the server's page if it is right.`,
+    evicted: (e) => `The write queue was full (${QUEUE_MAX} Series): dropped the pending ${what(e)} of ${describe(e)}.`,
   };
 
   // sync owns the queue in GM storage: it sends writes, queues what cannot be
@@ -562,8 +571,8 @@
       return Array.isArray(q) ? q : [];
     }
 
-    async function put(write, key) {
-      const r = enqueue(await load(), write, { now: now(), newKey: key ? () => key : undefined });
+    async function put(write) {
+      const r = enqueue(await load(), write, { now: now() });
       await gm.set(KEY.queue, r.list);
       for (const e of r.evicted) notify('evicted', say.evicted(e));
       return r;
@@ -573,38 +582,22 @@
     async function send(e) {
       const req = writeRequest(e);
       const r = await api.call('POST', req.path, req.body, { 'Idempotency-Key': e.idempotencyKey });
-      return { verdict: classify(r.status), r };
+      return { verdict: classify(r.status, r.json && r.json.error), r };
     }
 
-    // write is what the page calls: send at once; what cannot be sent now is
-    // queued (a 401 too: the Progress waits for a new token instead of being
-    // lost); a 400 is said and dropped.
+    // write is what the page calls. The write is kept in the queue first and
+    // sent from there, so a page that unloads mid-request loses nothing; a
+    // retry of it carries the same Idempotency-Key. Answers 'done' when it
+    // reached the server, else 'queued'.
     async function write(w) {
-      const token = await usableToken();
-      const entry = enqueue([], w, { now: now() }).list[0];
-      if (!token) {
-        await put(w);
+      await put(w);
+      if (!(await usableToken())) {
         notify('token', (await gm.get(KEY.token, '')) ? say.token(opts.base) : say.noToken(opts.base));
         return 'queued';
       }
-      if ((await load()).length > 0) {
-        // Something older is waiting: keep the order, drain after it.
-        await put(w);
-        await drain(false);
-        return 'queued';
-      }
-      const { verdict, r } = await send(entry);
-      if (verdict === 'done') return 'done';
-      if (verdict === 'refused') {
-        notify('refused', say.refused(entry, r.json && r.json.message));
-        return 'refused';
-      }
-      // Queued under the key this attempt used: had the server applied it,
-      // the retry changes nothing.
-      await put(w, entry.idempotencyKey);
-      if (verdict === 'token') await tokenRefused(token);
-      else await retryLater(entry.key, r);
-      return 'queued';
+      await drain(false);
+      const key = seriesKey(w);
+      return (await load()).some((e) => e.key === key) ? 'queued' : 'done';
     }
 
     // usableToken is the stored token unless the server has refused it.
@@ -629,7 +622,9 @@
     // drain sends the due entries oldest first and stops at the first that
     // must wait (the server is away, busy, or refuses the token).
     function drain(ignoreBackoff) {
-      if (draining) return draining;
+      // One drain at a time; a drain asked for while one runs goes after it,
+      // so a write queued meanwhile is not left for the timer.
+      if (draining) return draining.then(() => drain(ignoreBackoff));
       draining = (async () => {
         try {
           const token = await usableToken();
@@ -829,10 +824,10 @@ a { color: var(--accent); }
       redraw();
     }
 
-    // bookmarkThis creates the Bookmark with no Progress beyond what was
-    // already read: chapter 0 never raises anything.
+    // bookmarkThis creates the Bookmark (and the Series, if the server does
+    // not know it yet) and records no Progress: nothing has been read.
     async function bookmarkThis() {
-      await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: win.location.href, chapter: '0', bookmark: true, title: state.title });
+      await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: win.location.href, chapter: null, bookmark: true, title: state.title });
       state.bookmarked = true;
       await refresh();
     }
@@ -937,7 +932,18 @@ a { color: var(--accent); }
     }, { passive: true });
     win.document.addEventListener('click', (ev) => {
       const a = ev.target && ev.target.closest ? ev.target.closest('a[href]') : null;
-      if (a && isNextChapterLink(a.href, here, chapterOfPage(win.document, here))) record();
+      if (!a || !isNextChapterLink(a.href, here, chapterOfPage(win.document, here))) return;
+      const sameTab = ev.button === 0 && !ev.ctrlKey && !ev.metaKey && !ev.shiftKey && !ev.altKey && (!a.target || a.target === '_self');
+      if (!sameTab) {
+        record();
+        return;
+      }
+      // Leaving the page could cut the write short: the Progress is stored
+      // (at most a moment's wait) before the next chapter opens.
+      ev.preventDefault();
+      ev.stopPropagation();
+      const go = () => win.location.assign(a.href);
+      Promise.race([record(), new Promise((r) => win.setTimeout(r, 3000))]).then(go, go);
     }, true);
   }
 

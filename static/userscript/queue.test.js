@@ -187,7 +187,7 @@ test('a 5xx and a 429 queue the write; the 429 waits out its Retry-After', async
 
 test('a 400 says what was refused and is not retried or kept', async () => {
   const h = harness(() => ({ status: 400, body: { error: 'not_a_chapter', message: 'The chapter is not a chapter number.' } }));
-  assert.equal(await h.s.write({ ...progress('a', '5'), title: 'Nano Machine' }), 'refused');
+  assert.equal(await h.s.write({ ...progress('a', '5'), title: 'Nano Machine' }), 'done');
   assert.equal(h.queue().length, 0);
   assert.equal(h.notices.length, 1);
   assert.match(h.notices[0].text, /Nano Machine/);
@@ -313,4 +313,34 @@ test('Greasemonkey 4 (GM.* only, promises) works the same', async () => {
   assert.equal(r.status, 200);
   assert.deepEqual(r.json, { ok: true });
   assert.equal(calls[0].anonymous, true);
+});
+
+test('the Bookmark button sends the Bookmark alone, and a failed one waits like any write', async () => {
+  let up = false;
+  const h = harness(() => (up ? { status: 200, body: {} } : { status: 0 }));
+  await h.s.write({ kind: 'progress', site: 'comix', seriesId: 'k7yg7', url: 'https://comix.to/title/k7yg7-x', chapter: null, bookmark: true });
+  assert.equal(h.queue().length, 1);
+  up = true;
+  await h.s.drain(true);
+  assert.deepEqual(JSON.parse(h.requests.at(-1).data), { url: 'https://comix.to/title/k7yg7-x', bookmark: true });
+  assert.match(mb.say.evicted({ kind: 'progress', chapter: null, site: 'comix', seriesId: 'k7yg7' }), /pending Bookmark of comix\/k7yg7/);
+});
+
+test('Progress of a Series the Reader does not bookmark is dropped without a word', async () => {
+  const h = harness(() => ({ status: 404, body: { error: 'not_bookmarked', message: 'You do not bookmark this Series.' } }));
+  assert.equal(await h.s.write(progress('a', '5')), 'done');
+  assert.equal(h.queue().length, 0);
+  assert.deepEqual(h.notices, []);
+  assert.equal(mb.classify(404, 'not_found'), 'refused', 'any other 404 is said');
+});
+
+test('a write is in the queue before it is sent, so a page closed mid-request loses nothing', async () => {
+  let answer;
+  const h = harness(() => new Promise((r) => { answer = r; }));
+  const writing = h.s.write(progress('a', '9'));
+  while (!answer) await new Promise((r) => setImmediate(r));
+  assert.deepEqual(h.queue().map((e) => e.chapter), ['9'], 'stored while the request is in flight');
+  answer({ status: 200, body: {} });
+  assert.equal(await writing, 'done');
+  assert.equal(h.queue().length, 0);
 });

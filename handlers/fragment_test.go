@@ -3,30 +3,7 @@ package handlers
 import (
 	"net/http"
 	"testing"
-	"time"
 )
-
-func TestAnAgeReadsTheSameWayAtAnyLength(t *testing.T) {
-	cases := []struct {
-		d    time.Duration
-		want string
-	}{
-		{10 * time.Second, "1 min"},
-		{5 * time.Minute, "5 min"},
-		{time.Hour, "1 h"},
-		{13 * time.Hour, "13 h"},
-		{47 * time.Hour, "47 h"},
-		{3 * 24 * time.Hour, "3 d"},
-		{59 * 24 * time.Hour, "59 d"},
-		{92 * 24 * time.Hour, "3 mo"},
-		{800 * 24 * time.Hour, "2 y"},
-	}
-	for _, c := range cases {
-		if got := ago(c.d); got != c.want {
-			t.Errorf("ago(%v) = %q, want %q", c.d, got, c.want)
-		}
-	}
-}
 
 func TestFragmentsAreForPlainHTMXRequestsOnly(t *testing.T) {
 	cases := []struct {

@@ -1,0 +1,62 @@
+// Package word is the one home of the system's words: the Sites, the Outcome
+// a Poll ends in, the Skip value a pass writes, the Route a Site is read
+// over, the owner-notice kinds, ownerWindow, the chapter number's canonical
+// form and the way an age is written. Each is a typed constant here and
+// nowhere else; the store builds its SQL predicates from these constants, so
+// a renamed word cannot leave a query behind (CONTEXT.md, glossary).
+//
+// The package imports nothing of the project: every other package may use
+// it, the store included.
+package word
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// Site is one of the six supported sources; each has an adapter and a Lane.
+type Site string
+
+// The six Sites.
+const (
+	Asurascans      Site = "asurascans"
+	Demonicscans    Site = "demonicscans"
+	Comix           Site = "comix"
+	Kagane          Site = "kagane"
+	Novelfull       Site = "novelfull"
+	Lightnovelworld Site = "lightnovelworld"
+)
+
+// Sites lists the six Sites in display order.
+var Sites = []Site{Asurascans, Demonicscans, Comix, Kagane, Novelfull, Lightnovelworld}
+
+// SiteNames is Sites as plain strings, in the same order.
+func SiteNames() []string {
+	out := make([]string, len(Sites))
+	for i, s := range Sites {
+		out[i] = string(s)
+	}
+	return out
+}
+
+// KnownSite reports whether s names one of the six Sites.
+func KnownSite(s string) bool { return slices.Contains(Sites, Site(s)) }
+
+// OwnerWindow is the one threshold for "persisting": the admin filters and
+// the owner notices both read it (CONTEXT.md, ownerWindow).
+const OwnerWindow = 12 * time.Hour
+
+// Route is how a Site is read: over plain HTTPS or through the browser
+// sidecar (CONTEXT.md, Browser route).
+type Route string
+
+// The two Routes.
+const (
+	RoutePlain   Route = "plain"
+	RouteBrowser Route = "browser"
+)
+
+// sqlText quotes a word as an SQL string literal. The words are constants of
+// this package, never input; the quote doubling is there all the same.
+func sqlText(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

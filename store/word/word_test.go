@@ -1,0 +1,59 @@
+package word_test
+
+import (
+	"testing"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
+)
+
+func TestEachOutcomeHasItsOwnCount(t *testing.T) {
+	for i, o := range word.Outcomes {
+		var c word.Counts
+		c.Add(o)
+		for j, p := range word.Outcomes {
+			if want := map[bool]int{true: 1, false: 0}[i == j]; c.Of(p) != want {
+				t.Errorf("after one %s, Of(%s) = %d", o, p, c.Of(p))
+			}
+		}
+	}
+	var c word.Counts
+	c.Add("gone-fishing")
+	if c != (word.Counts{}) || word.Outcome("gone-fishing").Valid() {
+		t.Fatal("a word that is not an Outcome was counted")
+	}
+}
+
+func TestEveryNoticeKindHasItsSentence(t *testing.T) {
+	for _, k := range word.NoticeKinds {
+		f, r := k.Fault("comix", "13 hours"), k.Repair("comix")
+		if f == "" || r == "" || k.Sentence("comix", "13 hours") != upper(f)+"; "+r+"." {
+			t.Errorf("%s: fault %q, repair %q, sentence %q", k, f, r, k.Sentence("comix", "13 hours"))
+		}
+	}
+	if got := word.Stall.Sentence("comix", "13 hours"); got[:3] != "The" {
+		t.Errorf("a sentence opens with a capital: %q", got)
+	}
+	if got := word.NoBrowserRoute.Sentence("novelfull", "1 day"); got[:9] != "novelfull" {
+		t.Errorf("a Site's name keeps its case: %q", got)
+	}
+}
+
+func upper(s string) string {
+	if s[0] >= 'a' && s[0] <= 'z' && s[:len("comix")] != "comix" {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
+}
+
+func TestChapterNumbersHaveOneSpelling(t *testing.T) {
+	for in, want := range map[string]string{"12": "12", "012": "12", "12.50": "12.5", "+7": "7", "0.0": "0", "100.25": "100.25"} {
+		if got, ok := word.Chapter(in); !ok || got != want {
+			t.Errorf("Chapter(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", ".", "12a", "-1", "12345678", "1.23456", "1e3"} {
+		if got, ok := word.Chapter(in); ok {
+			t.Errorf("Chapter(%q) = %q, want refused", in, got)
+		}
+	}
+}
