@@ -300,19 +300,6 @@ func (s *Store) ForceLanePoll(ctx context.Context, site string, now int64) error
 	return s.execWake(ctx, "force lane "+site, forceLaneSQL, site, now)
 }
 
-// wakeLanesSQL notifies every Lane and records nothing.
-const wakeLanesSQL = `SELECT count(pg_notify('` + LaneWakeChannel + `', site)) FROM poll_lanes`
-
-// WakeLanes makes every Lane pass now, writing nothing: the demo's script
-// calls it after each event so its effect shows in seconds.
-func (s *Store) WakeLanes(ctx context.Context) error {
-	var n int
-	if err := s.pool.QueryRow(ctx, wakeLanesSQL).Scan(&n); err != nil {
-		return fmt.Errorf("store: wake lanes: %w", translate(err))
-	}
-	return nil
-}
-
 var pauseLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = $2 WHERE site = $1 RETURNING site`)
 
 // PauseLane stops a Lane until a time: the owner's own act, never a fault.

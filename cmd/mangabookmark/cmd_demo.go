@@ -130,7 +130,6 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 
 	played := make(chan error, 1)
 	ready := func(st *store.Store) {
-		w.wake = st.WakeLanes
 		w.sight = func(ctx context.Context, site, file string) error { return seed.sight(ctx, cfg, st, w, site, file) }
 		if err := seed.printLinks(ctx, stdout, cfg, st, o.clock.Now()); err != nil {
 			played <- err

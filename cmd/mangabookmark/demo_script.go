@@ -37,6 +37,7 @@ var demoPublished = []struct{ site, file string }{
 
 // demoEvent is one line of the timeline.
 type demoEvent struct {
+	Key string        // names the event for the tests
 	At  time.Duration // after the start
 	Say string
 	Do  func(ctx context.Context, w *demoWorld) error
@@ -46,7 +47,7 @@ type demoEvent struct {
 // out (the guide says so in one line).
 func demoScript(withSidecar bool) []demoEvent {
 	ev := []demoEvent{
-		{At: 30 * time.Second, Say: "New chapters on four Series (comix's only with the sidecar): the demo Readers' embers light on /.", Do: func(_ context.Context, w *demoWorld) error {
+		{Key: "publish", At: 30 * time.Second, Say: "New chapters on four Series (comix's only with the sidecar): the demo Readers' embers light on /.", Do: func(_ context.Context, w *demoWorld) error {
 			for _, p := range demoPublished {
 				if _, err := w.sites[p.site].Publish(p.file); err != nil {
 					return err
@@ -54,25 +55,25 @@ func demoScript(withSidecar bool) []demoEvent {
 			}
 			return nil
 		}},
-		{At: 30 * time.Second, Say: "asurascans takes one Series down (404): a not_found failure row.", Do: func(_ context.Context, w *demoWorld) error {
+		{Key: "take-down", At: 30 * time.Second, Say: "asurascans takes one Series down (404): a not_found failure row.", Do: func(_ context.Context, w *demoWorld) error {
 			return w.sites[demoTakenSite].TakeDown(demoTakenFile, true)
 		}},
-		{At: time.Minute, Say: "asurascans marks a Series completed: the completion hint and the site-completed figure.", Do: func(_ context.Context, w *demoWorld) error {
+		{Key: "complete", At: time.Minute, Say: "asurascans marks a Series completed: the completion hint and the site-completed figure.", Do: func(_ context.Context, w *demoWorld) error {
 			return w.sites[demoCompletedSite].Complete(demoCompletedFile)
 		}},
-		{At: time.Minute, Say: fmt.Sprintf("A demo Reader's userscript reports a chapter %d past what the Site lists: the unverified filter.", demoSightingAhead), Do: func(ctx context.Context, w *demoWorld) error {
+		{Key: "sighting", At: time.Minute, Say: fmt.Sprintf("A demo Reader's userscript reports a chapter %d past what the Site lists: the unverified filter.", demoSightingAhead), Do: func(ctx context.Context, w *demoWorld) error {
 			return w.sight(ctx, demoSightedSite, demoSightedFile)
 		}},
-		{At: 90 * time.Second, Say: "demonicscans ships a new layout: its Series read no_chapter.", Do: func(_ context.Context, w *demoWorld) error {
+		{Key: "relayout", At: 90 * time.Second, Say: "demonicscans ships a new layout: its Series read no_chapter.", Do: func(_ context.Context, w *demoWorld) error {
 			return w.sites[demoRelaidSite].Relayout(true)
 		}},
-		{At: 90 * time.Second, Say: "lightnovelworld stops answering: its Lane owes Polls and makes none.", Do: func(_ context.Context, w *demoWorld) error {
+		{Key: "quiet", At: 90 * time.Second, Say: "lightnovelworld stops answering: its Lane owes Polls and makes none.", Do: func(_ context.Context, w *demoWorld) error {
 			w.sites[demoQuietSite].server.Down()
 			return nil
 		}},
 	}
 	if withSidecar {
-		ev = append(ev, demoEvent{At: 90 * time.Second, Say: "The browser sidecar stops: comix and kagane cannot be read.", Do: func(_ context.Context, w *demoWorld) error {
+		ev = append(ev, demoEvent{Key: "sidecar-stop", At: 90 * time.Second, Say: "The browser sidecar stops: comix and kagane cannot be read.", Do: func(_ context.Context, w *demoWorld) error {
 			w.sidecar.Stop()
 			return nil
 		}})
@@ -82,11 +83,11 @@ func demoScript(withSidecar bool) []demoEvent {
 		skipSay += ", sidecar-down"
 	}
 	ev = append(ev,
-		demoEvent{At: 2*time.Minute + 30*time.Second, Say: skipSay + " and the failing filter hold; one embed each.", Do: func(_ context.Context, w *demoWorld) error {
+		demoEvent{Key: "skip", At: 2*time.Minute + 30*time.Second, Say: skipSay + " and the failing filter hold; one embed each.", Do: func(_ context.Context, w *demoWorld) error {
 			w.clock.Skip(demoSkip)
 			return nil
 		}},
-		demoEvent{At: 4 * time.Minute, Say: "demonicscans' layout returns, the taken-down Series comes back, lightnovelworld answers again" + sidecarSay(withSidecar, ", the sidecar restarts") + ": their notices close.", Do: func(ctx context.Context, w *demoWorld) error {
+		demoEvent{Key: "recover", At: 4 * time.Minute, Say: "demonicscans' layout returns, the taken-down Series comes back, lightnovelworld answers again" + sidecarSay(withSidecar, ", the sidecar restarts") + ": their notices close.", Do: func(ctx context.Context, w *demoWorld) error {
 			if err := w.sites[demoRelaidSite].Relayout(false); err != nil {
 				return err
 			}
@@ -100,15 +101,15 @@ func demoScript(withSidecar bool) []demoEvent {
 			}
 			return w.sites[demoQuietSite].server.Up()
 		}},
-		demoEvent{At: 5 * time.Minute, Say: "lightnovelworld stops answering again.", Do: func(_ context.Context, w *demoWorld) error {
+		demoEvent{Key: "quiet-again", At: 5 * time.Minute, Say: "lightnovelworld stops answering again.", Do: func(_ context.Context, w *demoWorld) error {
 			w.sites[demoQuietSite].server.Down()
 			return nil
 		}},
-		demoEvent{At: 5*time.Minute + 30*time.Second, Say: "The clock skips 13 hours again: a second stall episode, a second embed.", Do: func(_ context.Context, w *demoWorld) error {
+		demoEvent{Key: "skip-again", At: 5*time.Minute + 30*time.Second, Say: "The clock skips 13 hours again: a second stall episode, a second embed.", Do: func(_ context.Context, w *demoWorld) error {
 			w.clock.Skip(demoSkip)
 			return nil
 		}},
-		demoEvent{At: 6*time.Minute + 30*time.Second, Say: "lightnovelworld answers again. The demo has played; the server keeps running until Ctrl-C.", Do: func(_ context.Context, w *demoWorld) error {
+		demoEvent{Key: "answer-again", At: 6*time.Minute + 30*time.Second, Say: "lightnovelworld answers again. The demo has played; the server keeps running until Ctrl-C.", Do: func(_ context.Context, w *demoWorld) error {
 			return w.sites[demoQuietSite].server.Up()
 		}},
 	)
@@ -131,7 +132,9 @@ func printTimeline(out io.Writer, script []demoEvent) {
 	}
 }
 
-// play runs the script on the real clock, waking the Lanes after each event.
+// play runs the script on the real clock. The Lanes see each event on their
+// next pass (every demoPace): nothing is forced, so every pass the Lanes
+// write is one they would write for a real Site doing the same.
 func (w *demoWorld) play(ctx context.Context, script []demoEvent, start time.Time) error {
 	for _, e := range script {
 		t := time.NewTimer(time.Until(start.Add(e.At)))
@@ -148,11 +151,11 @@ func (w *demoWorld) play(ctx context.Context, script []demoEvent, start time.Tim
 	return nil
 }
 
-// apply plays one event and wakes the Lanes so its effect shows in seconds.
+// apply plays one event.
 func (w *demoWorld) apply(ctx context.Context, e demoEvent) error {
 	if err := e.Do(ctx, w); err != nil {
 		return fmt.Errorf("demo: %q: %w", strings.TrimSuffix(e.Say, "."), err)
 	}
 	fmt.Fprintf(w.out, "demo: %s\n", e.Say)
-	return w.wake(ctx)
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,6 +70,13 @@ func loadDemoSites(dir string) ([]*demoSite, error) {
 			if !ok {
 				continue
 			}
+			if slices.ContainsFunc(ds.Series, func(s demoSeries) bool { return s.Ref.SeriesID == ref.SeriesID }) {
+				// Another page of the same Series (kagane's fixtures share
+				// one id): the stand-in serves it as a Series of its own.
+				if body, ref, ok = ownSeries(site, body, ref, len(ds.Series)); !ok {
+					continue
+				}
+			}
 			target := a.Target(ref)
 			u, err := url.Parse(target.URL)
 			if err != nil {
@@ -85,6 +93,19 @@ func loadDemoSites(dir string) ([]*demoSite, error) {
 		out = append(out, ds)
 	}
 	return out, nil
+}
+
+// ownSeries gives a page another Series id: the last characters of its id
+// become the page's index, everywhere the id appears in the page.
+func ownSeries(site string, body []byte, ref adapters.Ref, i int) ([]byte, adapters.Ref, bool) {
+	id := ref.SeriesID
+	if len(id) < 2 {
+		return nil, adapters.Ref{}, false
+	}
+	newID := id[:len(id)-2] + fmt.Sprintf("%02x", i)
+	body = bytes.ReplaceAll(body, []byte(id), []byte(newID))
+	r, ok := pageRef(site, body)
+	return body, r, ok && r.SeriesID == newID
 }
 
 // pageRef is the Series a fixture page belongs to.

@@ -21,9 +21,6 @@ type demoWorld struct {
 	out     io.Writer
 	sink    *demoSink
 
-	// wake asks every Lane to pass now (through the database, as the
-	// owner's controls do).
-	wake func(ctx context.Context) error
 	// sight sends one demo Reader's Sighting through the API.
 	sight func(ctx context.Context, site, file string) error
 }

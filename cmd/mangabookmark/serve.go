@@ -137,7 +137,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 		for _, site := range word.SiteNames() {
 			lanes.PollEvery[site] = o.pace
 		}
-		lanes.DefaultRest, lanes.MinRest = o.pace, o.pace/4
+		lanes.DefaultRest, lanes.MinRest, lanes.BrowserDownFor = o.pace, o.pace, o.pace
 	}
 	lanesCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
 	lanesDone := make(chan struct{})
