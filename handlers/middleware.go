@@ -1,12 +1,15 @@
 package handlers
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/mangabookmark/mangabookmark/store"
 )
 
 type statusRecorder struct {
@@ -37,6 +40,8 @@ func requestLog(log *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
+			ctx, sql := store.WithStatementLog(r.Context())
+			r = r.WithContext(ctx)
 			rec := &statusRecorder{ResponseWriter: w}
 			defer func() {
 				if p := recover(); p != nil {
@@ -46,7 +51,9 @@ func requestLog(log *slog.Logger) func(http.Handler) http.Handler {
 						http.Error(rec, "Something went wrong.", http.StatusInternalServerError)
 					}
 				}
-				log.Info("request", "method", r.Method, "route", routePattern(r), "status", rec.status, "duration", time.Since(start).Round(time.Microsecond))
+				n, trips, took := sql.Read()
+				log.Info("request", "method", r.Method, "route", routePattern(r), "status", rec.status, "duration", time.Since(start).Round(time.Microsecond),
+					"statements", n, "round_trips", trips, "sql", took.Round(time.Microsecond))
 			}()
 			next.ServeHTTP(rec, r)
 		})
@@ -58,6 +65,20 @@ func routePattern(r *http.Request) string {
 		return rc.RoutePattern()
 	}
 	return "unmatched"
+}
+
+// dbDeadline bounds each request's database work (DATABASE_REQUEST_TIMEOUT):
+// the request's context ends after d, the store's statements end with it,
+// and the handler answers 503 with Unavailable (failStore). Without it a
+// frozen database would hold every request, and requests would pile up.
+func dbDeadline(d time.Duration) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithTimeout(r.Context(), d)
+			defer cancel()
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
 }
 
 // securityHeaders sets the headers every response carries.

@@ -16,7 +16,7 @@ func NewServer(d Deps) http.Handler { return Routes(d) }
 func Routes(d Deps) chi.Router {
 	a := newAuth(d)
 	r := chi.NewRouter()
-	r.Use(requestLog(d.Logger), securityHeaders, csrf(d.Logger))
+	r.Use(requestLog(d.Logger), securityHeaders, csrf(d.Logger), dbDeadline(d.requestTimeout()))
 	// The error page names who is signed in, so it reads the session too.
 	r.NotFound(a.loadViewer(handleNotFound(d)).ServeHTTP)
 
@@ -26,6 +26,8 @@ func Routes(d Deps) chi.Router {
 	r.Method(http.MethodGet, "/static/*", static.Handler())
 	r.Method(http.MethodGet, "/userscript/mangabookmark.user.js", handleUserscript(d, false))
 	r.Method(http.MethodGet, "/userscript/mangabookmark.meta.js", handleUserscript(d, true))
+	// The token API reads no session: outside the cookie group on purpose.
+	r.Mount("/api/v1", apiRoutes(d))
 
 	r.Group(func(r chi.Router) {
 		r.Use(a.loadViewer)
@@ -39,12 +41,21 @@ func Routes(d Deps) chi.Router {
 		r.Group(func(r chi.Router) {
 			r.Use(a.requireReader)
 			r.Method(http.MethodGet, "/", handleHome(d))
+			r.Method(http.MethodPost, "/", handleAddBookmarks(d))
+			r.Method(http.MethodPost, "/bookmarks/{site}/{id}/progress", handleSetProgress(d))
+			r.Method(http.MethodPost, "/bookmarks/{site}/{id}/caught-up", handleCaughtUp(d))
+			r.Method(http.MethodPost, "/bookmarks/{site}/{id}/remove", handleRemoveBookmark(d))
+			r.Method(http.MethodPost, "/bookmarks/{site}/{id}/restore", handleRestoreBookmark(d))
+			r.Method(http.MethodGet, "/tokens", handleTokens(d))
+			r.Method(http.MethodPost, "/tokens", handleCreateToken(d))
+			r.Method(http.MethodPost, "/tokens/{id}/revoke", handleRevokeToken(d))
 		})
 
 		r.Route("/admin", func(r chi.Router) {
 			r.Use(a.requireOwner)
 			r.Method(http.MethodGet, "/", handleAdminLanding(d))
 			r.Method(http.MethodGet, "/series", handleAdminSeriesList(d))
+			r.Method(http.MethodPost, "/series", handleAdminAddSeries(d))
 			r.Method(http.MethodGet, "/series/{site}/{id}", handleAdminSeriesDetail(d))
 			r.Method(http.MethodPost, "/series/{site}/{id}/finish", handleFinish(d))
 			r.Method(http.MethodPost, "/series/{site}/{id}/unfinish", handleUnfinish(d))
@@ -52,10 +63,16 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodPost, "/series/{site}/{id}/clear-attribution", handleClearAttribution(d))
 			r.Method(http.MethodPost, "/series/{site}/{id}/poll", handleForceSeriesPoll(d))
 			r.Method(http.MethodPost, "/series/{site}/{id}/delete", handleDeleteSeries(d))
+			r.Method(http.MethodPost, "/series/{site}/{id}/test-read", handleTestRead(d))
+			r.Method(http.MethodGet, "/series/{site}/{id}/poll-state", handleAdminPollState(d))
 			r.Method(http.MethodGet, "/lanes", handleAdminLanes(d))
+			r.Method(http.MethodGet, "/lanes/{site}", handleAdminLaneRow(d))
 			r.Method(http.MethodPost, "/lanes/{site}/poll", handleForceLanePoll(d))
 			r.Method(http.MethodPost, "/lanes/{site}/pause", handlePauseLane(d))
 			r.Method(http.MethodPost, "/lanes/{site}/resume", handleResumeLane(d))
+			r.Method(http.MethodGet, "/readers", handleAdminReaders(d))
+			r.Method(http.MethodPost, "/readers", handleCreateReaderLink(d))
+			r.Method(http.MethodPost, "/readers/{id}/signout", handleSignOutReader(d))
 			if d.Demo != nil {
 				r.Method(http.MethodGet, "/demo/notices", handleDemoNotices(d))
 			}

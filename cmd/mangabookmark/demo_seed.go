@@ -45,7 +45,7 @@ type demoSeed struct {
 // --keep, on a database that already holds the demo, it adds nothing.
 func seedDemo(ctx context.Context, dbURL string, sites []*demoSite, now time.Time, keep bool) (*demoSeed, error) {
 	seed := &demoSeed{sites: sites}
-	st, err := store.Open(ctx, dbURL)
+	st, err := store.Open(ctx, dbURL, store.Pools{})
 	if err != nil {
 		return nil, err
 	}

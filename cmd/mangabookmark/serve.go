@@ -67,7 +67,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 		return err
 	}
 	defer stopDB()
-	st, err := store.Open(ctx, dbURL)
+	st, err := store.Open(ctx, dbURL, store.Pools{Pages: cfg.PoolSize, Lanes: cfg.LanePoolSize})
 	if err != nil {
 		return databaseError(cfg, err)
 	}
@@ -93,7 +93,8 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 		// The Lanes page names each Site's route (plain or browser). Never
 		// nil: handlers reads nil as "the default Sites", and BROWSER_SITES=none
 		// (the demo's setting) parses to an empty set.
-		BrowserSites: append([]string{}, slices.Sorted(maps.Keys(cfg.BrowserSites))...),
+		BrowserSites:   append([]string{}, slices.Sorted(maps.Keys(cfg.BrowserSites))...),
+		RequestTimeout: cfg.RequestTimeout,
 	}
 	if cfg.OAuth() {
 		deps.Discord = &handlers.DiscordAuth{
@@ -104,20 +105,26 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 			APIBase:      handlers.DiscordAPIBase,
 		}
 	}
-	notifier, err := notify.New(notify.Options{
-		Store:         st,
+	// The Lanes' notifier sends through the Lanes' pool; the pages read the
+	// same conditions through theirs (store.Pools).
+	notices := notify.Options{
+		Store:         st.Lanes(),
 		WebhookURL:    notify.Secret(cfg.DiscordWebhookURL.Reveal()),
 		PublicBaseURL: cfg.PublicBaseURL,
 		BrowserSites:  cfg.BrowserSites,
 		Logger:        log,
 		Now:           o.now,
-	})
+	}
+	notifier, err := notify.New(notices)
 	if err != nil {
 		// loadConfig has already refused a bad DISCORD_WEBHOOK_URL with
 		// notify's own check; what is left here is not about the address.
 		return fmt.Errorf("owner notices: %w", err)
 	}
-	deps.Notices = notifier
+	notices.Store, notices.Logger = st, nil // nil: its "notices on" line is said once, above
+	if deps.Notices, err = notify.New(notices); err != nil {
+		return fmt.Errorf("owner notices: %w", err)
+	}
 	if cfg.BrowserWSURL == "" && len(deps.BrowserSites) > 0 {
 		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites are not polled", "browser_sites", strings.Join(deps.BrowserSites, ","))
 	}
@@ -128,7 +135,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 		BrowserWSURL: cfg.BrowserWSURL,
 		Logger:       log,
 	})
-	lanes := poller.New(st, reader, log)
+	lanes := poller.New(st.Lanes(), reader, log)
 	lanes.Spacing = cfg.PollSpacing
 	lanes.Notifier = notifier.Hook()
 	lanes.Now = o.now
@@ -139,6 +146,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 		}
 		lanes.DefaultRest, lanes.MinRest, lanes.BrowserDownFor = o.pace, o.pace, o.pace
 	}
+	deps.Reads = lanes // Test read: the Lanes' own read path and spacing
 	lanesCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
 	lanesDone := make(chan struct{})
 	go func() {
