@@ -214,11 +214,10 @@ func TestTheDemoScriptShowsEverySignal(t *testing.T) {
 	before := embers()
 
 	d.play("publish")
-	_ = before
-	if false { d.waitFor("Ada's embers for the new chapters", func() (bool, string) {
+	d.waitFor("Ada's embers for the new chapters", func() (bool, string) {
 		n := embers()
 		return n >= before+len(published), fmt.Sprintf("%d embers, %d before", n, before)
-	}) }
+	})
 
 	taken := d.seriesID(demoTakenSite, demoTakenFile)
 	d.play("take-down")
@@ -237,11 +236,11 @@ func TestTheDemoScriptShowsEverySignal(t *testing.T) {
 		t.Errorf("the site-completed list does not show %s/%s", demoCompletedSite, completed)
 	}
 
-	sighted := d.seriesID(demoSightedSite, demoSightedFile)
-	_ = sighted; if false { d.play("sighting") }
-	if false { if n := d.page(owner, "/admin/series?filter=unverified").Find(`[data-series-id="` + sighted + `"]`).Length(); n == 0 {
-		t.Errorf("the unverified list does not show the Sighting's Series %s", sighted)
-	} }
+	d.play("sighting")
+	d.waitFor("the Sighting's number on its Series", func() (bool, string) {
+		v := d.scalar(`SELECT latest_raised_by FROM series WHERE site = $1 AND series_id = $2`, demoSightedSite, d.seriesID(demoSightedSite, demoSightedFile))
+		return v == demoReaders[0].ID, v
+	})
 
 	d.play("relayout")
 	d.play("quiet")
@@ -273,6 +272,9 @@ func TestTheDemoScriptShowsEverySignal(t *testing.T) {
 	}
 	if n := d.page(owner, "/admin/series?filter=failing").Find(`[data-series-id="` + taken + `"]`).Length(); n == 0 {
 		t.Errorf("the failing list does not show the taken-down Series after 13 hours")
+	}
+	if n := d.page(owner, "/admin/series?filter=unverified").Find(`[data-series-id="` + taken + `"]`).Length(); n == 0 {
+		t.Errorf("the unverified list does not show the Series whose reported number no Poll confirms")
 	}
 	if d.page(owner, "/admin/demo/notices").Find(`[data-testid="demo-notice"]`).Length() < 3 {
 		t.Errorf("the demo's notices page lists fewer than the three embeds received")
@@ -306,6 +308,6 @@ func TestTheDemoScriptShowsEverySignal(t *testing.T) {
 		got[m.Footer]++
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("embeds by footer word = %v, want %v", got, want)
+		t.Errorf("embeds by footer word = %v, want %v\n%v", got, want, d.w.sink.Messages())
 	}
 }

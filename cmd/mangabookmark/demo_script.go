@@ -22,8 +22,8 @@ const (
 	demoCompletedFile = "ongoing.html"
 	demoRelaidSite    = "demonicscans"
 	demoQuietSite     = "lightnovelworld" // stops answering: a stall
-	demoSightedSite   = "asurascans"
-	demoSightedFile   = "no-status.html"
+	demoSightedSite   = demoTakenSite // a number no Poll can confirm
+	demoSightedFile   = demoTakenFile
 	demoSightingAhead = 5 // chapters past the Latest Chapter the Reader reports
 )
 
@@ -61,7 +61,7 @@ func demoScript(withSidecar bool) []demoEvent {
 		{Key: "complete", At: time.Minute, Say: "asurascans marks a Series completed: the completion hint and the site-completed figure.", Do: func(_ context.Context, w *demoWorld) error {
 			return w.sites[demoCompletedSite].Complete(demoCompletedFile)
 		}},
-		{Key: "sighting", At: time.Minute, Say: fmt.Sprintf("A demo Reader's userscript reports a chapter %d past what the Site lists: the unverified filter.", demoSightingAhead), Do: func(ctx context.Context, w *demoWorld) error {
+		{Key: "sighting", At: time.Minute, Say: fmt.Sprintf("Ada's userscript reports chapter +%d of the taken-down Series: a number no Poll can confirm (unverified once it has failed for 12 hours).", demoSightingAhead), Do: func(ctx context.Context, w *demoWorld) error {
 			return w.sight(ctx, demoSightedSite, demoSightedFile)
 		}},
 		{Key: "relayout", At: 90 * time.Second, Say: "demonicscans ships a new layout: its Series read no_chapter.", Do: func(_ context.Context, w *demoWorld) error {
@@ -83,7 +83,7 @@ func demoScript(withSidecar bool) []demoEvent {
 		skipSay += ", sidecar-down"
 	}
 	ev = append(ev,
-		demoEvent{Key: "skip", At: 2*time.Minute + 30*time.Second, Say: skipSay + " and the failing filter hold; one embed each.", Do: func(_ context.Context, w *demoWorld) error {
+		demoEvent{Key: "skip", At: 2*time.Minute + 30*time.Second, Say: skipSay + " hold, one embed each; the taken-down Series is failing and its reported number unverified.", Do: func(_ context.Context, w *demoWorld) error {
 			w.clock.Skip(demoSkip)
 			return nil
 		}},
