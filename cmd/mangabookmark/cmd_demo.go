@@ -93,6 +93,10 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 		"BROWSER_WS_URL":      "",
 		"DISCORD_WEBHOOK_URL": sink.URL() + "/api/webhooks/demo/sink",
 		"POLL_SPACING":        demoSpacing.String(),
+		// The Lanes log every failed Poll, and the demo fails many on
+		// purpose: its console shows the guide, the events and the
+		// notices, and the server's errors only, unless LOG_LEVEL says.
+		"LOG_LEVEL": orDefault(getenv("LOG_LEVEL"), "error"),
 	}
 	if w.sidecar, err = newDemoSidecar(dataDir); err != nil {
 		return err
@@ -131,7 +135,8 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 	played := make(chan error, 1)
 	ready := func(st *store.Store) {
 		w.sight = func(ctx context.Context, site, file string) error { return seed.sight(ctx, cfg, st, w, site, file) }
-		if err := seed.printLinks(ctx, stdout, cfg, st, o.clock.Now()); err != nil {
+		w.links = func(ctx context.Context) error { return seed.printLinks(ctx, stdout, cfg, st, o.clock.Now()) }
+		if err := w.links(ctx); err != nil {
 			played <- err
 			return
 		}
@@ -147,7 +152,7 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 	defer stop()
 	served := make(chan error, 1)
 	go func() {
-		served <- serve(srvCtx, cfg, stdout, stderr, serveOptions{now: o.clock.Now, pace: o.pace, demo: w.sink, ready: ready})
+		served <- serve(srvCtx, cfg, stdout, stderr, serveOptions{now: o.clock.Now, pace: o.pace, demo: w.sink, ready: ready, ownLinks: true})
 	}()
 	for {
 		select {
@@ -180,6 +185,7 @@ func printGuide(out io.Writer, cfg Config, w *demoWorld, dataDir string, ownDB b
 		fmt.Fprintf(out, "  database       the demo's own cluster in %s (wiped at the next start unless --keep)\n", dataDir)
 		fmt.Fprintf(out, "                 e.g. DATA_DIR=%s mangabookmark notices\n", filepath.Dir(dataDir))
 	}
+	fmt.Fprintln(out, "  server log     errors only (set LOG_LEVEL=info to see every Poll that failed on purpose)")
 	fmt.Fprintln(out, "  webhook sink   stands in for Discord: each owner notice is printed here as `owner notice [<word>] ...`")
 	fmt.Fprintln(out, "                 and listed on /admin/demo/notices")
 	for _, site := range sortedSites(w.sites) {

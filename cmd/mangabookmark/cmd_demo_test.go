@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -308,6 +309,81 @@ func TestTheDemoScriptShowsEverySignal(t *testing.T) {
 		got[m.Footer]++
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("embeds by footer word = %v, want %v\n%v", got, want, d.w.sink.Messages())
+		t.Errorf("embeds by footer word = %v, want %v: %v", got, want, d.w.sink.Messages())
+	}
+}
+
+// `make demo`'s own command: the demo's own local cluster under DATA_DIR,
+// the guide printed, /healthz answering; on Ctrl-C (the context) every
+// process and port it opened is gone.
+func TestTheDemoCommandStartsWithItsGuideAndStopsEverything(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	dataDir := t.TempDir()
+	env := map[string]string{"LISTEN_ADDR": addr, "DATA_DIR": dataDir, "DATABASE_URL": "postgres://must-not-be-used.invalid/x"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"mangabookmark", "demo", "--fixtures", "../../adapters/testdata"}, func(k string) string { return env[k] }, nil, &stdout, &stderr)
+	}()
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the demo stopped: %v\n%s\n%s", err, stdout.String(), stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no /healthz within 120 s\n%s\n%s", stdout.String(), stderr.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	guide := stdout.String()
+	for _, want := range []string{
+		"everything runs on this machine's loopback",
+		"the demo's own cluster in " + dataDir + "/demo",
+		"owner notice [<word>]",
+		"demo timeline (minutes after the start):",
+		"The clock skips 13 hours",
+		"  owner  http://" + addr + "/login/",
+		"  Ada    http://" + addr + "/login/",
+	} {
+		if !strings.Contains(guide, want) {
+			t.Errorf("the guide lacks %q:\n%s", want, guide)
+		}
+	}
+	var ports []string
+	for _, m := range regexp.MustCompile(`(?m)^  stand-in\s+\S+\s+http://(\S+)$`).FindAllStringSubmatch(guide, -1) {
+		ports = append(ports, m[1])
+	}
+	if m := regexp.MustCompile(`sidecar\s+headless Chromium on ws://(\S+) `).FindStringSubmatch(guide); m != nil {
+		ports = append(ports, m[1])
+	}
+	if len(ports) < 6 {
+		t.Fatalf("the guide names %d stand-in addresses, want six:\n%s", len(ports), guide)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the demo did not stop cleanly: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the demo did not stop within 60 s of Ctrl-C")
+	}
+	for _, p := range append(ports, addr) {
+		if c, err := net.DialTimeout("tcp", p, time.Second); err == nil {
+			c.Close()
+			t.Errorf("%s still answers after the demo stopped", p)
+		}
 	}
 }

@@ -83,9 +83,9 @@ func demoScript(withSidecar bool) []demoEvent {
 		skipSay += ", sidecar-down"
 	}
 	ev = append(ev,
-		demoEvent{Key: "skip", At: 2*time.Minute + 30*time.Second, Say: skipSay + " hold, one embed each; the taken-down Series is failing and its reported number unverified.", Do: func(_ context.Context, w *demoWorld) error {
+		demoEvent{Key: "skip", At: 2*time.Minute + 30*time.Second, Say: skipSay + " hold, one embed each; the taken-down Series is failing and its reported number unverified.", Do: func(ctx context.Context, w *demoWorld) error {
 			w.clock.Skip(demoSkip)
-			return nil
+			return w.links(ctx)
 		}},
 		demoEvent{Key: "recover", At: 4 * time.Minute, Say: "demonicscans' layout returns, the taken-down Series comes back, lightnovelworld answers again" + sidecarSay(withSidecar, ", the sidecar restarts") + ": their notices close.", Do: func(ctx context.Context, w *demoWorld) error {
 			if err := w.sites[demoRelaidSite].Relayout(false); err != nil {
@@ -105,9 +105,9 @@ func demoScript(withSidecar bool) []demoEvent {
 			w.sites[demoQuietSite].server.Down()
 			return nil
 		}},
-		demoEvent{Key: "skip-again", At: 5*time.Minute + 30*time.Second, Say: "The clock skips 13 hours again: a second stall episode, a second embed.", Do: func(_ context.Context, w *demoWorld) error {
+		demoEvent{Key: "skip-again", At: 5*time.Minute + 30*time.Second, Say: "The clock skips 13 hours again: a second stall episode, a second embed.", Do: func(ctx context.Context, w *demoWorld) error {
 			w.clock.Skip(demoSkip)
-			return nil
+			return w.links(ctx)
 		}},
 		demoEvent{Key: "answer-again", At: 6*time.Minute + 30*time.Second, Say: "lightnovelworld answers again. The demo has played; the server keeps running until Ctrl-C.", Do: func(_ context.Context, w *demoWorld) error {
 			return w.sites[demoQuietSite].server.Up()

@@ -23,6 +23,9 @@ type demoWorld struct {
 
 	// sight sends one demo Reader's Sighting through the API.
 	sight func(ctx context.Context, site, file string) error
+	// links prints fresh sign-in links (after a skip the old ones have
+	// expired on the demo's clock).
+	links func(ctx context.Context) error
 }
 
 // demoSink stands in for Discord: it accepts each message, prints what the

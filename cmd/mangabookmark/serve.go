@@ -54,6 +54,8 @@ type serveOptions struct {
 	demo handlers.DemoSink
 	// ready is called once the server listens, with its store.
 	ready func(st *store.Store)
+	// ownLinks: the caller prints its own sign-in links (the demo).
+	ownLinks bool
 }
 
 func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOptions) error {
@@ -179,7 +181,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 		o.ready(st)
 	}
 
-	if !cfg.OAuth() {
+	if !cfg.OAuth() && !o.ownLinks {
 		link, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, cfg.OwnerDiscordID, o.now())
 		if err != nil {
 			log.Error("could not create the owner sign-in link", "err", err)
