@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // `mangabookmark demo` is the product's living tour: six loopback stand-in
@@ -135,6 +136,13 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 	played := make(chan error, 1)
 	ready := func(st *store.Store) {
 		w.sight = func(ctx context.Context, site, file string) error { return seed.sight(ctx, cfg, st, w, site, file) }
+		w.lastSkip = func(ctx context.Context, site string) (word.Skip, error) {
+			rows, err := st.ListPasses(ctx, site, o.clock.Now().Add(-time.Hour).UnixMilli())
+			if err != nil || len(rows) == 0 {
+				return "", err
+			}
+			return rows[len(rows)-1].Skip, nil
+		}
 		w.links = func(ctx context.Context) error { return seed.printLinks(ctx, stdout, cfg, st, o.clock.Now()) }
 		if err := w.links(ctx); err != nil {
 			played <- err
@@ -183,7 +191,7 @@ func printGuide(out io.Writer, cfg Config, w *demoWorld, dataDir string, ownDB b
 		fmt.Fprintln(out, "  database       the one given with --database")
 	} else {
 		fmt.Fprintf(out, "  database       the demo's own cluster in %s (wiped at the next start unless --keep)\n", dataDir)
-		fmt.Fprintf(out, "                 e.g. DATA_DIR=%s mangabookmark notices\n", filepath.Dir(dataDir))
+		fmt.Fprintf(out, "                 e.g. DATA_DIR=%s mangabookmark notices\n", dataDir)
 	}
 	fmt.Fprintln(out, "  server log     errors only (set LOG_LEVEL=info to see every Poll that failed on purpose)")
 	fmt.Fprintln(out, "  webhook sink   stands in for Discord: each owner notice is printed here as `owner notice [<word>] ...`")

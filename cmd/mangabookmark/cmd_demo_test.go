@@ -8,14 +8,21 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
 
@@ -298,6 +305,8 @@ func TestTheDemoScriptShowsEverySignal(t *testing.T) {
 		return d.embeds("stall", demoQuietSite) == 2, fmt.Sprint(d.w.sink.Messages())
 	})
 	d.play("answer-again")
+	d.shoot(owner, map[string]string{"admin": "/admin", "notices": "/admin/demo/notices", "lanes": "/admin/lanes"})
+	d.shoot(ada, map[string]string{"reader": "/"})
 
 	// Exactly one embed per episode, nothing else.
 	want := map[string]int{"no-browser-route": 1, "adapter-broken": 1, "stall": 2}
@@ -384,6 +393,54 @@ func TestTheDemoCommandStartsWithItsGuideAndStopsEverything(t *testing.T) {
 		if c, err := net.DialTimeout("tcp", p, time.Second); err == nil {
 			c.Close()
 			t.Errorf("%s still answers after the demo stopped", p)
+		}
+	}
+}
+
+// shoot saves each page, as the signed-in client sees it, at desktop and
+// phone widths in both schemes, under artifacts/demo (kept by CI, never
+// committed).
+func (d *demoRun) shoot(c *http.Client, pages map[string]string) {
+	d.t.Helper()
+	browser := chromiumtest.Start(d.t, "--hide-scrollbars")
+	dir := filepath.Join("..", "..", "artifacts", "demo")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		d.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	allocCtx, cancelAlloc := remote.NewAllocator(ctx, browser.WSURL)
+	defer cancelAlloc()
+	tab, cancelTab := chromedp.NewContext(allocCtx)
+	defer cancelTab()
+	u, _ := url.Parse(d.base)
+	for _, ck := range c.Jar.Cookies(u) {
+		if _, err := chromedp.Call(tab, network.SetCookie, network.SetCookieParams{Name: ck.Name, Value: ck.Value, URL: d.base}); err != nil {
+			d.t.Fatal(err)
+		}
+	}
+	for name, path := range pages {
+		for _, scheme := range []string{"light", "dark"} {
+			for _, v := range []struct {
+				w, h int64
+				kind string
+			}{{1280, 900, "desktop"}, {390, 844, "phone"}} {
+				_, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+					Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+				if err == nil {
+					err = chromedp.Do(tab, chromedp.EmulateViewport(v.w, v.h), chromedp.Navigate(d.base+path), chromedp.WaitVisible(chromedp.CSS("main")))
+				}
+				var buf []byte
+				if err == nil {
+					buf, err = chromedp.Run(tab, chromedp.FullScreenshot(100))
+				}
+				if err == nil {
+					err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s-%s.png", name, v.kind, scheme)), buf, 0o644)
+				}
+				if err != nil {
+					d.t.Fatalf("screenshot of %s: %v", path, err)
+				}
+			}
 		}
 	}
 }

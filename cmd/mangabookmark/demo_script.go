@@ -84,6 +84,9 @@ func demoScript(withSidecar bool) []demoEvent {
 	}
 	ev = append(ev,
 		demoEvent{Key: "skip", At: 2*time.Minute + 30*time.Second, Say: skipSay + " hold, one embed each; the taken-down Series is failing and its reported number unverified.", Do: func(ctx context.Context, w *demoWorld) error {
+			if withSidecar {
+				w.browserResting(ctx)
+			}
 			w.clock.Skip(demoSkip)
 			return w.links(ctx)
 		}},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // demoWorld is everything the script acts on: the stand-in Sites, the
@@ -23,6 +24,8 @@ type demoWorld struct {
 
 	// sight sends one demo Reader's Sighting through the API.
 	sight func(ctx context.Context, site, file string) error
+	// lastSkip is the skip value of a Site's newest pass-log row.
+	lastSkip func(ctx context.Context, site string) (word.Skip, error)
 	// links prints fresh sign-in links (after a skip the old ones have
 	// expired on the demo's clock).
 	links func(ctx context.Context) error
@@ -68,4 +71,26 @@ func (s *demoSink) Messages() []handlers.DemoMessage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]handlers.DemoMessage(nil), s.messages...)
+}
+
+// browserResting waits, a little, until both browser Lanes have just written
+// a browser-down pass. A dead sidecar makes a browser Lane alternate between
+// a pass that finds it unreachable and a browser-down pass, so the dead
+// sidecar reads as sidecar-down and never as a stall (CONTEXT.md). A real
+// Lane never goes 13 hours between two passes; the demo's skip must not
+// open such a gap between two unreachable passes either, so it waits for a
+// moment when both Lanes rest after a browser-down pass.
+func (w *demoWorld) browserResting(ctx context.Context) {
+	deadline := time.Now().Add(demoPace * 3)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		resting := true
+		for _, site := range []word.Site{word.Comix, word.Kagane} {
+			skip, err := w.lastSkip(ctx, string(site))
+			resting = resting && err == nil && skip == word.SkipBrowserDown
+		}
+		if resting {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
