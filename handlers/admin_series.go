@@ -84,7 +84,7 @@ func handleAdminSeriesList(d Deps) http.Handler {
 		list := components.SeriesList{Count: n, Caption: caption(q)}
 		for _, s := range page.Rows {
 			list.Rows = append(list.Rows, components.SeriesRow{
-				Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL),
+				Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverSrc(s.Site, s.SeriesID, s.CoverTried),
 				Href: seriesHref(s.Site, s.SeriesID), Fact: factOf(s, now),
 			})
 		}
@@ -134,7 +134,7 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 		return components.SeriesDetail{}, err
 	}
 	v := components.SeriesDetail{
-		Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL), Address: s.URL, AddressHref: webURL(s.URL),
+		Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverSrc(s.Site, s.SeriesID, s.CoverTried), Address: s.URL, AddressHref: webURL(s.URL),
 		Base: seriesHref(s.Site, s.SeriesID), Fact: factOf(s.AdminSeries, now),
 		Raised: s.LatestRaisedBy != nil, Unverified: s.Unverified, Finished: s.FinishedAt > 0,
 		Orphan: s.Bookmarks == 0,

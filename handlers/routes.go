@@ -41,6 +41,7 @@ func Routes(d Deps) chi.Router {
 		r.Group(func(r chi.Router) {
 			r.Use(a.requireReader)
 			r.Method(http.MethodGet, "/", handleHome(d))
+			r.Method(http.MethodGet, "/covers/{site}/{id}", handleCover(d))
 		})
 
 		r.Route("/admin", func(r chi.Router) {

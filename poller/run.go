@@ -35,11 +35,15 @@ func (p *Poller) runLane(ctx context.Context, site string) {
 		}
 		l.pass.Unlock()
 		if !lead {
-			p.rest(ctx, l, or(p.LeaderRetry, DefaultLeaderRetry))
+			p.rest(ctx, l, or(p.LeaderRetry, DefaultLeaderRetry), nil)
 			continue
 		}
 		p.prune(ctx, site, l)
-		p.rest(ctx, l, pass.Rest)
+		var meanwhile func(context.Context)
+		if coversWelcome(pass) {
+			meanwhile = func(rctx context.Context) { p.fetchCovers(rctx, site, l) }
+		}
+		p.rest(ctx, l, pass.Rest, meanwhile)
 	}
 }
 
@@ -59,10 +63,23 @@ func (p *Poller) safePass(ctx context.Context, site string, l *lane) (pass Pass)
 // rest waits d (at most DefaultRest), or until the Lane is woken, or ctx
 // ends. A wake comes in-process (the channel) or through the database: the
 // leader's lock session LISTENs, so a Forced Poll written by any process,
-// through poller or store, ends the rest at once.
-func (p *Poller) rest(ctx context.Context, l *lane, d time.Duration) {
+// through poller or store, ends the rest at once. meanwhile (nil: nothing)
+// runs during the rest under a context that ends with it, so a wake also
+// cancels whatever it has in flight; rest returns only after it has.
+func (p *Poller) rest(ctx context.Context, l *lane, d time.Duration, meanwhile func(context.Context)) {
 	wctx, cancel := context.WithTimeout(ctx, p.clampRest(d))
 	defer cancel()
+	var done sync.WaitGroup
+	if meanwhile != nil {
+		done.Go(func() { meanwhile(wctx) })
+	}
+	p.awaitWake(wctx, cancel, l)
+	cancel()
+	done.Wait()
+}
+
+// awaitWake returns when wctx ends or the Lane is woken.
+func (p *Poller) awaitWake(wctx context.Context, cancel context.CancelFunc, l *lane) {
 	l.pass.Lock()
 	lock := l.lock
 	l.pass.Unlock()

@@ -25,6 +25,7 @@ type Bookmark struct {
 	URL           string  `db:"url"`
 	Title         string  `db:"title"`
 	CoverURL      string  `db:"cover_url"`
+	CoverTried    string  `db:"cover_tried"` // see Series.CoverTried
 	Kind          string  `db:"kind"`
 	LatestChapter *string `db:"latest_chapter"`
 	LatestURL     string  `db:"latest_chapter_url"`
@@ -37,7 +38,7 @@ type Bookmark struct {
 // listBookmarksSQL: the Reader's Bookmarks, new chapters first, then most
 // recently touched. Served by the bookmarks primary key (reader_id prefix).
 const listBookmarksSQL = `
-SELECT b.site, b.series_id, s.url, s.title, s.cover_url, s.kind,
+SELECT b.site, b.series_id, s.url, s.title, s.cover_url, s.cover_tried, s.kind,
        s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url,
        b.progress_num::text AS progress, b.progress_url,
        (s.latest_chapter_num IS NOT NULL AND (b.progress_num IS NULL OR s.latest_chapter_num > b.progress_num)) AS new,
@@ -112,7 +113,7 @@ func (s *Store) RemoveBookmark(ctx context.Context, readerID, site, seriesID str
 }
 
 const getBookmarkSQL = `
-SELECT b.site, b.series_id, s.url, s.title, s.cover_url, s.kind,
+SELECT b.site, b.series_id, s.url, s.title, s.cover_url, s.cover_tried, s.kind,
        s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url,
        b.progress_num::text AS progress, b.progress_url,
        (s.latest_chapter_num IS NOT NULL AND (b.progress_num IS NULL OR s.latest_chapter_num > b.progress_num)) AS new,
