@@ -1,17 +1,25 @@
 package components
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/a-h/templ"
+)
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
 
 // figure prints a stats-block figure; above the cap it says so.
-func figure(s Stat) string {
-	if s.Capped {
-		return strconv.FormatInt(s.N, 10) + "+"
+func figure(s Stat) string { return capped(s.N, s.Capped) }
+
+// capped is how every capped figure and count reads, landing and list
+// alike: "1000+" above the cap.
+func capped(n int64, over bool) string {
+	if over {
+		return strconv.FormatInt(n, 10) + "+"
 	}
-	return strconv.FormatInt(s.N, 10)
+	return strconv.FormatInt(n, 10)
 }
 
 func statID(filter string) string {
@@ -55,4 +63,18 @@ func verdictSep(i, n int) string {
 		return "."
 	}
 	return ";"
+}
+
+// meaningID is the id of a filter's meaning sentence on the page, the
+// target of its figure's aria-describedby.
+func meaningID(filter string) string { return "meaning-" + filterKey(filter) }
+
+// liveAttrs make an element ask its own address again every two seconds
+// and replace itself with the answer; an answer without them (the request
+// was served) ends the asking. "" gives none.
+func liveAttrs(url string) templ.Attributes {
+	if url == "" {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"hx-get": url, "hx-trigger": "every 2s", "hx-swap": "outerHTML", "data-live": "true"}
 }

@@ -47,6 +47,8 @@ type Store interface {
 	Notices(ctx context.Context) ([]store.NoticeState, error)
 	WebhookDeadAt(ctx context.Context, urlHash string) (int64, error)
 	MarkWebhookDead(ctx context.Context, urlHash string, at int64) error
+	NewBatch() *store.Batch
+	Send(ctx context.Context, b *store.Batch) error
 }
 
 // DefaultTimeout bounds one POST to Discord when the given client has none.

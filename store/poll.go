@@ -175,11 +175,13 @@ func (s *Store) OldestCheck(ctx context.Context, site string) (int64, error) {
 // when this says a row is there. Only the Lane that holds the Series' Site
 // writes failure rows, and it is the one asking, so the answer cannot go
 // stale between the stamp and the write. The due query stays free of
-// poll_failures, as the spec requires.
+// poll_failures, as the spec requires. The answer is the row's copy on
+// series (migration 0009), kept by poll_failures' own triggers in the same
+// transaction as every failure write, so it is exact and costs no probe.
 const stampSQL = `
 UPDATE series s SET checked_at = $4
 WHERE s.site = $1 AND s.series_id = $2 AND s.checked_at = $3
-RETURNING EXISTS (SELECT 1 FROM poll_failures f WHERE f.site = s.site AND f.series_id = s.series_id)`
+RETURNING s.failing_since > 0`
 
 // ErrAlreadyChecked: the Series' check stamp moved since the due query read
 // it; another pass polled it.
