@@ -148,7 +148,8 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 		}
 		lanes.DefaultRest, lanes.MinRest, lanes.BrowserDownFor = o.pace, o.pace, o.pace
 	}
-	deps.Reads = lanes // Test read: the Lanes' own read path and spacing
+	deps.Reads = lanes    // Test read: the Lanes' own read path and spacing
+	lanes.Covers = reader // covers are fetched while each Lane rests
 	lanesCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
 	lanesDone := make(chan struct{})
 	go func() {
