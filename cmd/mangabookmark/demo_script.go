@@ -22,7 +22,7 @@ const (
 	demoCompletedFile = "ongoing.html"
 	demoRelaidSite    = "demonicscans"
 	demoQuietSite     = "lightnovelworld" // stops answering: a stall
-	demoSightedSite   = demoTakenSite // a number no Poll can confirm
+	demoSightedSite   = demoTakenSite     // a number no Poll can confirm
 	demoSightedFile   = demoTakenFile
 	demoSightingAhead = 5 // chapters past the Latest Chapter the Reader reports
 )
