@@ -53,6 +53,7 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodGet, "/tokens", handleTokens(d))
 			r.Method(http.MethodPost, "/tokens", handleCreateToken(d))
 			r.Method(http.MethodPost, "/tokens/{id}/revoke", handleRevokeToken(d))
+			r.Method(http.MethodGet, "/covers/{site}/{id}", handleCover(d))
 		})
 
 		r.Route("/admin", func(r chi.Router) {
@@ -78,6 +79,9 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodGet, "/readers", handleAdminReaders(d))
 			r.Method(http.MethodPost, "/readers", handleCreateReaderLink(d))
 			r.Method(http.MethodPost, "/readers/{id}/signout", handleSignOutReader(d))
+			if d.Demo != nil {
+				r.Method(http.MethodGet, "/demo/notices", handleDemoNotices(d))
+			}
 		})
 	})
 	return r

@@ -309,6 +309,21 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	if len(queue) != 0 {
 		t.Fatalf("the queue still holds %v", queue)
 	}
+	// Chapter 6's write was tried while the server was away and sent when it
+	// was back: every attempt under one Idempotency-Key, and one answer.
+	keys, tried, answered := map[string]bool{}, 0, 0
+	for _, r := range gm.sent() {
+		if r.URL == deps.PublicBaseURL+"/api/v1/progress" && r.Data != nil && strings.Contains(*r.Data, `"chapter":6`) {
+			keys[r.Headers["Idempotency-Key"]] = true
+			tried++
+			if r.Status == http.StatusOK {
+				answered++
+			}
+		}
+	}
+	if len(keys) != 1 || tried < 2 || answered != 1 {
+		t.Errorf("chapter 6's Progress was tried %d times under keys %v and answered %d times, want a failed try and a sent one under one key", tried, keys, answered)
+	}
 	var bookmarks int
 	step("count", h.pool.QueryRow(ctx, `SELECT count(*) FROM bookmarks WHERE reader_id = $1`, reader).Scan(&bookmarks))
 	if bookmarks != 1 {
