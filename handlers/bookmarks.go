@@ -53,7 +53,7 @@ func bookmarkRow(b store.Bookmark, now time.Time) components.MyBookmark {
 	title := adapters.DisplayName(b.Title, b.URL, b.SeriesID)
 	r := components.MyBookmark{
 		Site: b.Site, ID: b.SeriesID, Title: title,
-		Cover:      components.CoverView{Title: title, Size: components.CoverSmall},
+		Cover:      components.CoverView{URL: coverSrc(b.Site, b.SeriesID, b.CoverTried), Title: title, Size: components.CoverSmall},
 		SeriesHref: webURL(b.URL), Ember: b.New,
 	}
 	if b.LatestChapter != nil {
