@@ -75,6 +75,9 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodGet, "/readers", handleAdminReaders(d))
 			r.Method(http.MethodPost, "/readers", handleCreateReaderLink(d))
 			r.Method(http.MethodPost, "/readers/{id}/signout", handleSignOutReader(d))
+			if d.Demo != nil {
+				r.Method(http.MethodGet, "/demo/notices", handleDemoNotices(d))
+			}
 		})
 	})
 	return r
