@@ -1088,6 +1088,6 @@ a { color: var(--accent); }
     canonicalNumber, parseChapterNumber, compareChapters, recognise,
     enqueue, drainOrder, backoffDelay, retryAfterMs, scheduleRetry, classify, newerVersion, mergeSightings,
     sightingsOf, chapterOfPage, readShare, isNextChapterLink, isTokensPage, cacheWith,
-    manager, client, sync, panelView, parseHeaders, say, main,
+    manager, addressOf, client, sync, panelView, parseHeaders, say, main,
   };
 });
