@@ -36,7 +36,6 @@ func pauseOptions() []components.Option {
 
 // laneRowOf builds one Lane's row.
 func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
-	nowMS := now.UnixMilli()
 	row := components.LaneRow{
 		Site: l.Site, Base: "/admin/lanes/" + url.PathEscape(l.Site), Route: word.RoutePlain, Passes: l.Passes,
 		// Navigation, not attached to a number (seed 001): one link per Site.
@@ -49,9 +48,9 @@ func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
 		row.Route = word.RouteBrowser
 	}
 	switch {
-	case l.PausedUntil > nowMS:
+	case l.PausedUntil.After(now):
 		row.State, row.Paused = "paused until "+until(now, l.PausedUntil), true
-	case l.RefuseUntil > nowMS:
+	case l.RefuseUntil.After(now):
 		row.State, row.StateFault = "refusing until "+until(now, l.RefuseUntil), true
 	case l.LastSkip == word.SkipBrowserDown:
 		row.State, row.StateFault = "browser down", true
@@ -60,7 +59,7 @@ func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
 	default:
 		row.State = "running"
 	}
-	if l.LastStartedAt == 0 {
+	if l.LastStartedAt.IsZero() {
 		row.LastPass = "never"
 	} else {
 		row.LastPass = fmt.Sprintf("%s ago: %d due, %d checked", since(now, l.LastStartedAt), l.LastDue, l.LastChecked)
@@ -68,7 +67,7 @@ func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
 			row.LastPass += ", skipped (" + string(l.LastSkip) + ")"
 		}
 	}
-	if l.ForcePollAt > 0 && l.ForcePollAt > l.LastStartedAt {
+	if !l.ForcePollAt.IsZero() && l.ForcePollAt.After(l.LastStartedAt) {
 		row.ForcePending = since(now, l.ForcePollAt)
 	}
 	return row
@@ -190,7 +189,7 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 
 func handleForceLanePoll(d Deps) http.Handler {
 	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
-		st, msg := storeResult(d, "force lane", d.Store.ForceLanePoll(r.Context(), site, d.now().UnixMilli()))
+		st, msg := storeResult(d, "force lane", d.Store.ForceLanePoll(r.Context(), site, d.now()))
 		return "Pass requested.", st, msg
 	})
 }
@@ -200,7 +199,7 @@ func handlePauseLane(d Deps) http.Handler {
 		choice := r.PostForm.Get("for")
 		for _, c := range pauseChoices {
 			if c.value == choice {
-				st, msg := storeResult(d, "pause lane", d.Store.PauseLane(r.Context(), site, d.now().Add(c.d).UnixMilli()))
+				st, msg := storeResult(d, "pause lane", d.Store.PauseLane(r.Context(), site, d.now().Add(c.d)))
 				return "Paused for " + c.label + ".", st, msg
 			}
 		}
@@ -217,8 +216,8 @@ func handleResumeLane(d Deps) http.Handler {
 
 // until is a future stamp as the owner reads it: the clock time in UTC and
 // how far off it is.
-func until(now time.Time, ms int64) string {
-	t := time.UnixMilli(ms).UTC()
+func until(now, t time.Time) string {
+	t = t.UTC()
 	return t.Format("2 Jan 15:04") + " UTC (in " + word.Age(t.Sub(now)) + ")"
 }
 

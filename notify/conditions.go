@@ -105,40 +105,37 @@ func (n *Notifier) allSubjects() []subject {
 // returns carries that run's start in Since (and false); otherwise Since is
 // zero.
 func (n *Notifier) derive(ctx context.Context, s subject, now time.Time) (Condition, bool, error) {
-	nowMs := now.UnixMilli()
-	from := now.Add(-n.lookback).UnixMilli()
-	cutoff := now.Add(-n.window).UnixMilli()
-	var since int64
+	from := now.Add(-n.lookback)
+	cutoff := now.Add(-n.window)
+	var since time.Time
 	var ok bool
 	var err error
 	switch s.kind {
 	case word.Stall:
-		since, ok, err = n.store.StallRun(ctx, s.site, nowMs, from)
+		since, ok, err = n.store.StallRun(ctx, s.site, now, from)
 	case word.NoBrowserRoute:
 		if n.browser[s.site] {
 			return Condition{}, false, nil
 		}
-		since, ok, err = n.store.RefusingRun(ctx, s.site, nowMs, from)
+		since, ok, err = n.store.RefusingRun(ctx, s.site, now, from)
 	case word.SidecarDown:
-		since, ok, err = n.store.SidecarDownRun(ctx, n.browserList, nowMs, from)
+		since, ok, err = n.store.SidecarDownRun(ctx, n.browserList, now, from)
 	case word.AdapterBroken:
 		// The cutoff is inside the count; the share is past half at since.
 		since, ok, err = n.store.AdapterBroken(ctx, s.site, cutoff)
 		if err != nil || !ok {
 			return Condition{}, false, err
 		}
-		return Condition{Kind: s.kind, Site: s.site, Since: time.UnixMilli(since).UTC()}, true, nil
+		return Condition{Kind: s.kind, Site: s.site, Since: since}, true, nil
 	default:
 		return Condition{}, false, fmt.Errorf("notify: unknown condition %q", s.kind)
 	}
 	if err != nil || !ok {
 		return Condition{}, false, err
 	}
-	if since >= cutoff {
-		// A run must have started more than W before now.
-		return Condition{Kind: s.kind, Site: s.site, Since: time.UnixMilli(since).UTC()}, false, nil
-	}
-	return Condition{Kind: s.kind, Site: s.site, Since: time.UnixMilli(since).UTC()}, true, nil
+	c := Condition{Kind: s.kind, Site: s.site, Since: since}
+	// A run must have started more than W before now.
+	return c, since.Before(cutoff), nil
 }
 
 // Conditions returns every condition holding at now, for the /admin verdict

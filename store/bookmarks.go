@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 const addBookmarkSQL = `
@@ -11,8 +12,8 @@ VALUES ($1, $2, $3, $4, $4)
 ON CONFLICT (reader_id, site, series_id) DO NOTHING`
 
 // AddBookmark records that a Reader follows a Series (idempotent).
-func (s *Store) AddBookmark(ctx context.Context, readerID, site, seriesID string, now int64) error {
-	if _, err := s.pool.Exec(ctx, addBookmarkSQL, readerID, site, seriesID, now); err != nil {
+func (s *Store) AddBookmark(ctx context.Context, readerID, site, seriesID string, now time.Time) error {
+	if _, err := s.pool.Exec(ctx, addBookmarkSQL, readerID, site, seriesID, ms(now)); err != nil {
 		return fmt.Errorf("store: add bookmark %s %s/%s: %w", readerID, site, seriesID, translate(err))
 	}
 	return nil
@@ -20,18 +21,18 @@ func (s *Store) AddBookmark(ctx context.Context, readerID, site, seriesID string
 
 // Bookmark is one row of a Reader's list: the Series' facts and their Progress.
 type Bookmark struct {
-	Site          string  `db:"site"`
-	SeriesID      string  `db:"series_id"`
-	URL           string  `db:"url"`
-	Title         string  `db:"title"`
-	CoverURL      string  `db:"cover_url"`
-	Kind          string  `db:"kind"`
-	LatestChapter *string `db:"latest_chapter"`
-	LatestURL     string  `db:"latest_chapter_url"`
-	Progress      *string `db:"progress"`
-	ProgressURL   string  `db:"progress_url"`
-	New           bool    `db:"new"` // the ember: a chapter past this Reader's Progress
-	UpdatedAt     int64   `db:"updated_at"`
+	Site          string    `db:"site"`
+	SeriesID      string    `db:"series_id"`
+	URL           string    `db:"url"`
+	Title         string    `db:"title"`
+	CoverURL      string    `db:"cover_url"`
+	Kind          string    `db:"kind"`
+	LatestChapter *string   `db:"latest_chapter"`
+	LatestURL     string    `db:"latest_chapter_url"`
+	Progress      *string   `db:"progress"`
+	ProgressURL   string    `db:"progress_url"`
+	New           bool      `db:"new"` // the ember: a chapter past this Reader's Progress
+	UpdatedAt     time.Time `db:"updated_at"`
 }
 
 // listBookmarksSQL: the Reader's Bookmarks, new chapters first, then most
@@ -83,9 +84,9 @@ const (
 // SetProgress records a Reader's Progress on a bookmarked Series. It never
 // moves Progress backwards unless backwards is set. ErrNotFound when the
 // Reader has no Bookmark on the Series.
-func (s *Store) SetProgress(ctx context.Context, readerID, site, seriesID, num, url string, backwards bool, now int64) (ProgressResult, error) {
+func (s *Store) SetProgress(ctx context.Context, readerID, site, seriesID, num, url string, backwards bool, now time.Time) (ProgressResult, error) {
 	var bookmarked, moved bool
-	if err := s.pool.QueryRow(ctx, setProgressSQL, readerID, site, seriesID, num, url, backwards, now).Scan(&bookmarked, &moved); err != nil {
+	if err := s.pool.QueryRow(ctx, setProgressSQL, readerID, site, seriesID, num, url, backwards, ms(now)).Scan(&bookmarked, &moved); err != nil {
 		return 0, fmt.Errorf("store: set progress %s %s/%s: %w", readerID, site, seriesID, translate(err))
 	}
 	switch {

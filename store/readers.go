@@ -3,15 +3,16 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // Reader is one member of the group who has signed in.
 type Reader struct {
-	DiscordID  string `db:"discord_id"`
-	Name       string `db:"name"`
-	AvatarURL  string `db:"avatar_url"`
-	CreatedAt  int64  `db:"created_at"`
-	LastSeenAt int64  `db:"last_seen_at"`
+	DiscordID  string    `db:"discord_id"`
+	Name       string    `db:"name"`
+	AvatarURL  string    `db:"avatar_url"`
+	CreatedAt  time.Time `db:"created_at"`
+	LastSeenAt time.Time `db:"last_seen_at"`
 }
 
 const upsertReaderSQL = `
@@ -21,8 +22,8 @@ ON CONFLICT (discord_id) DO UPDATE
    SET name = excluded.name, avatar_url = excluded.avatar_url, last_seen_at = excluded.last_seen_at`
 
 // UpsertReader records a sign-in.
-func (s *Store) UpsertReader(ctx context.Context, r Reader, now int64) error {
-	if _, err := s.pool.Exec(ctx, upsertReaderSQL, r.DiscordID, r.Name, r.AvatarURL, now); err != nil {
+func (s *Store) UpsertReader(ctx context.Context, r Reader, now time.Time) error {
+	if _, err := s.pool.Exec(ctx, upsertReaderSQL, r.DiscordID, r.Name, r.AvatarURL, ms(now)); err != nil {
 		return fmt.Errorf("store: upsert reader %s: %w", r.DiscordID, translate(err))
 	}
 	return nil

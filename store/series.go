@@ -4,25 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Series is one work on one Site. LatestChapter is a canonical decimal
 // string, or nil when no chapter was ever known.
 type Series struct {
-	Site             string  `db:"site"`
-	SeriesID         string  `db:"series_id"`
-	URL              string  `db:"url"`
-	Title            string  `db:"title"`
-	CoverURL         string  `db:"cover_url"`
-	Kind             string  `db:"kind"`
-	LatestChapter    *string `db:"latest_chapter"`
-	LatestChapterURL string  `db:"latest_chapter_url"`
-	LatestRaisedBy   *string `db:"latest_raised_by"`
-	CheckedAt        int64   `db:"checked_at"`
-	ForcePollAt      int64   `db:"force_poll_at"`
-	FinishedAt       int64   `db:"finished_at"`
-	SiteCompletedAt  int64   `db:"site_completed_at"`
-	CreatedAt        int64   `db:"created_at"`
+	Site             string    `db:"site"`
+	SeriesID         string    `db:"series_id"`
+	URL              string    `db:"url"`
+	Title            string    `db:"title"`
+	CoverURL         string    `db:"cover_url"`
+	Kind             string    `db:"kind"`
+	LatestChapter    *string   `db:"latest_chapter"`
+	LatestChapterURL string    `db:"latest_chapter_url"`
+	LatestRaisedBy   *string   `db:"latest_raised_by"`
+	CheckedAt        time.Time `db:"checked_at"`
+	ForcePollAt      time.Time `db:"force_poll_at"`
+	FinishedAt       time.Time `db:"finished_at"`
+	SiteCompletedAt  time.Time `db:"site_completed_at"`
+	CreatedAt        time.Time `db:"created_at"`
 }
 
 // SeriesColumns is the projection every Series read uses.
@@ -37,8 +38,8 @@ ON CONFLICT (site, series_id) DO NOTHING`
 
 // CreateSeries adds a Series if it is not already known; an existing row is
 // left untouched (the Poll owns its facts from then on).
-func (s *Store) CreateSeries(ctx context.Context, in Series, now int64) error {
-	if _, err := s.pool.Exec(ctx, createSeriesSQL, in.Site, in.SeriesID, in.URL, in.Title, in.CoverURL, in.Kind, now); err != nil {
+func (s *Store) CreateSeries(ctx context.Context, in Series, now time.Time) error {
+	if _, err := s.pool.Exec(ctx, createSeriesSQL, in.Site, in.SeriesID, in.URL, in.Title, in.CoverURL, in.Kind, ms(now)); err != nil {
 		return fmt.Errorf("store: create series %s/%s: %w", in.Site, in.SeriesID, translate(err))
 	}
 	return nil

@@ -208,17 +208,16 @@ func seedDemo(ctx context.Context, dbURL string, standIns []*standIn, now time.T
 		return err
 	}
 	defer st.Close()
-	ms := now.UnixMilli()
-	if err := st.UpsertReader(ctx, store.Reader{DiscordID: demoReader, Name: "Demo Reader"}, ms); err != nil {
+	if err := st.UpsertReader(ctx, store.Reader{DiscordID: demoReader, Name: "Demo Reader"}, now); err != nil {
 		return err
 	}
 	add := func(ref adapters.Ref, bookmark bool) error {
 		a, _ := adapters.ByName(ref.Site)
-		if err := st.CreateSeries(ctx, store.Series{Site: ref.Site, SeriesID: ref.SeriesID, URL: ref.URL, Kind: a.Kind()}, ms); err != nil {
+		if err := st.CreateSeries(ctx, store.Series{Site: ref.Site, SeriesID: ref.SeriesID, URL: ref.URL, Kind: a.Kind()}, now); err != nil {
 			return err
 		}
 		if bookmark {
-			return st.AddBookmark(ctx, demoReader, ref.Site, ref.SeriesID, ms)
+			return st.AddBookmark(ctx, demoReader, ref.Site, ref.SeriesID, now)
 		}
 		return nil
 	}
@@ -237,7 +236,7 @@ func seedDemo(ctx context.Context, dbURL string, standIns []*standIn, now time.T
 		return err
 	}
 	// Yesterday's passes of the hostile Site: refused, every hour.
-	history, err := st.ListPasses(ctx, demoHostile, now.Add(-demoHistory-time.Hour).UnixMilli())
+	history, err := st.ListPasses(ctx, demoHostile, now.Add(-demoHistory-time.Hour))
 	if err != nil {
 		return err
 	}
@@ -245,7 +244,7 @@ func seedDemo(ctx context.Context, dbURL string, standIns []*standIn, now time.T
 		return nil
 	}
 	for at := now.Add(-demoHistory); at.Before(now); at = at.Add(time.Hour) {
-		if err := st.InsertPass(ctx, store.PassRow{Site: demoHostile, StartedAt: at.UnixMilli(), FinishedAt: at.UnixMilli(), Due: 2, Counts: word.Counts{Refused: 2}}); err != nil {
+		if err := st.InsertPass(ctx, store.PassRow{Site: demoHostile, StartedAt: at, FinishedAt: at, Due: 2, Counts: word.Counts{Refused: 2}}); err != nil {
 			return err
 		}
 	}
