@@ -237,9 +237,9 @@ func SeriesListRegion(l SeriesList) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var11 string
-		templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(i64(l.Count))
+		templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(capped(l.Count, l.Capped))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin_series.templ`, Line: 47, Col: 108}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin_series.templ`, Line: 47, Col: 121}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 		if templ_7745c5c3_Err != nil {
@@ -252,7 +252,7 @@ func SeriesListRegion(l SeriesList) templ.Component {
 		var templ_7745c5c3_Var12 string
 		templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(l.Caption)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin_series.templ`, Line: 47, Col: 131}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin_series.templ`, Line: 47, Col: 144}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 		if templ_7745c5c3_Err != nil {

@@ -7,11 +7,15 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
 
 // figure prints a stats-block figure; above the cap it says so.
-func figure(s Stat) string {
-	if s.Capped {
-		return strconv.FormatInt(s.N, 10) + "+"
+func figure(s Stat) string { return capped(s.N, s.Capped) }
+
+// capped is how every capped figure and count reads, landing and list
+// alike: "1000+" above the cap.
+func capped(n int64, over bool) string {
+	if over {
+		return strconv.FormatInt(n, 10) + "+"
 	}
-	return strconv.FormatInt(s.N, 10)
+	return strconv.FormatInt(n, 10)
 }
 
 func statID(filter string) string {

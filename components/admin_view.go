@@ -39,6 +39,7 @@ type Option struct {
 type SeriesList struct {
 	Caption   string // e.g. "failing · asurascans"
 	Count     int64  // the filter's figure, with site and kind stacked
+	Capped    bool   // more than Count rows: Count is the cap, printed "1000+"
 	Rows      []SeriesRow
 	NextHref  string // "" on the last page
 	FirstHref string // "" on the first page

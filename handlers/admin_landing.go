@@ -46,57 +46,60 @@ func listHref(f store.Filter, site, kind, afterSite, afterID string) string {
 }
 
 // handleAdminLanding is /admin: the verdict line and one figure per filter.
+// Its reads are independent, so they go to PostgreSQL in one batch: the
+// figures (one statement), every condition of every Site (one statement)
+// and the webhook's state; with the session read, four statements in two
+// round trips, whatever the number of Series.
 func handleAdminLanding(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, now := r.Context(), d.now()
-		stats, err := d.Store.AdminStats(ctx, now)
-		if err != nil {
-			d.Logger.Error("admin landing: stats", "err", err)
-			fail(w, r, d.Logger, http.StatusInternalServerError, "The figures could not be read. Try again.")
+		b := d.Store.NewBatch()
+		stats := map[store.Filter]int64{}
+		b.AdminStats(now, stats)
+		var finish func() notify.Verdict
+		if d.Notices != nil {
+			finish = d.Notices.QueueVerdict(b, now)
+		}
+		err := d.Store.Send(ctx, b)
+		if len(stats) == 0 {
+			failStore(w, r, d.Logger, err, "The figures could not be read. Try again.", "admin landing: stats")
 			return
 		}
 		var l components.Landing
 		for _, f := range store.Filters {
-			n, capped := stats[f], stats[f] > store.FigureCap
-			if capped {
-				n = store.FigureCap
-			}
+			n, capped := figure(stats[f])
 			l.Stats = append(l.Stats, components.Stat{Filter: string(f), Label: filterLabels[f], N: n, Capped: capped, Href: listHref(f, "", "", "", "")})
 		}
-		l.Verdict = verdict(d, r, now)
+		switch {
+		case err != nil:
+			// The figures arrived; the conditions, sent after them, did not.
+			d.Logger.Error("admin landing: conditions", "err", err)
+			l.Verdict = components.Verdict{Broken: true}
+		case finish != nil:
+			l.Verdict = verdict(finish(), now)
+		}
 		render(w, r, d.Logger, http.StatusOK, components.AdminLanding(viewerFrom(ctx), l))
 	})
 }
 
-// verdict reads the four conditions through the same derivation the push
-// uses (Deps.Notices), and says when Discord has refused the webhook.
-func verdict(d Deps, r *http.Request, now time.Time) components.Verdict {
-	if d.Notices == nil {
-		return components.Verdict{}
+// figure is how every capped figure and caption count reads: exact up to
+// store.FigureCap, and the cap with a "+" above it.
+func figure(n int64) (int64, bool) {
+	if n > store.FigureCap {
+		return store.FigureCap, true
 	}
-	conds, err := d.Notices.Conditions(r.Context(), now)
-	if err != nil {
-		d.Logger.Error("admin landing: conditions", "err", err)
-		return components.Verdict{Broken: true}
-	}
-	var v components.Verdict
-	for _, c := range conds {
-		v.Items = append(v.Items, components.VerdictItem{Kind: c.Kind, Site: c.Site, Age: word.Age(now.Sub(c.Since)), Href: notify.PagePath(c)})
-	}
-	v.WebhookDead = webhookDead(d, r, now)
-	return v
+	return n, false
 }
 
-// webhookDead is the age of Discord's "Unknown Webhook" answer, or "" while
-// the webhook works (or none is configured).
-func webhookDead(d Deps, r *http.Request, now time.Time) string {
-	at, err := d.Notices.WebhookDeadAt(r.Context())
-	if err != nil {
-		d.Logger.Error("admin: webhook state", "err", err)
-		return ""
+// verdict reads the four conditions through the same derivation the push
+// uses (Deps.Notices), and says when Discord has refused the webhook.
+func verdict(nv notify.Verdict, now time.Time) components.Verdict {
+	var v components.Verdict
+	for _, c := range nv.Conditions {
+		v.Items = append(v.Items, components.VerdictItem{Kind: c.Kind, Site: c.Site, Age: word.Age(now.Sub(c.Since)), Href: notify.PagePath(c)})
 	}
-	if at.IsZero() {
-		return ""
+	if !nv.WebhookDeadAt.IsZero() {
+		v.WebhookDead = word.Age(now.Sub(nv.WebhookDeadAt))
 	}
-	return word.Age(now.Sub(at))
+	return v
 }

@@ -111,8 +111,7 @@ func handleAdminLanes(d Deps) http.Handler {
 			p, err = lanesPage(d, r, now, lanes, nil)
 		}
 		if err != nil {
-			d.Logger.Error("admin lanes", "err", err)
-			fail(w, r, d.Logger, http.StatusInternalServerError, "The Lanes could not be read. Try again.")
+			failStore(w, r, d.Logger, err, "The Lanes could not be read. Try again.", "admin lanes")
 			return
 		}
 		render(w, r, d.Logger, http.StatusOK, components.AdminLanesPage(viewerFrom(ctx), p))
@@ -148,8 +147,7 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 		now := d.now()
 		lanes, err := d.Store.AdminLanes(r.Context(), now)
 		if err != nil {
-			d.Logger.Error("admin lanes", "err", err)
-			fail(w, r, d.Logger, http.StatusInternalServerError, "The Lane could not be read. Try again.")
+			failStore(w, r, d.Logger, err, "The Lane could not be read. Try again.", "admin lanes")
 			return
 		}
 		for _, l := range lanes {
@@ -173,8 +171,7 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 					}
 				})
 				if err != nil {
-					d.Logger.Error("admin lanes", "err", err)
-					fail(w, r, d.Logger, http.StatusInternalServerError, "The Lanes could not be read. Try again.")
+					failStore(w, r, d.Logger, err, "The Lanes could not be read. Try again.", "admin lanes")
 					return
 				}
 				render(w, r, d.Logger, status, components.AdminLanesPage(viewerFrom(r.Context()), p))

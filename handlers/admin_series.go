@@ -72,17 +72,23 @@ func handleAdminSeriesList(d Deps) http.Handler {
 			fail(w, r, d.Logger, http.StatusBadRequest, bad)
 			return
 		}
-		page, err := d.Store.ListAdminSeries(ctx, q, now)
+		// The page and its caption count are independent: one round trip.
+		var page store.AdminSeriesPage
 		var n int64
+		b := d.Store.NewBatch()
+		err := b.ListAdminSeries(q, now, &page)
 		if err == nil {
-			n, err = d.Store.CountAdminSeries(ctx, q, now)
+			err = b.CountAdminSeries(q, now, &n)
+		}
+		if err == nil {
+			err = d.Store.Send(ctx, b)
 		}
 		if err != nil {
-			d.Logger.Error("admin series: list", "filter", string(q.Filter), "err", err)
-			fail(w, r, d.Logger, http.StatusInternalServerError, "The list could not be read. Try again.")
+			failStore(w, r, d.Logger, err, "The list could not be read. Try again.", "admin series: list", "filter", string(q.Filter))
 			return
 		}
-		list := components.SeriesList{Count: n, Caption: caption(q)}
+		list := components.SeriesList{Caption: caption(q)}
+		list.Count, list.Capped = figure(n)
 		for _, s := range page.Rows {
 			list.Rows = append(list.Rows, components.SeriesRow{
 				Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL),
@@ -126,12 +132,12 @@ func caption(q store.SeriesQuery) string {
 // detailOf builds the detail view model.
 func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail, error) {
 	ctx, now := r.Context(), d.now()
-	s, err := d.Store.GetAdminSeries(ctx, site, id, now)
-	if err != nil {
-		return components.SeriesDetail{}, err
-	}
-	bms, err := d.Store.SeriesBookmarks(ctx, site, id)
-	if err != nil {
+	var s store.AdminSeriesDetail
+	var bms []store.SeriesBookmark
+	b := d.Store.NewBatch()
+	b.AdminSeries(site, id, now, &s)
+	b.SeriesBookmarks(site, id, &bms)
+	if err := d.Store.Send(ctx, b); err != nil {
 		return components.SeriesDetail{}, err
 	}
 	v := components.SeriesDetail{
@@ -175,8 +181,7 @@ func showDetail(d Deps, w http.ResponseWriter, r *http.Request, status int, adju
 		return
 	}
 	if err != nil {
-		d.Logger.Error("admin series: detail", "site", site, "series_id", id, "err", err)
-		fail(w, r, d.Logger, http.StatusInternalServerError, "The Series could not be read. Try again.")
+		failStore(w, r, d.Logger, err, "The Series could not be read. Try again.", "admin series: detail", "site", site, "series_id", id)
 		return
 	}
 	if adjust != nil {
@@ -244,6 +249,9 @@ func storeResult(d Deps, what string, err error) (int, string) {
 		return 0, ""
 	case errors.Is(err, store.ErrNotFound):
 		return http.StatusNotFound, ""
+	case store.Unavailable(err):
+		d.Logger.Warn("database unavailable", "control", what, "err", err)
+		return http.StatusServiceUnavailable, Unavailable
 	default:
 		d.Logger.Error("admin control failed", "control", what, "err", err)
 		return http.StatusInternalServerError, "That change could not be saved. Nothing was changed; try again."
@@ -322,8 +330,7 @@ func handleDeleteSeries(d Deps) http.Handler {
 			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
 			return
 		case err != nil:
-			d.Logger.Error("admin control failed", "control", "delete", "err", err)
-			fail(w, r, d.Logger, http.StatusInternalServerError, "The Series could not be deleted. Nothing was changed; try again.")
+			failStore(w, r, d.Logger, err, "The Series could not be deleted. Nothing was changed; try again.", "admin control failed", "control", "delete")
 			return
 		}
 		d.Logger.Info("series deleted", "site", site, "series_id", id)

@@ -67,7 +67,11 @@ func (a *auth) loadViewer(next http.Handler) http.Handler {
 			current, err := a.d.Store.SessionEpoch(r.Context(), id)
 			switch {
 			case err != nil && !errors.Is(err, store.ErrNotFound):
-				a.d.Logger.Warn("session check failed; treating the request as signed out", "err", err)
+				// Not knowing is not "signed out": answering as anonymous would
+				// send the owner to sign in (and an htmx form away from what was
+				// typed) while the database is merely away. The cookie stays.
+				failStore(w, r, a.d.Logger, err, "Your sign-in could not be checked. Try again.", "session check failed")
+				return
 			case err == nil && current == epoch:
 				v = components.Viewer{ID: id, Name: name, IsOwner: id == a.d.OwnerID}
 			}
@@ -140,8 +144,7 @@ func (a *auth) handleLogout() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if v := viewerFrom(r.Context()); v.ID != "" {
 			if err := a.d.Store.EndSessions(r.Context(), v.ID); err != nil {
-				a.d.Logger.Error("sign-out: end sessions", "err", err)
-				fail(w, r, a.d.Logger, http.StatusInternalServerError, "Signing out did not complete. Try again.")
+				failStore(w, r, a.d.Logger, err, "Signing out did not complete. Try again.", "sign-out: end sessions")
 				return
 			}
 		}
@@ -165,8 +168,7 @@ func (a *auth) handleDiscordStart() http.Handler {
 		sess.Options = a.oauthCookie(600)
 		sess.Values["state"], sess.Values["verifier"], sess.Values["next"] = state, verifier, safeNext(r.URL.Query().Get("next"))
 		if err := sess.Save(r, w); err != nil {
-			a.d.Logger.Error("oauth start: save state", "err", err)
-			fail(w, r, a.d.Logger, http.StatusInternalServerError, "Sign-in could not start. Try again.")
+			failStore(w, r, a.d.Logger, err, "Sign-in could not start. Try again.", "oauth start: save state")
 			return
 		}
 		http.Redirect(w, r, a.oauth.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier)), http.StatusFound)
@@ -210,7 +212,9 @@ func (a *auth) handleDiscordCallback() http.Handler {
 			fail(w, r, log, http.StatusBadRequest, "Discord did not complete the sign-in. Start again from the sign-in page.")
 			return
 		}
-		ctx := context.WithValue(r.Context(), oauth2.HTTPClient, a.client)
+		// Discord's calls have their own client timeout; the request's
+		// database deadline starts again once they are done (below).
+		ctx := context.WithValue(context.WithoutCancel(r.Context()), oauth2.HTTPClient, a.client)
 		tok, err := a.oauth.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier))
 		if err != nil {
 			log.Warn("oauth: code exchange failed", "err", redactOAuthErr(err))
@@ -248,9 +252,10 @@ func (a *auth) handleDiscordCallback() http.Handler {
 		if u.Avatar != "" {
 			avatar = "https://cdn.discordapp.com/avatars/" + url.PathEscape(u.ID) + "/" + url.PathEscape(u.Avatar) + ".png"
 		}
-		if err := a.signIn(w, r, store.Reader{DiscordID: u.ID, Name: name, AvatarURL: avatar}); err != nil {
-			log.Error("sign-in: record reader", "err", err)
-			fail(w, r, log, http.StatusInternalServerError, "Sign-in could not be recorded. Try again.")
+		dbCtx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), a.d.requestTimeout())
+		defer cancel()
+		if err := a.signIn(w, r.WithContext(dbCtx), store.Reader{DiscordID: u.ID, Name: name, AvatarURL: avatar}); err != nil {
+			failStore(w, r, log, err, "Sign-in could not be recorded. Try again.", "sign-in: record reader")
 			return
 		}
 		log.Info("signed in", "discord_id", u.ID, "via", "discord")
@@ -321,13 +326,11 @@ func (a *auth) handleLinkSignIn() http.Handler {
 			return
 		}
 		if err != nil {
-			log.Error("sign-in link", "err", err)
-			fail(w, r, log, http.StatusInternalServerError, "Sign-in could not be checked. Try again.")
+			failStore(w, r, log, err, "Sign-in could not be checked. Try again.", "sign-in link")
 			return
 		}
 		if err := a.signIn(w, r, store.Reader{DiscordID: id, Name: "Owner"}); err != nil {
-			log.Error("sign-in: record reader", "err", err)
-			fail(w, r, log, http.StatusInternalServerError, "Sign-in could not be recorded. Try again.")
+			failStore(w, r, log, err, "Sign-in could not be recorded. Try again.", "sign-in: record reader")
 			return
 		}
 		log.Info("signed in", "discord_id", id, "via", "link")

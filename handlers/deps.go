@@ -37,11 +37,24 @@ type Deps struct {
 	// delivery (a *notify.Notifier); nil means no condition holds.
 	Notices NoticeSource
 
+	// UserscriptVersion is the version of the userscript this server serves,
+	// answered to a userscript that sends its own (X-Userscript-Version).
+	// "" means the @version of the script in static/ (tests set their own).
+	UserscriptVersion string
+
 	// BrowserSites are the Sites read through the browser sidecar: the set
 	// the Reader was given (adapters.ParseBrowserSites has already applied
 	// BROWSER_SITES' default). Empty means none, as BROWSER_SITES=none does.
 	BrowserSites []string
+
+	// RequestTimeout bounds each request's database work
+	// (DATABASE_REQUEST_TIMEOUT); zero means DefaultRequestTimeout.
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout is how long a request's database work may take
+// before it answers that the database is unavailable.
+const DefaultRequestTimeout = 5 * time.Second
 
 // DiscordAuth configures sign-in with Discord. Endpoint and APIBase are the
 // real Discord addresses in production and a fake provider in tests.
@@ -70,12 +83,20 @@ func (d Deps) now() time.Time {
 	return time.Now()
 }
 
+func (d Deps) requestTimeout() time.Duration {
+	if d.RequestTimeout > 0 {
+		return d.RequestTimeout
+	}
+	return DefaultRequestTimeout
+}
+
 func (d Deps) browserSite(site string) bool { return slices.Contains(d.BrowserSites, site) }
 
 // NoticeSource is what the admin pages read of owner notices: the same
 // derivation the push uses, so the page and the message never disagree.
 type NoticeSource interface {
-	Conditions(ctx context.Context, now time.Time) ([]notify.Condition, error)
+	// QueueVerdict queues the verdict line's reads into the landing page's
+	// batch; finish reads them once the batch is sent.
+	QueueVerdict(b *store.Batch, now time.Time) (finish func() notify.Verdict)
 	Status(ctx context.Context, now time.Time) (notify.Status, error)
-	WebhookDeadAt(ctx context.Context) (time.Time, error)
 }

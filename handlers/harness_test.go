@@ -58,7 +58,12 @@ func (l *lockedBuilder) String() string {
 
 func newHarness(t *testing.T, adjust ...func(*handlers.Deps)) *harness {
 	t.Helper()
-	pool := storetest.Pool(t, nil)
+	return newHarnessOn(t, storetest.Pool(t, nil), adjust...)
+}
+
+// newHarnessOn is newHarness on a pool the test built (with a tracer).
+func newHarnessOn(t *testing.T, pool *pgxpool.Pool, adjust ...func(*handlers.Deps)) *harness {
+	t.Helper()
 	h := &harness{t: t, pool: pool, store: store.New(pool), logs: &lockedBuilder{}}
 	// The server exists before the handler so that PublicBaseURL (the OAuth
 	// redirect address, cookie security) is known when NewServer runs.
@@ -72,6 +77,7 @@ func newHarness(t *testing.T, adjust ...func(*handlers.Deps)) *harness {
 		Now:           func() time.Time { return t0 },
 		OwnerID:       ownerID,
 		SessionKey:    []byte("0123456789abcdef0123456789abcdef-test-key"),
+		TokenKey:      []byte("fedcba9876543210fedcba9876543210-token-key"),
 		BrowserSites:  []string{"comix", "kagane"},
 	}
 	// The verdict and the Lanes page read the real derivation, with the push off.

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -58,6 +59,20 @@ func routePattern(r *http.Request) string {
 		return rc.RoutePattern()
 	}
 	return "unmatched"
+}
+
+// dbDeadline bounds each request's database work (DATABASE_REQUEST_TIMEOUT):
+// the request's context ends after d, the store's statements end with it,
+// and the handler answers 503 with Unavailable (failStore). Without it a
+// frozen database would hold every request, and requests would pile up.
+func dbDeadline(d time.Duration) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithTimeout(r.Context(), d)
+			defer cancel()
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
 }
 
 // securityHeaders sets the headers every response carries.

@@ -9,13 +9,16 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/store"
 )
 
 // render writes a component buffered, so a render error becomes a clean 500
 // rather than half a page.
 func render(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, c templ.Component) {
 	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
+	// Drawing needs no deadline: the request's (dbDeadline) is for its
+	// database work, and the page saying that work ran out must still draw.
+	if err := c.Render(context.WithoutCancel(r.Context()), &buf); err != nil {
 		log.Error("render failed", "route", routePattern(r), "err", err)
 		toMessageSlot(w, r)
 		http.Error(w, "Something went wrong while drawing this page.", http.StatusInternalServerError)
@@ -60,4 +63,23 @@ func toMessageSlot(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("HX-Retarget", "#page-message")
 		w.Header().Set("HX-Reswap", "innerHTML")
 	}
+}
+
+// Unavailable is the one sentence for a request the database could not
+// serve (down, restarting, or slower than the request's deadline).
+const Unavailable = "The database is unavailable; nothing was changed."
+
+// failStore answers a store error: 503 with Unavailable when the database
+// could not be reached in time (one warning line), else 500 with sentence
+// and one error line carrying msg and attrs. An htmx request's answer goes
+// to the message slot, so the form it came from keeps what was typed.
+func failStore(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error, sentence, msg string, attrs ...any) {
+	if store.Unavailable(err) {
+		log.Warn("database unavailable", "method", r.Method, "route", routePattern(r), "err", err)
+		w.Header().Set("Retry-After", "5")
+		fail(w, r, log, http.StatusServiceUnavailable, Unavailable)
+		return
+	}
+	log.Error(msg, append(attrs, "err", err)...)
+	fail(w, r, log, http.StatusInternalServerError, sentence)
 }

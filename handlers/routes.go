@@ -16,7 +16,7 @@ func NewServer(d Deps) http.Handler { return Routes(d) }
 func Routes(d Deps) chi.Router {
 	a := newAuth(d)
 	r := chi.NewRouter()
-	r.Use(requestLog(d.Logger), securityHeaders, csrf(d.Logger))
+	r.Use(requestLog(d.Logger), securityHeaders, csrf(d.Logger), dbDeadline(d.requestTimeout()))
 	// The error page names who is signed in, so it reads the session too.
 	r.NotFound(a.loadViewer(handleNotFound(d)).ServeHTTP)
 
@@ -26,6 +26,8 @@ func Routes(d Deps) chi.Router {
 	r.Method(http.MethodGet, "/static/*", static.Handler())
 	r.Method(http.MethodGet, "/userscript/mangabookmark.user.js", handleUserscript(d, false))
 	r.Method(http.MethodGet, "/userscript/mangabookmark.meta.js", handleUserscript(d, true))
+	// The token API reads no session: outside the cookie group on purpose.
+	r.Mount("/api/v1", apiRoutes(d))
 
 	r.Group(func(r chi.Router) {
 		r.Use(a.loadViewer)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
@@ -138,18 +139,81 @@ func (n *Notifier) derive(ctx context.Context, s subject, now time.Time) (Condit
 	return c, since.Before(cutoff), nil
 }
 
-// Conditions returns every condition holding at now, for the /admin verdict
-// line: the same derivation the push uses.
+// Conditions returns every condition holding at now: every Site's in one
+// statement (store.ConditionsQuery), built from the same expressions derive
+// runs one at a time.
 func (n *Notifier) Conditions(ctx context.Context, now time.Time) ([]Condition, error) {
-	var out []Condition
-	for _, s := range n.allSubjects() {
-		c, ok, err := n.derive(ctx, s, now)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out = append(out, c)
+	b := n.store.NewBatch()
+	finish := n.queueConditions(b, now)
+	if err := n.store.Send(ctx, b); err != nil {
+		return nil, fmt.Errorf("notify: conditions: %w", err)
+	}
+	return finish(), nil
+}
+
+// Verdict is what the landing page's verdict line reads.
+type Verdict struct {
+	Conditions []Condition
+	// WebhookDeadAt is when Discord answered 404 for the configured webhook;
+	// zero while it works or when none is configured.
+	WebhookDeadAt time.Time
+}
+
+// QueueVerdict queues the verdict line's reads into b (the conditions'
+// one statement and the webhook's state), so the landing page sends them
+// with its figures in one round trip. finish reads them once b is sent.
+func (n *Notifier) QueueVerdict(b *store.Batch, now time.Time) (finish func() Verdict) {
+	conds := n.queueConditions(b, now)
+	var dead time.Time
+	if n.Enabled() {
+		b.WebhookDeadAt(n.hook.hash, &dead)
+	}
+	return func() Verdict { return Verdict{Conditions: conds(), WebhookDeadAt: dead} }
+}
+
+func (n *Notifier) queueConditions(b *store.Batch, now time.Time) func() []Condition {
+	q := store.ConditionsQuery{Sites: word.SiteNames(), BrowserSites: n.browserList, Now: now, From: now.Add(-n.lookback)}
+	for _, site := range q.Sites {
+		if !n.browser[site] {
+			q.RefusalSites = append(q.RefusalSites, site)
 		}
 	}
-	return out, nil
+	var rows []store.SiteConditions
+	b.Conditions(q, &rows)
+	return func() []Condition { return n.holding(rows, now) }
+}
+
+// holding reads the rows of store.ConditionsQuery as derive reads each
+// subject: a run holds once it began more than the window before now, the
+// adapter-broken share once its moment is at least the window old. The
+// order is allSubjects' (the verdict line's).
+func (n *Notifier) holding(rows []store.SiteConditions, now time.Time) []Condition {
+	cutoff := now.Add(-n.window)
+	bySite := map[string]store.SiteConditions{}
+	for _, r := range rows {
+		bySite[r.Site] = r
+	}
+	var out []Condition
+	add := func(k word.NoticeKind, site string, since time.Time, holds bool) {
+		if !since.IsZero() && holds {
+			out = append(out, Condition{Kind: k, Site: site, Since: since})
+		}
+	}
+	for _, s := range n.allSubjects() {
+		r := bySite[s.site]
+		switch s.kind {
+		case word.Stall:
+			add(s.kind, s.site, r.StallSince, r.StallSince.Before(cutoff))
+		case word.NoBrowserRoute:
+			add(s.kind, s.site, r.RefusingSince, r.RefusingSince.Before(cutoff))
+		case word.AdapterBroken:
+			add(s.kind, s.site, r.BrokenSince, !r.BrokenSince.After(cutoff))
+		case word.SidecarDown:
+			if len(rows) > 0 {
+				r = rows[0]
+			}
+			add(s.kind, "", r.SidecarSince, r.SidecarSince.Before(cutoff))
+		}
+	}
+	return out
 }

@@ -47,6 +47,8 @@ type Store interface {
 	Notices(ctx context.Context) ([]store.NoticeState, error)
 	WebhookDeadAt(ctx context.Context, urlHash string) (time.Time, error)
 	MarkWebhookDead(ctx context.Context, urlHash string, at time.Time) error
+	NewBatch() *store.Batch
+	Send(ctx context.Context, b *store.Batch) error
 }
 
 // DefaultTimeout bounds one POST to Discord when the given client has none.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
@@ -36,16 +37,20 @@ var Filters = []Filter{
 	FilterFailing, FilterUnverified, FilterSiteCompleted, FilterFinished, FilterOrphan,
 }
 
-// failingSQL is seed 001's failing test: the joined failure row exists, the
-// Series once yielded a chapter (which keeps it disjoint from no-chapter),
-// and the run of failures began more than ownerWindow ago. Deliberately no
-// finished_at guard: a Finished Series keeps its evidence.
-const failingSQL = `(f.site IS NOT NULL AND s.latest_chapter_num IS NOT NULL AND f.failing_since < @cutoff)`
+// failingSQL is seed 001's failing test: the Series holds a failure row
+// (its failing_since, copied onto series by migration 0009's triggers, is
+// never zero while the row exists), it once yielded a chapter (which keeps
+// it disjoint from no-chapter), and the run of failures began more than
+// ownerWindow ago. Deliberately no finished_at guard: a Finished Series
+// keeps its evidence.
+const failingSQL = `(s.failing_since > 0 AND s.latest_chapter_num IS NOT NULL AND s.failing_since < @cutoff)`
 
-// predicates is the one place each filter is defined. Every list query and
-// every figure is built from these strings, so a figure cannot disagree with
-// its list. Each reads series as s and the LEFT JOINed failure row as f;
-// @cutoff is now − ownerWindow in unix ms.
+// predicates is the one place each filter is defined. Every list query,
+// every figure and every caption count is built from these strings, so a
+// figure cannot disagree with its list. Each reads one table, series as s
+// (the failure row's word and age are on it, migration 0009), and each has
+// a partial index whose predicate is its own text; @cutoff is
+// now − ownerWindow in unix ms.
 //
 // "unpollable" reads SPEC.md's "its address fails the fetch gate" as: the
 // last Poll that learned anything ended in unfetchable (the gate refused the
@@ -55,17 +60,10 @@ const failingSQL = `(f.site IS NOT NULL AND s.latest_chapter_num IS NOT NULL AND
 // addresses the adapters reject, so this is exact for every Series polled at
 // least once since its address last changed.
 var predicates = map[Filter]string{
-	FilterAll:          `TRUE`,
-	FilterNeverChecked: `(s.checked_at = 0 AND s.finished_at = 0)`,
-	FilterStale:        `(s.checked_at > 0 AND s.checked_at < @cutoff AND s.finished_at = 0)`,
-	// Written as a key set rather than "url = '' OR <failure row>": an OR
-	// across two tables defeats every index, while each arm of the UNION
-	// reads its own small partial index (series_no_address,
-	// poll_failures_unfetchable).
-	FilterUnpollable: `(s.finished_at = 0 AND (s.site, s.series_id) IN (
-		SELECT a.site, a.series_id FROM series a WHERE a.url = '' AND a.finished_at = 0
-		UNION ALL
-		SELECT u.site, u.series_id FROM poll_failures u WHERE u.outcome = ` + word.Unfetchable.SQL() + `))`,
+	FilterAll:           `TRUE`,
+	FilterNeverChecked:  `(s.checked_at = 0 AND s.finished_at = 0)`,
+	FilterStale:         `(s.checked_at > 0 AND s.checked_at < @cutoff AND s.finished_at = 0)`,
+	FilterUnpollable:    `(s.finished_at = 0 AND (s.url = '' OR s.failure_outcome = ` + word.Unfetchable.SQL() + `))`,
 	FilterNoChapter:     `(s.checked_at > 0 AND s.latest_chapter_num IS NULL AND s.finished_at = 0)`,
 	FilterFailing:       failingSQL,
 	FilterUnverified:    `(s.latest_raised_by IS NOT NULL AND ` + failingSQL + `)`,
@@ -75,14 +73,6 @@ var predicates = map[Filter]string{
 	// orphans have their own partial index (series_orphan).
 	FilterOrphan: `(s.bookmark_count = 0)`,
 }
-
-// customPlan runs a filter query as an unnamed statement, so PostgreSQL
-// plans it for the actual cutoff, Site and cursor every time. A cached
-// prepared statement drifts to a generic plan after five runs, and a generic
-// plan cannot tell that "failing_since < $cutoff" or a deep keyset cursor is
-// selective: BenchmarkSeriesList measured a deep failing page at 340–470 ms
-// with the cached statement and about 1 ms with custom plans, at 50 000 Series.
-var customPlan = pgx.QueryExecModeExec
 
 // ParseFilter accepts a filter name from a query string.
 func ParseFilter(name string) (Filter, bool) {
@@ -105,11 +95,7 @@ type AdminSeries struct {
 const adminSeriesColumns = `s.site, s.series_id, s.url, s.title, s.cover_url, s.kind,
 	s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url, s.latest_raised_by,
 	s.checked_at, s.force_poll_at, s.finished_at, s.site_completed_at, s.created_at,
-	coalesce(f.outcome, '') AS failure_outcome, coalesce(f.failing_since, 0) AS failing_since,
-	coalesce(r.name, '') AS raised_by_name`
-
-const adminFrom = `series s
-	LEFT JOIN poll_failures f ON f.site = s.site AND f.series_id = s.series_id`
+	s.failure_outcome, s.failing_since, coalesce(r.name, '') AS raised_by_name`
 
 // SeriesQuery is one page request of the owner's Series list. Site and Kind
 // stack on the Filter; AfterSite/AfterID is the keyset cursor (the last row
@@ -126,32 +112,43 @@ type SeriesQuery struct {
 // where builds the WHERE clause: the filter's predicate plus the stacked
 // site/kind equalities. Conditions are added only when present, so each
 // query the planner sees has a plain shape it can match to a partial index.
+//
+// Every statement names the Sites it reads with "s.site = ANY(@sites)": one
+// Site, the Sites of the kind asked for, or all six. A Series' kind is its
+// Site's (each adapter has one kind, and CreateSeries writes it), so the
+// kind is read as its Sites and never as a second condition the planner
+// could answer by intersecting the kind's whole key set. Every index is led
+// by site, so PostgreSQL reads one range per named Site and a capped count
+// stops after its cap; without the list, a range on the second column would
+// walk the whole index.
 func (q SeriesQuery) where(now time.Time, keyset bool) (string, pgx.NamedArgs, error) {
 	pred, ok := predicates[q.Filter]
 	if !ok {
 		return "", nil, fmt.Errorf("store: unknown filter %q", q.Filter)
 	}
-	conds := []string{pred}
-	args := pgx.NamedArgs{"cutoff": ms(now.Add(-word.OwnerWindow))}
-	if q.Site != "" {
-		conds = append(conds, `s.site = @site`)
-		args["site"] = q.Site
-	}
-	if q.Kind != "" {
-		conds = append(conds, `s.kind = @kind`)
-		args["kind"] = q.Kind
-	}
+	conds := []string{pred, `s.site = ANY(@sites)`}
+	args := pgx.NamedArgs{"cutoff": ms(now.Add(-word.OwnerWindow)), "sites": q.sites()}
 	if keyset && (q.AfterSite != "" || q.AfterID != "") {
 		conds = append(conds, keysetSQL("s"))
-		if q.Filter == FilterFailing || q.Filter == FilterUnverified {
-			// These lists are driven from the failure table; the same cursor
-			// on its key lets that scan start at the page instead of at the
-			// first failure row (the predicate already requires the row).
-			conds = append(conds, keysetSQL("f"))
-		}
 		args["after_site"], args["after_id"] = q.AfterSite, q.AfterID
 	}
 	return strings.Join(conds, " AND "), args, nil
+}
+
+// sites is the Sites a query reads: its Site, or every Site, kept to those
+// of its kind. A Site of the other kind yields none, so the list is empty.
+func (q SeriesQuery) sites() []string {
+	all := word.SiteNames()
+	if q.Site != "" {
+		all = []string{q.Site}
+	}
+	out := []string{}
+	for _, site := range all {
+		if a, ok := adapters.ByName(site); q.Kind == "" || ok && a.Kind() == q.Kind {
+			out = append(out, site)
+		}
+	}
+	return out
 }
 
 // keysetSQL is the cursor condition on one table's (site, series_id). The
@@ -174,119 +171,68 @@ type AdminSeriesPage struct {
 
 // ListAdminSeries returns one page of the filtered list in (site, series_id)
 // order, keyset-paginated: the cursor is a row-value comparison on the
-// primary key order, so page 1000 costs what page 1 costs.
-//
-// Plans at 50 000 Series (BenchmarkSeriesList seeds them; EXPLAIN in
-// TestEveryFilterListAvoidsASeqScanOfSeries), none a sequential scan of series:
-//   - all, site, kind:   Index Scan on series_pkey (or series_kind) with the
-//     keyset as an index condition, stopping at the limit.
-//   - never-checked, no-chapter, site-completed, finished: Index Scan on the
-//     filter's partial index (site, series_id), same keyset condition.
-//   - stale:             Bitmap/Index Scan on series_stale (checked_at range),
-//     then a top-N sort of the few stale rows.
-//   - failing/unverified: Index Scan on poll_failures_since (failing_since <
-//     cutoff), nested loop into series_pkey, top-N sort.
-//   - unpollable:        the key set (Index Only Scans of series_no_address
-//     and poll_failures_unfetchable, hashed) Merge Joined against
-//     series_pkey in keyset order, stopping at the limit.
-//   - orphan:            Index Scan on series_orphan in keyset order,
-//     stopping at the limit.
-//
-// Measured (BenchmarkSeriesList, 50 000 Series, first page and a deep page,
-// on an idle machine): most filters 0.5–1.5 ms; unpollable about 2 ms, whose
-// key set is sparse in keyset order; a deep failing or unverified page about
-// 4 ms, which joins and sorts the failure rows after the cursor (see
-// keysetSQL for the 400 ms this once cost).
+// primary key order, so page 1000 costs what page 1 costs. Every filter
+// walks an index in that order (series_pkey, series_kind, or the filter's
+// own partial index) and stops at the limit; TestEveryFigureIsBounded holds
+// each plan to that.
 func (s *Store) ListAdminSeries(ctx context.Context, q SeriesQuery, now time.Time) (AdminSeriesPage, error) {
+	var page AdminSeriesPage
+	b := s.NewBatch()
+	if err := b.ListAdminSeries(q, now, &page); err != nil {
+		return AdminSeriesPage{}, err
+	}
+	return page, s.Send(ctx, b)
+}
+
+// listSQL is the list statement and its arguments.
+func (q SeriesQuery) listSQL(now time.Time) (string, pgx.NamedArgs, error) {
 	if q.Limit <= 0 || q.Limit > 500 {
 		q.Limit = 50
 	}
-	sql, args, err := q.listSQL(now)
-	if err != nil {
-		return AdminSeriesPage{}, err
-	}
-	rows, err := getMany[AdminSeries](ctx, s, sql, customPlan, args)
-	if err != nil {
-		return AdminSeriesPage{}, fmt.Errorf("store: list admin series %q: %w", q.Filter, err)
-	}
-	page := AdminSeriesPage{Rows: rows}
-	if len(rows) > q.Limit {
-		page.Rows, page.More = rows[:q.Limit], true
-	}
-	return page, nil
-}
-
-// listSQL is the list statement (the page's keys first, then the read
-// model joined onto just those rows) and its arguments.
-func (q SeriesQuery) listSQL(now time.Time) (string, pgx.NamedArgs, error) {
 	where, args, err := q.where(now, true)
 	if err != nil {
 		return "", nil, err
 	}
 	args["limit"] = q.Limit + 1
-	sql := `SELECT ` + adminSeriesColumns + ` FROM (
-		SELECT s.site, s.series_id FROM ` + adminFrom + `
-		 WHERE ` + where + `
-		 ORDER BY s.site, s.series_id LIMIT @limit) page
-	JOIN series s ON s.site = page.site AND s.series_id = page.series_id
-	LEFT JOIN poll_failures f ON f.site = s.site AND f.series_id = s.series_id
-	LEFT JOIN readers r ON r.discord_id = s.latest_raised_by
-	ORDER BY s.site, s.series_id`
+	sql := `SELECT ` + adminSeriesColumns + `
+	  FROM series s LEFT JOIN readers r ON r.discord_id = s.latest_raised_by
+	 WHERE ` + where + `
+	 ORDER BY s.site, s.series_id LIMIT @limit`
 	return sql, args, nil
 }
 
-// CountAdminSeries is the figure of one filter (site and kind stack as on
-// the list). It uses the very predicate the list uses.
-func (s *Store) CountAdminSeries(ctx context.Context, q SeriesQuery, now time.Time) (int64, error) {
-	where, args, err := q.where(now, false)
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM `+adminFrom+` WHERE `+where, customPlan, args).Scan(&n); err != nil {
-		return 0, fmt.Errorf("store: count admin series %q: %w", q.Filter, translate(err))
-	}
-	return n, nil
-}
-
-// FigureCap bounds every figure of the landing stats block: a figure counts
-// at most FigureCap+1 rows of its list and the page prints "1000+" above the
-// cap. So no figure ever reads a whole table, at 50 000 Series or at
-// 1 000 000, whatever its predicate — and each is still computed from the
-// same predicate as its list.
+// FigureCap bounds every figure and every caption count: each counts at
+// most FigureCap+1 rows of its list, and the pages print "1000+" above the
+// cap. So no figure ever reads more than a few thousand index entries, at
+// 50 000 Series or at 1 000 000, whatever its predicate, and the landing
+// figure and the list caption of one filter are the same statement.
 const FigureCap = 1000
 
-// AdminStats is every figure of the landing stats block, keyed by filter.
-// A value above FigureCap means "more than FigureCap".
-//
-// One round trip, one scalar subquery per filter, each built from the same
-// predicate string as its list and stopped by LIMIT after FigureCap+1 rows.
-// Each one walks the filter's own partial index (never-checked, no-chapter,
-// site-completed, finished, stale, orphan), old failure rows through
-// poll_failures_since (failing, unverified), series_no_address plus
-// poll_failures_unfetchable (unpollable), or the table itself (every Series),
-// and the LIMIT bounds the walk.
-//
-// Measured: see the "stats" case of BenchmarkSeriesList (make bench).
+// countSQL is one capped figure: the filter's own predicate, stopped after
+// FigureCap+1 rows.
+func countSQL(where string) string {
+	return `(SELECT count(*) FROM (SELECT 1 FROM series s WHERE ` + where + ` LIMIT @cap) capped)`
+}
+
+// CountAdminSeries is the caption count of one list (site and kind stack as
+// on the list): exact up to FigureCap, FigureCap+1 meaning "more".
+func (s *Store) CountAdminSeries(ctx context.Context, q SeriesQuery, now time.Time) (int64, error) {
+	var n int64
+	b := s.NewBatch()
+	if err := b.CountAdminSeries(q, now, &n); err != nil {
+		return 0, err
+	}
+	return n, s.Send(ctx, b)
+}
+
+// AdminStats is every figure of the landing stats block, keyed by filter;
+// each is the very statement the list's caption runs, so they agree. A
+// value above FigureCap means "more than FigureCap".
 func (s *Store) AdminStats(ctx context.Context, now time.Time) (map[Filter]int64, error) {
-	cols := make([]string, len(Filters))
-	for i, f := range Filters {
-		cols[i] = `(SELECT count(*) FROM (SELECT 1 FROM ` + adminFrom + ` WHERE ` + predicates[f] + ` LIMIT @cap) capped)`
-	}
-	args := pgx.NamedArgs{"cutoff": ms(now.Add(-word.OwnerWindow)), "cap": FigureCap + 1}
-	vals := make([]int64, len(Filters))
-	dest := make([]any, len(Filters))
-	for i := range vals {
-		dest[i] = &vals[i]
-	}
-	if err := s.pool.QueryRow(ctx, `SELECT `+strings.Join(cols, ",\n"), customPlan, args).Scan(dest...); err != nil {
-		return nil, fmt.Errorf("store: admin stats: %w", translate(err))
-	}
-	out := make(map[Filter]int64, len(Filters))
-	for i, f := range Filters {
-		out[f] = vals[i]
-	}
-	return out, nil
+	out := map[Filter]int64{}
+	b := s.NewBatch()
+	b.AdminStats(now, out)
+	return out, s.Send(ctx, b)
 }
 
 // AdminSeriesDetail is one Series for its detail page, with the filters the
@@ -300,19 +246,32 @@ type AdminSeriesDetail struct {
 
 // GetAdminSeries returns one Series' detail or ErrNotFound.
 func (s *Store) GetAdminSeries(ctx context.Context, site, id string, now time.Time) (AdminSeriesDetail, error) {
-	sql := `SELECT ` + adminSeriesColumns + `,
+	var v AdminSeriesDetail
+	b := s.NewBatch()
+	b.AdminSeries(site, id, now, &v)
+	return v, s.Send(ctx, b)
+}
+
+var adminSeriesSQL = `SELECT ` + adminSeriesColumns + `,
 		` + predicates[FilterFailing] + ` AS failing,
 		` + predicates[FilterUnverified] + ` AS unverified,
 		s.bookmark_count AS bookmarks
-	  FROM ` + adminFrom + `
+	  FROM series s
 	  LEFT JOIN readers r ON r.discord_id = s.latest_raised_by
 	 WHERE s.site = @site AND s.series_id = @id`
+
+// AdminSeries queues one Series' detail into dst; Send returns ErrNotFound
+// when there is no such Series.
+func (b *Batch) AdminSeries(site, id string, now time.Time, dst *AdminSeriesDetail) {
 	args := pgx.NamedArgs{"site": site, "id": id, "cutoff": ms(now.Add(-word.OwnerWindow))}
-	v, err := getOne[AdminSeriesDetail](ctx, s, sql, customPlan, args)
-	if err != nil {
-		return AdminSeriesDetail{}, fmt.Errorf("store: get admin series %s/%s: %w", site, id, err)
-	}
-	return v, nil
+	b.b.Queue(adminSeriesSQL, args).Query(func(rows pgx.Rows) error {
+		v, err := pgx.CollectExactlyOneRow(rows, rowTo[AdminSeriesDetail])
+		if err != nil {
+			return fmt.Errorf("store: get admin series %s/%s: %w", site, id, translate(err))
+		}
+		*dst = v
+		return nil
+	})
 }
 
 // SeriesBookmark is one Reader's Bookmark on a Series, for the detail page.
@@ -331,11 +290,15 @@ SELECT b.reader_id, coalesce(r.name, '') AS reader_name, b.progress_num::text AS
 
 // SeriesBookmarks lists the Bookmarks on one Series.
 func (s *Store) SeriesBookmarks(ctx context.Context, site, id string) ([]SeriesBookmark, error) {
-	v, err := getMany[SeriesBookmark](ctx, s, seriesBookmarksSQL, site, id)
-	if err != nil {
-		return nil, fmt.Errorf("store: bookmarks of %s/%s: %w", site, id, err)
-	}
-	return v, nil
+	var v []SeriesBookmark
+	b := s.NewBatch()
+	b.SeriesBookmarks(site, id, &v)
+	return v, s.Send(ctx, b)
+}
+
+// SeriesBookmarks queues the Bookmarks on one Series into dst.
+func (b *Batch) SeriesBookmarks(site, id string, dst *[]SeriesBookmark) {
+	queueMany(b, "bookmarks of "+site+"/"+id, dst, seriesBookmarksSQL, site, id)
 }
 
 const finishSeriesSQL = `

@@ -111,3 +111,21 @@ func (s *Store) RemoveBookmark(ctx context.Context, readerID, site, seriesID str
 	}
 	return nil
 }
+
+const getBookmarkSQL = `
+SELECT b.site, b.series_id, s.url, s.title, s.cover_url, s.kind,
+       s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url,
+       b.progress_num::text AS progress, b.progress_url,
+       (s.latest_chapter_num IS NOT NULL AND (b.progress_num IS NULL OR s.latest_chapter_num > b.progress_num)) AS new,
+       b.updated_at
+  FROM bookmarks b JOIN series s USING (site, series_id)
+ WHERE b.reader_id = $1 AND b.site = $2 AND b.series_id = $3`
+
+// GetBookmark returns one of the Reader's Bookmarks, or ErrNotFound.
+func (s *Store) GetBookmark(ctx context.Context, readerID, site, seriesID string) (Bookmark, error) {
+	v, err := getOne[Bookmark](ctx, s, getBookmarkSQL, readerID, site, seriesID)
+	if err != nil {
+		return Bookmark{}, fmt.Errorf("store: get bookmark %s %s/%s: %w", readerID, site, seriesID, err)
+	}
+	return v, nil
+}

@@ -104,8 +104,8 @@ func TestATokenFindsItsReaderUntilRevoked(t *testing.T) {
 		t.Fatal(err)
 	}
 	const at = int64(1_780_000_000_000) // a real clock: the stamp is hourly
-	if who, err := s.ReaderByToken(ctx, []byte("hash"), msT(at)); err != nil || who != "r" {
-		t.Fatalf("%q %v", who, err)
+	if who, err := s.ReaderByToken(ctx, []byte("hash"), msT(at)); err != nil || who.ReaderID != "r" || who.ID != id || who.Label != "phone" {
+		t.Fatalf("%+v %v", who, err)
 	}
 	// Uses within the hour find the Reader without writing the row again.
 	version := func() (v string, used int64) {
@@ -119,8 +119,8 @@ func TestATokenFindsItsReaderUntilRevoked(t *testing.T) {
 	if used != at {
 		t.Fatalf("first use stamped %d, want %d", used, at)
 	}
-	if who, err := s.ReaderByToken(ctx, []byte("hash"), msT(at+1000)); err != nil || who != "r" {
-		t.Fatalf("%q %v", who, err)
+	if who, err := s.ReaderByToken(ctx, []byte("hash"), msT(at+1000)); err != nil || who.ReaderID != "r" {
+		t.Fatalf("%+v %v", who, err)
 	}
 	if v2, used2 := version(); v2 != v || used2 != at {
 		t.Fatalf("a use within the hour rewrote the row (stamp %d)", used2)

@@ -8,14 +8,21 @@ import (
 
 // ListSQL exposes the list statement to the EXPLAIN test.
 func ListSQL(q SeriesQuery, now time.Time) (string, pgx.NamedArgs, error) {
-	if q.Limit <= 0 {
-		q.Limit = 50
-	}
 	return q.listSQL(now)
 }
 
-// CountSQL exposes one figure's statement to the EXPLAIN test.
-func CountSQL(q SeriesQuery, now time.Time) (string, pgx.NamedArgs, error) {
-	where, args, err := q.where(now, false)
-	return `SELECT count(*) FROM ` + adminFrom + ` WHERE ` + where, args, err
+// Queued is one statement a Batch would send, for the EXPLAIN tests: they
+// plan exactly what the pages run.
+type Queued struct {
+	SQL  string
+	Args []any
+}
+
+// QueuedStatements lists what b would send.
+func QueuedStatements(b *Batch) []Queued {
+	var out []Queued
+	for _, q := range b.b.QueuedQueries {
+		out = append(out, Queued{q.SQL, q.Arguments})
+	}
+	return out
 }

@@ -94,15 +94,20 @@ func none(os ...word.Outcome) string {
 // is Limit -> Index Scan Backward on the same index filtered by NOT <pred>.
 // 5 buffers for a healthy Lane; a long run reads at most one Site's
 // lookback.
-func runStartSQL(pred string) string {
+func runStartSQL(pred string) string { return runStartExpr(pred, "$1", "$2", "$3") }
+
+// runStartExpr is runStartSQL over any site, now and lookback expressions,
+// so the verdict line's one statement (conditionsSQL) asks the very same
+// question of every Site at once.
+func runStartExpr(pred, site, now, from string) string {
 	return `
 SELECT p.started_at FROM poll_passes p
-WHERE p.site = $1 AND p.started_at <= $2 AND p.started_at >= $3 AND ` + notLeader + `
+WHERE p.site = ` + site + ` AND p.started_at <= ` + now + ` AND p.started_at >= ` + from + ` AND ` + notLeader + `
   AND p.started_at > coalesce((
       SELECT p.started_at FROM poll_passes p
-      WHERE p.site = $1 AND p.started_at <= $2 AND p.started_at >= $3 AND ` + notLeader + `
+      WHERE p.site = ` + site + ` AND p.started_at <= ` + now + ` AND p.started_at >= ` + from + ` AND ` + notLeader + `
         AND NOT ` + pred + `
-      ORDER BY p.started_at DESC LIMIT 1), $3 - 1)
+      ORDER BY p.started_at DESC LIMIT 1), ` + from + ` - 1)
 ORDER BY p.started_at LIMIT 1`
 }
 
@@ -145,21 +150,25 @@ func (s *Store) runStart(ctx context.Context, what, sql, site string, now, from 
 // Limit -> Index Scan Backward using poll_passes_site_started for the last
 // reach, and a Bitmap Index Scan on the same index (site, started_at range)
 // for the first failure after it. No Site outside $1 is read.
-var sidecarDownRunSQL = `
-WITH b AS (SELECT unnest($1::text[]) AS site),
+var sidecarDownRunSQL = sidecarDownExpr("$1", "$2", "$3")
+
+func sidecarDownExpr(sites, now, from string) string {
+	return `
+WITH b AS (SELECT unnest(` + sites + `::text[]) AS site),
 reach AS (
     SELECT max(r.t) AS t FROM b CROSS JOIN LATERAL (
         SELECT p.started_at AS t FROM poll_passes p
-        WHERE p.site = b.site AND p.started_at <= $2 AND p.started_at >= $3
+        WHERE p.site = b.site AND p.started_at <= ` + now + ` AND p.started_at >= ` + from + `
           AND ` + sidecarReachPred + `
         ORDER BY p.started_at DESC LIMIT 1) r
 )
 SELECT min(f.t) FROM b CROSS JOIN LATERAL (
     SELECT p.started_at AS t FROM poll_passes p
-    WHERE p.site = b.site AND p.started_at <= $2 AND p.started_at >= $3
-      AND p.started_at > coalesce((SELECT t FROM reach), $3 - 1)
+    WHERE p.site = b.site AND p.started_at <= ` + now + ` AND p.started_at >= ` + from + `
+      AND p.started_at > coalesce((SELECT t FROM reach), ` + from + ` - 1)
       AND ` + sidecarFailPred + `
     ORDER BY p.started_at LIMIT 1) f`
+}
 
 // SidecarDownRun returns when the browser Lanes' current run of passes that
 // failed to reach the sidecar began, and false when the newest pass that
@@ -178,58 +187,93 @@ func (s *Store) SidecarDownRun(ctx context.Context, browserSites []string, now, 
 	return instant(*since), true, nil
 }
 
-// adapterBrokenSQL reads one Site's no_chapter failure rows older than the
-// cutoff on pollable Series (not Finished, with an address) — F of them —
-// and counts the Site's pollable Series, N, only up to 2F: past that the
-// share is at most half and the condition cannot hold, so the count never
-// walks more than twice the failure set, whatever the Site's size. When it
-// holds (N < 2F, so the count is exact) it also returns the failing_since of
-// the m-th oldest row, m = floor(N/2) + 1 — the moment more than half of the
-// Site had been failing that way, which is the age the condition reports.
+// adapterBrokenExpr is the moment more than half of one Site's pollable
+// Series (not Finished, with an address: N of them) began holding a
+// no_chapter failure row, or NULL while at most half hold one of any age.
+// The condition holds when that moment is at or before now − ownerWindow:
+// F, the rows failing since then, exceeds N/2 exactly when the m-th oldest
+// row (m = floor(N/2) + 1) is that old, and its failing_since is the age.
 //
-// Plan: an Index Scan on poll_failures_site_outcome (site, outcome,
-// failing_since <= $2) with series_pkey probes, then an Index Only Scan on
-// series_due (site = $1; the partial index is exactly "pollable") stopped by
-// the LIMIT. BenchmarkConditions: 50 000 Series, every Site healthy.
-var adapterBrokenSQL = `
-WITH f AS (
-    SELECT f.failing_since
-    FROM poll_failures f
-    JOIN series s ON s.site = f.site AND s.series_id = f.series_id
-    WHERE f.site = $1 AND f.outcome = ` + word.NoChapter.SQL() + ` AND f.failing_since <= $2
-      AND s.finished_at = 0 AND s.url <> ''
-), failing AS (
-    SELECT count(*) AS n FROM f
-), total AS (
-    SELECT count(*) AS n FROM (
-        SELECT 1 FROM series s
-        WHERE s.site = $1 AND s.finished_at = 0 AND s.url <> ''
-        ORDER BY s.checked_at -- series_due's order: an index walk the LIMIT stops
-        LIMIT (SELECT 2 * n FROM failing)) capped
-)
-SELECT total.n AS total, failing.n AS failing,
-       (SELECT failing_since FROM f ORDER BY failing_since
-        OFFSET (SELECT n / 2 FROM total) LIMIT 1) AS since
-FROM total, failing`
+// site_tallies (migration 0009) keeps N and the count of no_chapter rows of
+// any age, T, in step with every write. While 2T <= N the share cannot pass
+// half and nothing else is read; only a Site past half walks m entries of
+// series_no_chapter_since (site, failing_since), index-only.
+func adapterBrokenExpr(site string) string {
+	return `(SELECT CASE WHEN 2 * t.no_chapter > t.pollable THEN (
+        SELECT x.failing_since FROM series x
+        WHERE x.site = t.site AND x.failure_outcome = ` + word.NoChapter.SQL() + ` AND x.finished_at = 0 AND x.url <> ''
+        ORDER BY x.failing_since OFFSET t.pollable / 2 LIMIT 1) END
+    FROM site_tallies t WHERE t.site = ` + site + `)`
+}
+
+var adapterBrokenSQL = `SELECT ` + adapterBrokenExpr("$1")
 
 // AdapterBroken reports whether more than half of the Site's pollable Series
 // hold a no_chapter failure row with failing_since at or before cutoff
 // (exactly half does not), and since when that share has been past half.
 func (s *Store) AdapterBroken(ctx context.Context, site string, cutoff time.Time) (time.Time, bool, error) {
-	var total, failing int64
 	var since *int64
-	if err := s.pool.QueryRow(ctx, adapterBrokenSQL, site, ms(cutoff)).Scan(&total, &failing, &since); err != nil {
+	if err := s.pool.QueryRow(ctx, adapterBrokenSQL, site).Scan(&since); err != nil {
 		return time.Time{}, false, fmt.Errorf("store: adapter-broken share of %s: %w", site, translate(err))
 	}
-	// When the count stopped at 2F, total = 2F and this says "not more than half".
-	if 2*failing <= total || since == nil {
+	if since == nil || *since > ms(cutoff) {
 		return time.Time{}, false, nil
 	}
 	return instant(*since), true, nil
 }
 
-// NoticeState is one open owner notice, its last failed delivery and its
-// claim, if any.
+// ConditionsQuery is what the verdict line asks of every Site at once.
+type ConditionsQuery struct {
+	Sites        []string  // every Site, in the verdict line's order
+	RefusalSites []string  // the Sites no-browser-route is evaluated for
+	BrowserSites []string  // sidecar-down's Lanes; empty: not evaluated
+	Now, From    time.Time // the pass time and the lookback's start
+}
+
+// SiteConditions is one Site's row of conditionsSQL: each run's start (or
+// the adapter-broken moment), the zero time where there is none.
+type SiteConditions struct {
+	Site          string    `db:"site"`
+	StallSince    time.Time `db:"stall_since"`
+	RefusingSince time.Time `db:"refusing_since"`
+	BrokenSince   time.Time `db:"broken_since"`
+	SidecarSince  time.Time `db:"sidecar_since"` // the same on every row
+}
+
+// conditionsSQL is every condition of every Site in one statement, built
+// from the same expressions the per-pass checks run one at a time, so the
+// verdict line and the push cannot disagree. Each correlated subquery is
+// one Site's bounded index read (see runStartSQL, sidecarDownRunSQL,
+// adapterBrokenExpr); sidecar-down is uncorrelated and runs once.
+var conditionsSQL = `
+SELECT l.site,
+       (` + runStartExpr(stallPassPred, "l.site", "@now", "@from") + `) AS stall_since,
+       CASE WHEN l.site = ANY(@refusal_sites) THEN (` + runStartExpr(refusingPassPred, "l.site", "@now", "@from") + `) END AS refusing_since,
+       ` + adapterBrokenExpr("l.site") + ` AS broken_since,
+       CASE WHEN cardinality(@browser_sites::text[]) > 0 THEN (` + sidecarDownExpr("@browser_sites", "@now", "@from") + `) END AS sidecar_since
+  FROM unnest(@sites::text[]) WITH ORDINALITY AS l(site, n)
+ ORDER BY l.n`
+
+// Conditions queues every Site's conditions into dst.
+func (b *Batch) Conditions(q ConditionsQuery, dst *[]SiteConditions) {
+	queueMany(b, "conditions", dst, conditionsSQL, pgx.NamedArgs{
+		"sites": q.Sites, "refusal_sites": q.RefusalSites, "browser_sites": q.BrowserSites,
+		"now": ms(q.Now), "from": ms(q.From),
+	})
+}
+
+// WebhookDeadAt queues the dead-webhook read into at (the zero time when it
+// never died).
+func (b *Batch) WebhookDeadAt(urlHash string, at *time.Time) {
+	b.b.Queue(`SELECT coalesce(max(dead_at), 0) FROM dead_webhooks WHERE url_hash = $1`, urlHash).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(msScan{at}); err != nil {
+			return fmt.Errorf("store: dead webhook: %w", translate(err))
+		}
+		return nil
+	})
+}
+
+// NoticeState is one open owner notice and its last failed delivery, if any.
 type NoticeState struct {
 	Kind           word.NoticeKind `db:"kind"`
 	Site           string          `db:"site"`

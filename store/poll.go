@@ -60,6 +60,27 @@ func Unreachable(err error) bool {
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
+// Unavailable reports whether err means the database could not do the work
+// in time: it is unreachable, it is refusing new sessions, or the caller's
+// deadline (or the server's statement_timeout) ran out first. Nothing the
+// statement would have written was written. A page answers 503 for it.
+func Unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if Unreachable(err) || errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) {
+		return true
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		switch pg.Code {
+		case "57014", "53300": // query_canceled (statement_timeout), too_many_connections
+			return true
+		}
+	}
+	return false
+}
+
 // again runs f, and again while it fails on a lost session: at most once per
 // pooled connection, plus one.
 func (s *Store) again(f func() error) error {
@@ -155,11 +176,13 @@ func (s *Store) OldestCheck(ctx context.Context, site string) (time.Time, bool, 
 // when this says a row is there. Only the Lane that holds the Series' Site
 // writes failure rows, and it is the one asking, so the answer cannot go
 // stale between the stamp and the write. The due query stays free of
-// poll_failures, as the spec requires.
+// poll_failures, as the spec requires. The answer is the row's copy on
+// series (migration 0009), kept by poll_failures' own triggers in the same
+// transaction as every failure write, so it is exact and costs no probe.
 const stampSQL = `
 UPDATE series s SET checked_at = $4
 WHERE s.site = $1 AND s.series_id = $2 AND s.checked_at = $3
-RETURNING EXISTS (SELECT 1 FROM poll_failures f WHERE f.site = s.site AND f.series_id = s.series_id)`
+RETURNING s.failing_since > 0`
 
 // ErrAlreadyChecked: the Series' check stamp moved since the due query read
 // it; another pass polled it.

@@ -194,8 +194,8 @@ func TestThePlans(t *testing.T) {
 			[]string{"poll_passes_site_started"}},
 		{"sidecar-down reads the browser Sites' lookback", plan(store.SidecarDownSQL, []string{"comix", "kagane"}, 1000000000, 500000000),
 			[]string{"poll_passes_site_started"}},
-		{"adapter-broken reads one Site's Series and failure rows", plan(store.AdapterBroken, "comix", 5000000),
-			[]string{"series_due", "poll_failures_site_outcome"}},
+		{"adapter-broken reads the Site's tally and its no_chapter rows", plan(store.AdapterBroken, "comix"),
+			[]string{"site_tallies_pkey", "series_no_chapter_since"}},
 	}
 	for _, c := range cases {
 		for _, n := range c.needs {

@@ -77,3 +77,25 @@ func (s *Store) DeleteSeries(ctx context.Context, site, id string) error {
 	}
 	return nil
 }
+
+// addSeriesSQL creates a Series asked for by a Reader and, only when the row
+// is new, asks for its first Poll at once (force_poll_at) and wakes its Lane,
+// so its facts appear within a minute. An existing row is left untouched.
+var addSeriesSQL = `
+WITH ins AS (
+    INSERT INTO series (site, series_id, url, title, cover_url, kind, created_at, force_poll_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+    ON CONFLICT (site, series_id) DO NOTHING
+    RETURNING site
+)
+SELECT count(*) FROM ins, LATERAL (SELECT pg_notify('` + LaneWakeChannel + `', ins.site)) n`
+
+// AddSeries creates a Series a Reader named by address and asks for its first
+// Poll; it reports whether the Series was new.
+func (s *Store) AddSeries(ctx context.Context, in Series, now time.Time) (created bool, err error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, addSeriesSQL, in.Site, in.SeriesID, in.URL, in.Title, in.CoverURL, in.Kind, ms(now)).Scan(&n); err != nil {
+		return false, fmt.Errorf("store: add series %s/%s: %w", in.Site, in.SeriesID, translate(err))
+	}
+	return n == 1, nil
+}

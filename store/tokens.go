@@ -58,18 +58,27 @@ func (s *Store) RevokeToken(ctx context.Context, readerID string, id int64) erro
 // PostgreSQL makes it an int4, which no unix-millisecond time fits.
 const readerByTokenSQL = `
 WITH t AS (
-    SELECT id, reader_id, last_used_at FROM reader_tokens WHERE token_hash = $1
+    SELECT id, reader_id, label, last_used_at FROM reader_tokens WHERE token_hash = $1
 ), stamp AS (
     UPDATE reader_tokens r SET last_used_at = $2::bigint
       FROM t WHERE r.id = t.id AND t.last_used_at < $2::bigint - 3600000
 )
-SELECT reader_id FROM t`
+SELECT id, reader_id, label FROM t`
 
-// ReaderByToken returns the Reader a token belongs to, or ErrNotFound.
-func (s *Store) ReaderByToken(ctx context.Context, hash []byte, now time.Time) (string, error) {
-	var id string
-	if err := s.pool.QueryRow(ctx, readerByTokenSQL, hash, ms(now)).Scan(&id); err != nil {
-		return "", fmt.Errorf("store: reader by token: %w", translate(err))
+// TokenUse is the token an API request presented: which one, and whose.
+type TokenUse struct {
+	ID       int64
+	ReaderID string
+	Label    string
+}
+
+// ReaderByToken returns the token a keyed hash names and its Reader, or
+// ErrNotFound (never issued, or revoked: a revoked token is deleted, so it
+// fails on its very next use).
+func (s *Store) ReaderByToken(ctx context.Context, hash []byte, now time.Time) (TokenUse, error) {
+	var u TokenUse
+	if err := s.pool.QueryRow(ctx, readerByTokenSQL, hash, ms(now)).Scan(&u.ID, &u.ReaderID, &u.Label); err != nil {
+		return TokenUse{}, fmt.Errorf("store: reader by token: %w", translate(err))
 	}
-	return id, nil
+	return u, nil
 }

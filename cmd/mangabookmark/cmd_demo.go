@@ -203,7 +203,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // and the hostile Site's history of refusals. It runs again harmlessly on a
 // database that already holds the demo.
 func seedDemo(ctx context.Context, dbURL string, standIns []*standIn, now time.Time) error {
-	st, err := store.Open(ctx, dbURL)
+	st, err := store.Open(ctx, dbURL, store.Pools{})
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if err != nil {
 		return fmt.Errorf("notices: %w", err)
 	}
-	st, err := store.Open(ctx, dbURL)
+	st, err := store.Open(ctx, dbURL, store.Pools{})
 	if err != nil {
 		return fmt.Errorf("notices: %w", err)
 	}

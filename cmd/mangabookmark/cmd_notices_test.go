@@ -23,7 +23,7 @@ const hookURL = "https://discord.example/api/webhooks/42/NOTICES-SECRET-MARKER"
 func noticesDB(t *testing.T, sent, failed bool) string {
 	t.Helper()
 	url := storetest.URL(t)
-	s, err := store.Open(context.Background(), url)
+	s, err := store.Open(context.Background(), url, store.Pools{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestTheNoticesCommandShowsWhatWasSentAndExitsNonZeroWhilePending(t *testing
 				url = noticesDB(t, tc.sent, tc.failed)
 			}
 			if tc.deadWebhook {
-				s, err := store.Open(context.Background(), url)
+				s, err := store.Open(context.Background(), url, store.Pools{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -7,12 +7,15 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
+	"github.com/mangabookmark/mangabookmark/store"
 )
 
 // Secret holds a value that must never be logged, printed or rendered. Every
@@ -55,6 +58,10 @@ type Config struct {
 	DiscordWebhookURL Secret
 
 	PollSpacing time.Duration // least time between two requests to one Site
+
+	PoolSize       int32         // DATABASE_POOL_SIZE: pages and /healthz
+	LanePoolSize   int32         // DATABASE_LANE_POOL_SIZE: Lanes and owner notices
+	RequestTimeout time.Duration // DATABASE_REQUEST_TIMEOUT: a request's database work
 
 	LogLevel slog.Level
 }
@@ -155,6 +162,16 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			c.PollSpacing = d
 		}
 	}
+	c.PoolSize = poolSize(get("DATABASE_POOL_SIZE", ""), store.DefaultPoolSize, "DATABASE_POOL_SIZE", bad)
+	c.LanePoolSize = poolSize(get("DATABASE_LANE_POOL_SIZE", ""), store.DefaultLanePoolSize, "DATABASE_LANE_POOL_SIZE", bad)
+	c.RequestTimeout = handlers.DefaultRequestTimeout
+	if v := get("DATABASE_REQUEST_TIMEOUT", ""); v != "" {
+		if d, err := time.ParseDuration(v); err != nil || d < 100*time.Millisecond || d > time.Minute {
+			bad("DATABASE_REQUEST_TIMEOUT", "must be a duration between 100ms and 1m, e.g. 5s")
+		} else {
+			c.RequestTimeout = d
+		}
+	}
 	if c.BrowserSites, err = adapters.ParseBrowserSites(get("BROWSER_SITES", adapters.DefaultBrowserSites)); err != nil {
 		errs = append(errs, err)
 	}
@@ -174,6 +191,19 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		bad("LOG_LEVEL", "must be debug, info, warn or error")
 	}
 	return c, errors.Join(errs...)
+}
+
+// poolSize reads a pool size setting: a whole number from 1 to 100.
+func poolSize(v string, def int32, name string, bad func(name, why string)) int32 {
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil || n < 1 || n > 100 {
+		bad(name, "must be a whole number from 1 to 100")
+		return def
+	}
+	return int32(n)
 }
 
 func isSnowflake(s string) bool {

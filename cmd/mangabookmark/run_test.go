@@ -123,6 +123,9 @@ func TestABadSettingStopsTheStartWithOneLineNamingIt(t *testing.T) {
 		{"a database that does not answer", map[string]string{"DATABASE_URL": "postgres://u:" + marker + "@127.0.0.1:1/db?connect_timeout=2"}, "DATABASE_URL"},
 		{"OAuth without its secret", map[string]string{"DISCORD_CLIENT_ID": "1", "DISCORD_GUILD_ID": "2", "OWNER_DISCORD_ID": "3"}, "DISCORD_CLIENT_SECRET"},
 		{"an owner id that is not a Discord id", map[string]string{"OWNER_DISCORD_ID": "bob"}, "OWNER_DISCORD_ID"},
+		{"a pool of no connections", map[string]string{"DATABASE_POOL_SIZE": "0"}, "DATABASE_POOL_SIZE"},
+		{"a Lane pool size that is not a number", map[string]string{"DATABASE_LANE_POOL_SIZE": "many"}, "DATABASE_LANE_POOL_SIZE"},
+		{"a request deadline that is not a duration", map[string]string{"DATABASE_REQUEST_TIMEOUT": "forever"}, "DATABASE_REQUEST_TIMEOUT"},
 		{"a browser address that is not ws", map[string]string{"BROWSER_WS_URL": "chrome"}, "BROWSER_WS_URL"},
 	}
 	for _, c := range cases {

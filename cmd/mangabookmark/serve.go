@@ -45,7 +45,7 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		return err
 	}
 	defer stopDB()
-	st, err := store.Open(ctx, dbURL)
+	st, err := store.Open(ctx, dbURL, store.Pools{Pages: cfg.PoolSize, Lanes: cfg.LanePoolSize})
 	if err != nil {
 		return databaseError(cfg, err)
 	}
@@ -70,7 +70,8 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		// The Lanes page names each Site's route (plain or browser). Never
 		// nil: handlers reads nil as "the default Sites", and BROWSER_SITES=none
 		// (the demo's setting) parses to an empty set.
-		BrowserSites: append([]string{}, slices.Sorted(maps.Keys(cfg.BrowserSites))...),
+		BrowserSites:   append([]string{}, slices.Sorted(maps.Keys(cfg.BrowserSites))...),
+		RequestTimeout: cfg.RequestTimeout,
 	}
 	if cfg.OAuth() {
 		deps.Discord = &handlers.DiscordAuth{
@@ -81,19 +82,25 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 			APIBase:      handlers.DiscordAPIBase,
 		}
 	}
-	notifier, err := notify.New(notify.Options{
-		Store:         st,
+	// The Lanes' notifier sends through the Lanes' pool; the pages read the
+	// same conditions through theirs (store.Pools).
+	notices := notify.Options{
+		Store:         st.Lanes(),
 		WebhookURL:    notify.Secret(cfg.DiscordWebhookURL.Reveal()),
 		PublicBaseURL: cfg.PublicBaseURL,
 		BrowserSites:  cfg.BrowserSites,
 		Logger:        log,
-	})
+	}
+	notifier, err := notify.New(notices)
 	if err != nil {
 		// loadConfig has already refused a bad DISCORD_WEBHOOK_URL with
 		// notify's own check; what is left here is not about the address.
 		return fmt.Errorf("owner notices: %w", err)
 	}
-	deps.Notices = notifier
+	notices.Store, notices.Logger = st, nil // nil: its "notices on" line is said once, above
+	if deps.Notices, err = notify.New(notices); err != nil {
+		return fmt.Errorf("owner notices: %w", err)
+	}
 	if cfg.BrowserWSURL == "" && len(deps.BrowserSites) > 0 {
 		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites are not polled", "browser_sites", strings.Join(deps.BrowserSites, ","))
 	}
@@ -104,7 +111,7 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		BrowserWSURL: cfg.BrowserWSURL,
 		Logger:       log,
 	})
-	lanes := poller.New(st, reader, log)
+	lanes := poller.New(st.Lanes(), reader, log)
 	lanes.Spacing = cfg.PollSpacing
 	lanes.Notifier = notifier.Hook()
 	lanesCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))

@@ -138,6 +138,7 @@ func Pool(t testing.TB, adjust func(*pgxpool.Config)) *pgxpool.Pool {
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
+	store.Tune(cfg)
 	if adjust != nil {
 		adjust(cfg)
 	}

@@ -1,0 +1,127 @@
+package handlers
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/mangabookmark/mangabookmark/store"
+)
+
+// Bounds of one API write.
+const (
+	maxAPIBody         = 16 << 10 // bytes; a larger body is 413
+	maxSighting        = 50       // chapter numbers in one Sighting
+	maxIdempotencyKey  = 255      // characters of an Idempotency-Key
+	apiWritesPerMinute = 120      // per token; more is 429
+)
+
+// writeHandler does one API write: it answers a value (200) or an error.
+// It must change nothing when it answers an error below 500.
+type writeHandler func(r *http.Request, body []byte) (any, *apiError)
+
+// write wraps a writer with the rate limit, the body cap and the
+// Idempotency-Key rule: a repeat with the same key and body answers the first
+// answer and runs nothing; the same key with another body is refused.
+func (api *apiServer) write(h writeHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		tok := tokenFrom(r.Context())
+		if wait, ok := api.limit.take(tok.ID, api.d.now()); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(wait))
+			api.fail(w, r, apiErr(http.StatusTooManyRequests, apiRateLimited, "More than "+strconv.Itoa(apiWritesPerMinute)+" writes a minute from this token; wait and send again."))
+			return
+		}
+		body, e := readAPIBody(w, r)
+		if e != nil {
+			api.fail(w, r, e)
+			return
+		}
+		key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
+		if len(key) > maxIdempotencyKey {
+			api.fail(w, r, apiErr(http.StatusBadRequest, apiBadRequest, "The Idempotency-Key header is longer than 255 characters."))
+			return
+		}
+		if key == "" {
+			v, e := h(r, body)
+			api.answer(w, r, v, e)
+			return
+		}
+		api.writeOnce(w, r, tok.ReaderID, key, body, h)
+	}
+}
+
+// writeOnce runs h under an Idempotency-Key.
+func (api *apiServer) writeOnce(w http.ResponseWriter, r *http.Request, readerID, key string, body []byte, h writeHandler) {
+	ctx, now := r.Context(), api.d.now()
+	fingerprint := sha256.Sum256(append([]byte(r.URL.Path+"\n"), body...))
+	prior, err := api.d.Store.ClaimIdempotencyKey(ctx, readerID, key, fingerprint[:], now)
+	switch {
+	case errors.Is(err, store.ErrKeyTaken) && prior.Status == 0:
+		api.fail(w, r, apiErr(http.StatusConflict, apiKeyInFlight, "The first request with this Idempotency-Key is still running; send again shortly."))
+		return
+	case errors.Is(err, store.ErrKeyTaken) && !bytes.Equal(prior.RequestHash, fingerprint[:]):
+		api.fail(w, r, apiErr(http.StatusUnprocessableEntity, apiKeyReused, "This Idempotency-Key was already used with a different request; use a new key for a new request."))
+		return
+	case errors.Is(err, store.ErrKeyTaken):
+		w.Header().Set("Idempotent-Replayed", "true")
+		writeJSON(w, prior.Status, bytes.TrimSuffix(prior.Response, []byte("\n")))
+		return
+	case err != nil:
+		api.internal(w, r, "claim idempotency key", err)
+		return
+	}
+	v, e := h(r, body)
+	status, out := answerBody(v, e)
+	if status >= 500 {
+		// A failure on our side is not an answer worth replaying: a retry
+		// with the same key runs again.
+		if err := api.d.Store.ReleaseIdempotencyKey(ctx, readerID, key); err != nil {
+			api.d.Logger.Error("api: release idempotency key", "err", err)
+		}
+	} else if err := api.d.Store.FinishIdempotencyKey(ctx, readerID, key, status, out, api.d.now()); err != nil {
+		api.d.Logger.Error("api: finish idempotency key", "err", err)
+	}
+	if e != nil {
+		api.d.Logger.Debug("api refused", "route", routePattern(r), "error", string(e.word))
+	}
+	writeJSON(w, status, out)
+}
+
+func (api *apiServer) answer(w http.ResponseWriter, r *http.Request, v any, e *apiError) {
+	if e != nil {
+		api.fail(w, r, e)
+		return
+	}
+	api.reply(w, http.StatusOK, v)
+}
+
+// answerBody is the status and bytes of a writer's answer.
+func answerBody(v any, e *apiError) (int, []byte) {
+	if e != nil {
+		return e.status, e.body()
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		e := apiErr(http.StatusInternalServerError, apiInternal, "The answer could not be written.")
+		return e.status, e.body()
+	}
+	return http.StatusOK, b
+}
+
+// readAPIBody reads at most maxAPIBody bytes; one more is 413.
+func readAPIBody(w http.ResponseWriter, r *http.Request) ([]byte, *apiError) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAPIBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, apiErr(http.StatusRequestEntityTooLarge, apiTooLarge, "The body is larger than 16 KiB.")
+	case err != nil:
+		return nil, apiErr(http.StatusBadRequest, apiMalformedJSON, "The body could not be read.")
+	}
+	return body, nil
+}

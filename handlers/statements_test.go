@@ -1,0 +1,114 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+)
+
+// statementLog counts what the server sends PostgreSQL: every statement,
+// and every round trip (a lone statement, or one batch of them).
+type statementLog struct {
+	mu         sync.Mutex
+	statements int
+	roundTrips int
+}
+
+func (l *statementLog) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.statements++
+	l.roundTrips++
+	return ctx
+}
+
+func (l *statementLog) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (l *statementLog) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.roundTrips++
+	return ctx
+}
+
+func (l *statementLog) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.statements++
+}
+
+func (l *statementLog) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+func (l *statementLog) read() (int, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.statements, l.roundTrips
+}
+
+// TestEveryAdminPageRunsAFixedFewStatements counts the statements and round
+// trips of each owner page, session read included, before and after the
+// table grows by 3 000 Series: the landing page at most 5 statements, a list
+// page (each filter, with a Site and a kind, a deep keyset page, the htmx
+// fragment) at most 3, each in at most 2 round trips, and the same number
+// at both sizes.
+func TestEveryAdminPageRunsAFixedFewStatements(t *testing.T) {
+	t.Parallel()
+	log := &statementLog{}
+	h := newHarnessOn(t, storetest.Pool(t, func(c *pgxpool.Config) { c.ConnConfig.Tracer = log }))
+	h.seed(dataset)
+	c := h.owner()
+	type page struct {
+		path       string
+		headers    []string
+		statements int
+	}
+	pages := []page{{"/admin", nil, 5}, {"/admin/lanes", nil, 5}, {"/admin/series/asurascans/failing-3mo", nil, 5}}
+	for _, f := range store.Filters {
+		base := "/admin/series?filter=" + string(f)
+		pages = append(pages,
+			page{base, nil, 3},
+			page{base + "&site=kagane&kind=manga", nil, 3},
+			page{base + "&after=comix:b", nil, 3},
+			page{base, []string{"HX-Request", "true"}, 3})
+	}
+	measure := func() map[string][2]int {
+		out := map[string][2]int{}
+		for _, p := range pages {
+			h.get(c, p.path, p.headers...) // the first use of a statement on a connection prepares it
+			s0, r0 := log.read()
+			if a := h.get(c, p.path, p.headers...); a.status != http.StatusOK {
+				t.Fatalf("%s: %d", p.path, a.status)
+			}
+			s1, r1 := log.read()
+			key := fmt.Sprint(p.path, p.headers)
+			out[key] = [2]int{s1 - s0, r1 - r0}
+			if testing.Verbose() {
+				t.Logf("%s: %d statements, %d round trips", key, s1-s0, r1-r0)
+			}
+			if s1-s0 > p.statements || r1-r0 > 2 && p.statements <= 3 {
+				t.Errorf("%s: %d statements in %d round trips, want at most %d", key, s1-s0, r1-r0, p.statements)
+			}
+		}
+		return out
+	}
+	small := measure()
+	h.exec(`INSERT INTO series (site, series_id, url, kind, checked_at, created_at)
+		SELECT 'kagane', 'grow' || i, 'https://kagane.org/series/grow' || i, 'manga', 0, 0 FROM generate_series(1, 3000) i`)
+	large := measure()
+	for k, v := range small {
+		if large[k] != v {
+			t.Errorf("%s: %v statements and round trips at one size, %v at another", k, v, large[k])
+		}
+	}
+	if v := small["/admin[]"]; v[1] > 2 {
+		t.Errorf("/admin: %d round trips, want 2 (the session, then one batch)", v[1])
+	}
+}
