@@ -16,9 +16,10 @@ const (
 )
 
 // Facts is what one read learned. LatestChapter is a canonical decimal string
-// ("12.5", "110"; no trailing zeros, no leading +), "" when !HasLatest. Every
-// string is trimmed, length-capped and HTML-unescaped once; URLs are absolute
-// http(s) addresses or "".
+// ("12.5", "110"; no trailing zeros, no leading +), "" when !HasLatest. Title
+// reads as a person reads it: decoded by its source (HTML text, attribute, JSON
+// in a page, API body), any character reference left after that decoded once
+// more, trimmed and length-capped. URLs are absolute http(s) addresses or "".
 type Facts struct {
 	Title, CoverURL, Kind string
 	LatestChapter         string

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 // Asura Scans serves an Astro site: the Series' data sits in the HTML-escaped JSON
@@ -24,14 +27,20 @@ const (
 	asuraKeyStatus     = "status"
 	asuraKeyChapters   = "chapters"
 	asuraKeyNumber     = "number"
-	asuraKeySlug       = "series_slug"
+	asuraKeyRowSlug    = "series_slug"
 	asuraKeySeriesSlug = "seriesSlug"
+	asuraKeyBareSlug   = "slug"
 	asuraKeyLocked     = "is_locked"
 	asuraKeyPremium    = "is_premium"
 	asuraStatusDone    = "completed" // seed 001: dropped is editorial, only completed counts
 	asuraTitleFallback = "article h1, h1"
 	asuraOGImage       = `meta[property="og:image"]`
+	asuraChapterLinks  = `a[href*="/chapter/"]`
 )
+
+// asuraChapterPath reads the slug and number of a chapter address's whole path,
+// /comics/<slug>[-<8 hex>]/chapter/<n>.
+var asuraChapterPath = regexp.MustCompile(`^/comics/([a-z0-9-]+?)(?:-[0-9a-f]{8})?/chapter/(\d+(?:\.\d+)?)/?$`)
 
 // asuraSuffix is the random part Asura appends to a slug and rotates; the bare slug
 // is the stable identity.
@@ -96,77 +105,171 @@ func (a asurascans) Parse(body []byte, ref Ref) (Facts, error) {
 	if err != nil {
 		return Facts{}, fmt.Errorf("asurascans: %w", err)
 	}
+	islands := asuraIslands(doc)
+	slug := ref.SeriesID
+	if slug == "" {
+		slug = asuraPageSlug(islands)
+	}
+	details, hasChapters := asuraDetails(islands, slug), false
+	for _, is := range islands {
+		hasChapters = hasChapters || is.chapters != nil
+	}
+	if details == nil && !hasChapters {
+		return Facts{}, fmt.Errorf("asurascans: no astro-island props: %w", ErrNotSeries)
+	}
+	base := baseURL(a, ref)
 	f := Facts{Kind: KindManga}
-	var details, chapters map[string]any
+	if details != nil {
+		f.Title = cleanTitle(jsonString(details[asuraKeyTitle]))
+		f.CoverURL = cleanURL(base, jsonString(details[asuraKeyCover]))
+		f.Completed = strings.EqualFold(strings.TrimSpace(jsonString(details[asuraKeyStatus])), asuraStatusDone)
+	}
+	if f.Title == "" {
+		f.Title = cleanTitle(doc.Find(asuraTitleFallback).First().Text())
+	}
+	if f.CoverURL == "" {
+		f.CoverURL = cleanURL(base, doc.Find(asuraOGImage).AttrOr("content", ""))
+	}
+	l := latest{site: a}
+	if hasChapters {
+		asuraIslandChapters(&l, base, islands, slug)
+	} else if slug != "" {
+		asuraLinkChapters(&l, base, doc, slug)
+	}
+	l.into(&f)
+	return f, nil
+}
+
+// astroIsland is one <astro-island>'s unwrapped props.
+type astroIsland struct {
+	props    map[string]any
+	chapters []any // the top-level chapter list, nil when it has none
+	list     bool  // the chapter-list component itself
+	slug     string
+}
+
+// asuraIslands reads every island of the page, wherever it sits: the public
+// parsers select islands by what their props carry, not by their place.
+func asuraIslands(doc *goquery.Document) []astroIsland {
+	var out []astroIsland
 	doc.Find(asuraIsland).Each(func(_ int, s *goquery.Selection) {
 		props, ok := astroProps(s.AttrOr("props", ""))
 		if !ok {
 			return
 		}
-		if _, has := props[asuraKeyChapters]; has {
-			// Prefer the chapter-list component; any other island carrying
-			// chapters is a fallback.
-			if chapters == nil || s.Is(asuraChapterIsland) {
-				chapters = props
+		is := astroIsland{props: props, list: s.Is(asuraChapterIsland), slug: asuraSlugOf(props)}
+		if list, ok := props[asuraKeyChapters].([]any); ok {
+			is.chapters = list
+			if is.chapters == nil {
+				is.chapters = []any{}
 			}
 		}
-		_, hasTitle := props[asuraKeyTitle]
-		_, hasDesc := props[asuraKeyDesc]
-		if details == nil && hasTitle && hasDesc {
-			details = props
+		out = append(out, is)
+	})
+	return out
+}
+
+// asuraSlugOf is the Series slug an island names itself by, "" when none.
+func asuraSlugOf(props map[string]any) string {
+	for _, k := range []string{asuraKeySeriesSlug, asuraKeyRowSlug, asuraKeyBareSlug} {
+		if s := strings.TrimSpace(jsonString(props[k])); s != "" {
+			return asuraSuffix.ReplaceAllString(strings.ToLower(s), "")
+		}
+	}
+	return ""
+}
+
+// asuraPageSlug is the slug the page names for itself (the parse tool without
+// an address): the chapter-list island's, else the first island that names one.
+func asuraPageSlug(islands []astroIsland) string {
+	for _, is := range islands {
+		if is.list && asuraSlug.MatchString(is.slug) {
+			return is.slug
+		}
+	}
+	for _, is := range islands {
+		if asuraSlug.MatchString(is.slug) {
+			return is.slug
+		}
+	}
+	return ""
+}
+
+// asuraDetails is the first island carrying a title and a description (the
+// public parsers' [props*=title][props*=description]) that does not name
+// another Series.
+func asuraDetails(islands []astroIsland, slug string) map[string]any {
+	for _, is := range islands {
+		_, hasTitle := is.props[asuraKeyTitle]
+		_, hasDesc := is.props[asuraKeyDesc]
+		if hasTitle && hasDesc && (is.slug == "" || slug == "" || is.slug == slug) {
+			return is.props
+		}
+	}
+	return nil
+}
+
+// asuraIslandChapters offers the Series' own chapters from every island that
+// carries a chapter list. A row names its Series (series_slug, else its
+// island's slug): a row naming another Series never counts; a row naming none
+// counts only from the chapter-list component (or, without one, the first list).
+func asuraIslandChapters(l *latest, base *url.URL, islands []astroIsland, slug string) {
+	hasList := slices.ContainsFunc(islands, func(is astroIsland) bool { return is.list && is.chapters != nil })
+	first := true
+	for _, is := range islands {
+		if is.chapters == nil {
+			continue
+		}
+		preferred := is.list || (!hasList && first)
+		first = false
+		for _, item := range is.chapters {
+			ch, ok := item.(map[string]any)
+			if !ok {
+				continue
+			}
+			rowSlug := strings.ToLower(strings.TrimSpace(jsonString(ch[asuraKeyRowSlug])))
+			if rowSlug == "" {
+				rowSlug = is.slug
+			}
+			own := (rowSlug == "" || slug == "") && preferred || rowSlug != "" && rowSlug == slug
+			// A locked (premium, early-access) chapter is not yet readable.
+			if !own || jsonBool(ch[asuraKeyLocked]) || jsonBool(ch[asuraKeyPremium]) {
+				continue
+			}
+			num, ok := jsonChapterNumber(ch[asuraKeyNumber])
+			if !ok {
+				continue
+			}
+			u := ""
+			if asuraSlug.MatchString(slug) {
+				u = cleanURL(base, "/comics/"+slug+"/chapter/"+num)
+			}
+			l.offer(num, u)
+		}
+	}
+}
+
+// asuraLinkChapters reads the chapter rows of the HTML when no island carries
+// a chapter list (the Go downloader's a[data-astro-prefetch][href*="/chapter/"]):
+// only links whose whole path is a chapter address of this Series count.
+func asuraLinkChapters(l *latest, base *url.URL, doc *goquery.Document, slug string) {
+	doc.Find(asuraChapterLinks).Each(func(_ int, s *goquery.Selection) {
+		abs := cleanURL(base, s.AttrOr("href", ""))
+		if abs == "" {
+			return
+		}
+		u, err := url.Parse(abs)
+		if err != nil {
+			return
+		}
+		m := asuraChapterPath.FindStringSubmatch(strings.ToLower(u.EscapedPath()))
+		if m == nil || m[1] != slug {
+			return
+		}
+		if num, ok := word.Chapter(m[2]); ok {
+			l.offer(num, abs)
 		}
 	})
-	if details == nil && chapters == nil {
-		return Facts{}, fmt.Errorf("asurascans: no astro-island props: %w", ErrNotSeries)
-	}
-	base := baseURL(a, ref)
-	if details != nil {
-		f.Title = cleanText(jsonString(details[asuraKeyTitle]), maxTitleLen)
-		f.CoverURL = cleanURL(base, jsonString(details[asuraKeyCover]))
-		f.Completed = strings.EqualFold(strings.TrimSpace(jsonString(details[asuraKeyStatus])), asuraStatusDone)
-	}
-	if f.Title == "" {
-		f.Title = cleanText(doc.Find(asuraTitleFallback).First().Text(), maxTitleLen)
-	}
-	if f.CoverURL == "" {
-		f.CoverURL = cleanURL(base, doc.Find(asuraOGImage).AttrOr("content", ""))
-	}
-	// Chapter addresses hang off the Series' bare slug.
-	slug := ref.SeriesID
-	if slug == "" {
-		slug = jsonString(chapters[asuraKeySeriesSlug])
-	}
-	if !asuraSlug.MatchString(slug) {
-		slug = ""
-	}
-	l := latest{site: a}
-	list, _ := chapters[asuraKeyChapters].([]any)
-	for _, item := range list {
-		ch, ok := item.(map[string]any)
-		if !ok {
-			continue
-		}
-		// The list is scoped to this Series: a row naming another slug belongs to
-		// some other island's data.
-		if s := jsonString(ch[asuraKeySlug]); s != "" && ref.SeriesID != "" && s != ref.SeriesID {
-			continue
-		}
-		// A locked (premium, early-access) chapter is not yet readable.
-		if jsonBool(ch[asuraKeyLocked]) || jsonBool(ch[asuraKeyPremium]) {
-			continue
-		}
-		num, ok := jsonChapterNumber(ch[asuraKeyNumber])
-		if !ok {
-			continue
-		}
-		u := ""
-		if slug != "" {
-			u = cleanURL(base, "/comics/"+slug+"/chapter/"+num)
-		}
-		l.offer(num, u)
-	}
-	l.into(&f)
-	return f, nil
 }
 
 // astroProps decodes an Astro island's props (already HTML-unescaped once by the

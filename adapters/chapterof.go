@@ -69,24 +69,16 @@ func (demonicscans) chapterOf(u *url.URL) (string, bool) {
 
 // /title/<hid>-<slug>/<id>-chapter-<n>.
 func (comix) chapterOf(u *url.URL) (string, bool) {
-	seg := pathSegments(u)
-	if len(seg) != 3 {
-		return "", false
-	}
-	if m := comixChapterPath.FindStringSubmatch(seg[2]); m != nil {
-		return word.Chapter(m[1])
+	if m := comixChapterPath.FindStringSubmatch(u.EscapedPath()); m != nil {
+		return word.Chapter(m[2])
 	}
 	return "", false
 }
 
 // /<slug>/chapter-<n>-<title>.html.
 func (novelfull) chapterOf(u *url.URL) (string, bool) {
-	seg := pathSegments(u)
-	if len(seg) != 2 {
-		return "", false
-	}
-	if m := novelfullChapterPath.FindStringSubmatch("/" + seg[1]); m != nil {
-		return word.Chapter(m[1])
+	if m := novelfullChapterPath.FindStringSubmatch(u.EscapedPath()); m != nil {
+		return word.Chapter(m[2])
 	}
 	return "", false
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
@@ -22,6 +24,7 @@ const (
 	comixKeyQueries   = "queries"
 	comixDetailMarker = `"detail"`
 	comixKeyTitle     = "title"
+	comixKeyHID       = "hid"
 	comixKeyStatus    = "status"
 	comixKeyPoster    = "poster"
 	comixDone         = "finished" // seed 001: on_hiatus, discontinued, not_yet_released are distinct
@@ -40,8 +43,9 @@ var comixPosterSizes = []string{"large", "medium", "small"}
 // /title/<hid>-<slug> before the first dash.
 var comixHID = regexp.MustCompile(`^([a-z0-9]{4,12})(?:-([a-z0-9-]{0,200}))?$`)
 
-// comixChapterPath reads the number from /title/<hid>-<slug>/<id>-chapter-<n>.
-var comixChapterPath = regexp.MustCompile(`-chapter-(\d+(?:\.\d+)?)(?:$|[/?#])`)
+// comixChapterPath reads the hid and number of a chapter address's whole path,
+// /title/<hid>-<slug>/<id>-chapter-<n>.
+var comixChapterPath = regexp.MustCompile(`^/title/([A-Za-z0-9]{4,12})-[^/]*/[0-9]+-chapter-(\d+(?:\.\d+)?)/?$`)
 
 type comix struct{}
 
@@ -76,7 +80,7 @@ func (a comix) Parse(body []byte, ref Ref) (Facts, error) {
 	if err != nil {
 		return Facts{}, fmt.Errorf("comix: %w", err)
 	}
-	detail := comixDetail(doc.Find(comixInitialData).First().Text())
+	detail := comixDetail(doc.Find(comixInitialData).First().Text(), ref.SeriesID)
 	rows := doc.Find(comixRows)
 	if detail == nil && rows.Length() == 0 && doc.Find(comixTitleHTML).Length() == 0 {
 		return Facts{}, fmt.Errorf("comix: no initial-data detail or chapter list: %w", ErrNotSeries)
@@ -84,7 +88,7 @@ func (a comix) Parse(body []byte, ref Ref) (Facts, error) {
 	base := baseURL(a, ref)
 	f := Facts{Kind: KindManga}
 	if detail != nil {
-		f.Title = cleanRaw(jsonString(detail[comixKeyTitle]), maxTitleLen)
+		f.Title = cleanRawTitle(jsonString(detail[comixKeyTitle]))
 		f.Completed = strings.EqualFold(strings.TrimSpace(jsonString(detail[comixKeyStatus])), comixDone)
 		if poster, ok := detail[comixKeyPoster].(map[string]any); ok {
 			for _, size := range comixPosterSizes {
@@ -95,38 +99,57 @@ func (a comix) Parse(body []byte, ref Ref) (Facts, error) {
 		}
 	}
 	if f.Title == "" {
-		f.Title = cleanText(doc.Find(comixTitleHTML).First().Text(), maxTitleLen)
+		f.Title = cleanTitle(doc.Find(comixTitleHTML).First().Text())
 	}
 	if f.Title == "" {
-		f.Title = cleanText(doc.Find(comixOGTitle).AttrOr("content", ""), maxTitleLen)
+		f.Title = cleanTitle(doc.Find(comixOGTitle).AttrOr("content", ""))
 	}
 	l := latest{site: a}
 	rows.Each(func(_ int, row *goquery.Selection) {
-		link := row.Find(comixRowLink).First()
-		href := link.AttrOr("href", "")
-		if href == "" {
-			href = row.Find("a[href]").First().AttrOr("href", "")
+		if num, u, ok := comixChapter(base, row, ref.SeriesID); ok {
+			l.offer(num, u)
 		}
-		// Rows of other titles (a "more like this" strip) link elsewhere.
-		if ref.SeriesID != "" && href != "" && !strings.Contains(href, "/title/"+ref.SeriesID+"-") {
-			return
-		}
-		num, _ := ParseChapterNumber(row.Find(comixRowNumber).First().Text())
-		if num == "" {
-			if m := comixChapterPath.FindStringSubmatch(href); m != nil {
-				num, _ = word.Chapter(m[1])
-			}
-		}
-		l.offer(num, cleanURL(base, href))
 	})
 	l.into(&f)
 	return f, nil
 }
 
+// comixChapter reads one rendered chapter row. Only this Series' own rows
+// count: the row's link is a chapter address under /title/<hid>- (a "more like
+// this" strip uses the same rows for other titles). hid "" accepts any title.
+// The number is the row's own label ("Ch. 541"), else the address's.
+func comixChapter(base *url.URL, row *goquery.Selection, hid string) (num, abs string, ok bool) {
+	href := row.Find(comixRowLink).First().AttrOr("href", "")
+	if href == "" {
+		href = row.Find("a[href]").First().AttrOr("href", "")
+	}
+	if href == "" && row.Is("a[href]") {
+		href = row.AttrOr("href", "")
+	}
+	abs = cleanURL(base, href)
+	if abs == "" {
+		return "", "", false
+	}
+	u, err := url.Parse(abs)
+	if err != nil {
+		return "", "", false
+	}
+	m := comixChapterPath.FindStringSubmatch(u.EscapedPath())
+	if m == nil || (hid != "" && strings.ToLower(m[1]) != hid) {
+		return "", "", false
+	}
+	if num, ok = ParseChapterNumber(row.Find(comixRowNumber).First().Text()); !ok {
+		num, ok = word.Chapter(m[2])
+	}
+	return num, abs, ok
+}
+
 // comixDetail finds the detail entry of the serialized react-query cache. The
 // entry's key contains "detail"; its value is the Manga object, or wraps it in
-// "data" (or "state"."data").
-func comixDetail(raw string) map[string]any {
+// "data" (or "state"."data"). The cache may hold other titles' details too (a
+// prefetched related title): an entry whose hid is another title's is never
+// this one's, and the keys are visited in sorted order so the pick is stable.
+func comixDetail(raw, hid string) map[string]any {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return nil
@@ -139,27 +162,45 @@ func comixDetail(raw string) map[string]any {
 	if err := json.Unmarshal(top[comixKeyQueries], &queries); err != nil {
 		return nil
 	}
-	for key, val := range queries {
+	keys := slices.Sorted(maps.Keys(queries))
+	var unnamed map[string]any
+	for _, key := range keys {
 		if !strings.Contains(key, comixDetailMarker) {
 			continue
 		}
-		var v map[string]any
-		if err := json.Unmarshal(val, &v); err != nil {
+		v := comixManga(queries[key])
+		if v == nil {
 			continue
 		}
-		for range 3 {
-			if _, ok := v[comixKeyTitle]; ok {
-				return v
-			}
-			next, ok := v["data"].(map[string]any)
-			if !ok {
-				next, ok = v["state"].(map[string]any)
-			}
-			if !ok {
-				break
-			}
-			v = next
+		own := strings.ToLower(strings.TrimSpace(jsonString(v[comixKeyHID])))
+		switch {
+		case hid == "" || own == hid:
+			return v
+		case own == "" && unnamed == nil:
+			unnamed = v
 		}
+	}
+	return unnamed
+}
+
+// comixManga unwraps one detail entry to the Manga object (the one with a title).
+func comixManga(val json.RawMessage) map[string]any {
+	var v map[string]any
+	if err := json.Unmarshal(val, &v); err != nil {
+		return nil
+	}
+	for range 3 {
+		if _, ok := v[comixKeyTitle]; ok {
+			return v
+		}
+		next, ok := v["data"].(map[string]any)
+		if !ok {
+			next, ok = v["state"].(map[string]any)
+		}
+		if !ok {
+			return nil
+		}
+		v = next
 	}
 	return nil
 }

@@ -13,25 +13,25 @@ import (
 	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
-// Demonic Scans serves plain server-rendered PHP pages; everything the Poll needs
-// sits under one container.
+// Demonic Scans serves plain server-rendered PHP pages. Like the public parsers,
+// the details are read under the info container and the chapter list is selected
+// from the whole document: where the list sits relative to the container is not
+// something the Site keeps still (see "Where an adapter may look" in doc.go).
 const (
 	demonicHost       = "demonicscans.org"
 	demonicAnchor     = "div#manga-info-container"
 	demonicTitle      = "h1.big-fat-titles"
 	demonicCover      = "div#manga-page img"
-	demonicStatRows   = "div#manga-info-stats > div"
+	demonicStats      = "div#manga-info-stats"
+	demonicStatRows   = "div" // at any depth under the stats block: a row holds two li, label then value
 	demonicStatusWord = "Status"
 	demonicDone       = "Completed"
 	demonicChapters   = "div#chapters-list a.chplinks"
 )
 
-// demonicChapterPath reads the number from a chapter address
-// /title/<Title>/chapter/<n>/<page>.
-var demonicChapterPath = regexp.MustCompile(`/chapter/(\d+(?:\.\d+)?)(?:/|$)`)
-
-// demonicChapterTitle reads the title segment of a chapter link /title/<Title>/chapter/...
-var demonicChapterTitle = regexp.MustCompile(`/title/([^/?#]+)/chapter/`)
+// demonicChapterPath reads the title segment and the number of a chapter
+// address's whole path, /title/<Title>/chapter/<n>[/<page>].
+var demonicChapterPath = regexp.MustCompile(`^/title/([^/]+)/chapter/(\d+(?:\.\d+)?)(?:/\d*)?/?$`)
 
 // demonicSegment is a title-derived path segment. Percent-encoding (even double
 // encoding) is part of the identity, so the segment is kept exactly as served.
@@ -75,9 +75,11 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 	}
 	base := baseURL(a, ref)
 	f := Facts{Kind: KindManga}
-	f.Title = cleanText(ownText(box.Find(demonicTitle).First()), maxTitleLen)
-	f.CoverURL = cleanURL(base, box.Find(demonicCover).First().AttrOr("src", ""))
-	box.Find(demonicStatRows).EachWithBreak(func(_ int, row *goquery.Selection) bool {
+	// The ids are the page's own blocks wherever they sit; the container is
+	// only preferred.
+	f.Title = cleanTitle(ownText(within(box, doc, demonicTitle).First()))
+	f.CoverURL = cleanURL(base, within(box, doc, demonicCover).First().AttrOr("src", ""))
+	within(box, doc, demonicStats).First().Find(demonicStatRows).EachWithBreak(func(_ int, row *goquery.Selection) bool {
 		items := row.ChildrenFiltered("li")
 		if items.Length() < 2 || !strings.Contains(items.Eq(0).Text(), demonicStatusWord) {
 			return true
@@ -86,42 +88,51 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 		return false
 	})
 	l := latest{site: a}
-	box.Find(demonicChapters).Each(func(_ int, s *goquery.Selection) {
-		href := s.AttrOr("href", "")
-		// Only this Series' own chapter rows count. The title segment may be
-		// encoded differently in a chapter link than in the Series address, so
-		// both are compared fully decoded.
-		if ref.SeriesID != "" {
-			m := demonicChapterTitle.FindStringSubmatch(href)
-			if m == nil || demonicKey(m[1]) != demonicKey(ref.SeriesID) {
-				return
-			}
+	doc.Find(demonicChapters).Each(func(_ int, s *goquery.Selection) {
+		num, u, ok := demonicChapter(base, s, ref.SeriesID)
+		if ok {
+			l.offer(num, u)
 		}
-		num := ""
-		if m := demonicChapterPath.FindStringSubmatch(href); m != nil {
-			num, _ = word.Chapter(m[1])
-		}
-		if num == "" {
-			num, _ = ParseChapterNumber(ownText(s))
-		}
-		l.offer(num, cleanURL(base, href))
 	})
 	l.into(&f)
 	return f, nil
 }
 
+// demonicChapter reads one chapter link. Only this Series' own chapters count:
+// the link's whole path is /title/<Title>/chapter/<n>[/<page>] and its title
+// segment is the Series' (both fully decoded: the Site encodes it differently
+// in a chapter link than in the Series address). id "" accepts any title.
+func demonicChapter(base *url.URL, s *goquery.Selection, id string) (num, abs string, ok bool) {
+	abs = cleanURL(base, s.AttrOr("href", ""))
+	if abs == "" {
+		return "", "", false
+	}
+	u, err := url.Parse(abs)
+	if err != nil {
+		return "", "", false
+	}
+	m := demonicChapterPath.FindStringSubmatch(u.EscapedPath())
+	if m == nil || (id != "" && demonicKey(m[1]) != demonicKey(id)) {
+		return "", "", false
+	}
+	num, ok = word.Chapter(m[2])
+	if !ok {
+		num, ok = ParseChapterNumber(ownText(s))
+	}
+	return num, abs, ok
+}
+
+// within finds sel inside the preferred block, else anywhere in the document.
+func within(box *goquery.Selection, doc *goquery.Document, sel string) *goquery.Selection {
+	if in := box.Find(sel); in.Length() > 0 {
+		return in
+	}
+	return doc.Find(sel)
+}
+
 // demonicKey decodes a title segment until it stops changing (the site serves
 // some titles double- or triple-encoded), for comparison only.
-func demonicKey(seg string) string {
-	for range 4 {
-		d, err := url.PathUnescape(seg)
-		if err != nil || d == seg {
-			break
-		}
-		seg = d
-	}
-	return seg
-}
+func demonicKey(seg string) string { return unescapeFully(seg) }
 
 // ownText is the text of a node's own text children, without its elements' text
 // (a chapter row's date span, a title's badge).

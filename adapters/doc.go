@@ -15,6 +15,50 @@
 // a missing marker is not completed, never an error). It returns ErrNotSeries
 // only when the body is not the Site's Series page at all.
 //
+// # Where an adapter may look
+//
+// Real Sites move their blocks about: a chapter list ends up outside the
+// details container, wrapped in another element, after the footer, or before
+// the details. An adapter that insists on one layout reads no chapter from a
+// page that plainly lists them, and a whole Site turns into no_chapter and a
+// false adapter-broken notice. So the rule has two halves.
+//
+// Scope like the public parsers that have tracked these Sites for years. An
+// adapter may anchor only on what they rely on: an element's own id or class
+// (div#chapters-list a.chplinks, script#initial-data, ul.l-chapters), a JSON
+// key or what an island's props carry, a label's text (the "Status" row).
+// It never requires an exact parent, a depth or a sibling order the references
+// do not require; where it prefers a container (Demonic Scans' details under
+// div#manga-info-container), it falls back to the whole document.
+//
+// Guard like us, so that widening is safe:
+//
+//   - Only this Series' own chapters count, checked by address: the link's
+//     whole path must be a chapter address of the Series (its slug, title
+//     segment, hid or id), or the JSON row must name the Series. A "related",
+//     "popular" or "latest updates" block, which uses the same markup for other
+//     Series, never counts, wherever it sits.
+//   - A link to another host never counts: every chapter passes through
+//     latest.offer, which drops an address whose host is not the Site's. Links
+//     are resolved against the page's address before any check, so a host is
+//     never lost on the way.
+//   - Details that name another Series (a JSON-LD Book with another url, a
+//     react-query detail entry with another hid, an island with another slug)
+//     are never this Series' details.
+//
+// The variant fixtures (testdata/variants/<site>/) move every block an adapter
+// reads and add another Series' blocks; each must read the facts its Site's
+// completed page reads.
+//
+// # Text as a person reads it
+//
+// A title is decoded by its source (the HTML parser for text and attributes,
+// once by hand for JSON in a script or an API body); a well-formed character
+// reference still left after that is decoded once more, because Sites serve
+// some titles escaped twice (Reader&amp;#39;s). A bare "&" is literal text and
+// stays. A Series without a parsed title is shown by DisplayName, a name made
+// from its address.
+//
 // # Reading
 //
 // Reader.Read runs recognise → gate → fetch (route) → classify → parse and

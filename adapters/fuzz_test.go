@@ -14,8 +14,8 @@ import (
 
 // fuzzParse runs one adapter's Parse on arbitrary bytes: it must not panic, must
 // finish in bounded time, and whatever it returns must respect the Facts contract.
-// The seed corpus is every fixture of the Site plus the challenge page, so a plain
-// `go test` runs it.
+// The seed corpus is every fixture of the Site, every variant of it and the
+// challenge page, so a plain `go test` runs it.
 func fuzzParse(f *testing.F, site, seriesURL string) {
 	a, ok := ByName(site)
 	if !ok {
@@ -26,6 +26,8 @@ func fuzzParse(f *testing.F, site, seriesURL string) {
 		f.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", site, "*"))
+	variants, _ := filepath.Glob(filepath.Join("testdata", "variants", site, "*"))
+	files = append(files, variants...)
 	files = append(files, filepath.Join("testdata", "challenge", "cloudflare.html"))
 	for _, name := range files {
 		b, err := os.ReadFile(name)

@@ -33,6 +33,7 @@ type kaganeDetails struct {
 
 type kaganeBook struct {
 	BookID    flexString `json:"book_id"`
+	SeriesID  flexString `json:"series_id"`
 	Title     flexString `json:"title"`
 	ChapterNo flexString `json:"chapter_no"`
 	SortNo    flexString `json:"sort_no"`
@@ -130,7 +131,7 @@ func (a kagane) Parse(body []byte, ref Ref) (Facts, error) {
 	}
 	f := Facts{Kind: KindManga}
 	if d.Title != nil {
-		f.Title = cleanRaw(string(*d.Title), maxTitleLen)
+		f.Title = cleanRawTitle(string(*d.Title))
 	}
 	f.Completed = strings.EqualFold(strings.TrimSpace(string(d.PublicationStatus)), kaganeDone)
 	site := &url.URL{Scheme: "https", Host: kaganeHost, Path: "/"}
@@ -139,6 +140,10 @@ func (a kagane) Parse(body []byte, ref Ref) (Facts, error) {
 	}
 	l := latest{site: a}
 	for _, b := range d.Books {
+		// A book that names another Series by its id is not this one's.
+		if other := strings.ToLower(string(b.SeriesID)); ref.SeriesID != "" && kaganeUUID.MatchString(other) && other != ref.SeriesID {
+			continue
+		}
 		num := kaganeNumber(b)
 		u := ""
 		if ref.SeriesID != "" && kaganeID(string(b.BookID)) {

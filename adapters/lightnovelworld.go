@@ -30,9 +30,14 @@ const (
 	lnwSchemaPrefix2 = "http://schema.org/"
 )
 
-// lnwChapterPath reads the number from /novel/<slug>/chapter/<n>/; the site's own
-// titles repeat and drift from it, so the address is the only number trusted.
-var lnwChapterPath = regexp.MustCompile(`/novel/([a-z0-9-]+)/chapter/(\d+(?:\.\d+)?)/?`)
+// lnwChapterPath reads the slug and number of a chapter address's whole path,
+// /novel/<slug>/chapter/<n>/; the site's own titles repeat and drift from the
+// number, so the address is the only number trusted.
+var lnwChapterPath = regexp.MustCompile(`^/novel/([A-Za-z0-9-]+)/chapter/(\d+(?:\.\d+)?)/?$`)
+
+// lnwOnclickTarget is the quoted address a chapter card's onclick navigates to
+// (location.href='/novel/<slug>/chapter/<n>/').
+var lnwOnclickTarget = regexp.MustCompile(`['"]([^'"]+)['"]`)
 
 // lnwOGCount reads "<Title> by <Author> - <N> Chapters".
 var lnwOGCount = regexp.MustCompile(`(?i)-\s*(\d{1,7})\s+chapters?\s*$`)
@@ -80,34 +85,35 @@ func (a lightnovelworld) Parse(body []byte, ref Ref) (Facts, error) {
 	if err != nil {
 		return Facts{}, fmt.Errorf("lightnovelworld: %w", err)
 	}
-	book := lnwBook(doc)
+	book := a.lnwBook(doc, ref)
 	if book == nil && doc.Find(lnwNovelHeader).Length() == 0 {
 		return Facts{}, fmt.Errorf("lightnovelworld: no JSON-LD Book and no novel header: %w", ErrNotSeries)
 	}
 	base := baseURL(a, ref)
 	f := Facts{Kind: KindNovel}
 	if book != nil {
-		f.Title = cleanRaw(jsonString(book["name"]), maxTitleLen)
+		f.Title = cleanRawTitle(jsonString(book["name"]))
 		f.CoverURL = cleanURL(base, lnwImage(book["image"]))
 		f.Completed = lnwIsCompleted(book["creativeWorkStatus"]) || lnwIsCompleted(book["status"])
 	}
 	if f.Title == "" {
-		f.Title = cleanText(doc.Find(lnwTitleHTML).First().Text(), maxTitleLen)
+		f.Title = cleanTitle(doc.Find(lnwTitleHTML).First().Text())
 	}
 	if f.CoverURL == "" {
 		f.CoverURL = cleanURL(base, doc.Find(lnwOGImage).AttrOr("content", ""))
 	}
 	l := latest{site: a}
-	offer := func(path string) {
-		m := lnwChapterPath.FindStringSubmatch(path)
-		if m == nil || (ref.SeriesID != "" && m[1] != ref.SeriesID) {
-			return
+	offer := func(link string) {
+		if num, u, ok := lnwChapter(base, link, ref.SeriesID); ok {
+			l.offer(num, u)
 		}
-		num, _ := word.Chapter(m[2])
-		l.offer(num, cleanURL(base, m[0]))
 	}
 	doc.Find(lnwChapterLinks).Each(func(_ int, s *goquery.Selection) { offer(s.AttrOr("href", "")) })
-	doc.Find(lnwChapterCards).Each(func(_ int, s *goquery.Selection) { offer(s.AttrOr("onclick", "")) })
+	doc.Find(lnwChapterCards).Each(func(_ int, s *goquery.Selection) {
+		if m := lnwOnclickTarget.FindStringSubmatch(s.AttrOr("onclick", "")); m != nil {
+			offer(m[1])
+		}
+	})
 	if l.num == "" && ref.SeriesID != "" {
 		// No chapter on the page: og:title states the count, and chapter
 		// addresses run 1..N, so N is the newest.
@@ -121,39 +127,80 @@ func (a lightnovelworld) Parse(body []byte, ref Ref) (Facts, error) {
 	return f, nil
 }
 
-// lnwBook finds the JSON-LD object of @type Book (top level, in an array, or in an
-// @graph).
-func lnwBook(doc *goquery.Document) map[string]any {
-	var found map[string]any
-	doc.Find(lnwJSONLD).EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		var v any
-		if json.Unmarshal([]byte(strings.TrimSpace(s.Text())), &v) != nil {
-			return true
-		}
-		found = findBook(v, 0)
-		return found == nil
-	})
-	return found
+// lnwChapter reads one chapter link: resolved against the page's address (so a
+// link to another host keeps that host, and the off-site rule in latest.offer
+// sees it), its whole path a chapter address of this Series (slug), the query
+// and fragment dropped. slug "" accepts any Series' chapter (no address known).
+func lnwChapter(base *url.URL, link, slug string) (num, abs string, ok bool) {
+	abs = cleanURL(base, link)
+	if abs == "" {
+		return "", "", false
+	}
+	u, err := url.Parse(abs)
+	if err != nil {
+		return "", "", false
+	}
+	m := lnwChapterPath.FindStringSubmatch(u.EscapedPath())
+	if m == nil || (slug != "" && strings.ToLower(m[1]) != slug) {
+		return "", "", false
+	}
+	num, ok = word.Chapter(m[2])
+	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
+	return num, u.String(), ok
 }
 
-func findBook(v any, depth int) map[string]any {
-	if depth > 4 {
-		return nil
-	}
-	switch t := v.(type) {
-	case map[string]any:
-		if isType(t["@type"], lnwTypeBook) {
-			return t
+// lnwBook finds the Series' JSON-LD object of @type Book (top level, in an
+// array, or in an @graph). A page may describe other novels as Books too (a
+// "related" list): a Book whose url is another Series' address is never this
+// one's; one without a url is taken only when no Book names this Series.
+func (a lightnovelworld) lnwBook(doc *goquery.Document, ref Ref) map[string]any {
+	var books []map[string]any
+	doc.Find(lnwJSONLD).Each(func(_ int, s *goquery.Selection) {
+		var v any
+		if json.Unmarshal([]byte(strings.TrimSpace(s.Text())), &v) == nil {
+			books = findBooks(v, 0, books)
 		}
-		return findBook(t["@graph"], depth+1)
-	case []any:
-		for _, item := range t {
-			if b := findBook(item, depth+1); b != nil {
+	})
+	var unnamed map[string]any
+	for _, b := range books {
+		claim := strings.TrimSpace(jsonString(b["url"]))
+		if ref.SeriesID == "" {
+			return b
+		}
+		if claim == "" {
+			if unnamed == nil {
+				unnamed = b
+			}
+			continue
+		}
+		if u, err := url.Parse(claim); err == nil {
+			if r, ok := a.Recognise(baseURL(a, ref).ResolveReference(u)); ok && r.SeriesID == ref.SeriesID {
 				return b
 			}
 		}
 	}
-	return nil
+	return unnamed
+}
+
+// maxBooks bounds how many JSON-LD Books one page may offer.
+const maxBooks = 64
+
+func findBooks(v any, depth int, out []map[string]any) []map[string]any {
+	if depth > 4 || len(out) >= maxBooks {
+		return out
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		if isType(t["@type"], lnwTypeBook) {
+			return append(out, t)
+		}
+		return findBooks(t["@graph"], depth+1, out)
+	case []any:
+		for _, item := range t {
+			out = findBooks(item, depth+1, out)
+		}
+	}
+	return out
 }
 
 func isType(v any, want string) bool {

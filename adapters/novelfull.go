@@ -14,21 +14,25 @@ import (
 
 // NovelFull serves plain server-rendered pages. The Series page carries a "Latest
 // chapters" box and the first page of the chapter list; together they hold the
-// newest chapter without a second request.
+// newest chapter without a second request. Each block is looked for where the
+// public parsers look, not only at the depth one layout put it (see "Where an
+// adapter may look" in doc.go); the chapters count only by their address.
 const (
 	novelfullHost        = "novelfull.com"
-	novelfullAnchor      = ".col-info-desc"
-	novelfullTitle       = "h3.title"
+	novelfullAnchor      = ".col-info-desc, .info-holder"
+	novelfullTitle       = ".col-info-desc h3.title"
+	novelfullTitleWide   = ".desc h3.title, h3.title[itemprop=name]"
 	novelfullCover       = ".info-holder .book img"
-	novelfullInfoRows    = ".info-holder .info > div"
+	novelfullCoverWide   = ".book img"
+	novelfullInfoRows    = ".info div"
 	novelfullStatusLabel = "Status"
 	novelfullDone        = "Completed"
-	novelfullLatestBox   = ".l-chapter ul.l-chapters li a"
-	novelfullListRows    = "#list-chapter ul.list-chapter li a"
+	novelfullChapters    = "ul.l-chapters li a, #list-chapter ul.list-chapter li a, ul.list-chapter li a"
 )
 
-// novelfullChapterPath reads the number from /<slug>/chapter-<n>[-<title>].html.
-var novelfullChapterPath = regexp.MustCompile(`/chapter-(\d+(?:\.\d+)?)(?:[-.]|$)`)
+// novelfullChapterPath reads the slug and number of a chapter address's whole
+// path, /<slug>/chapter-<n>[-<title>].html.
+var novelfullChapterPath = regexp.MustCompile(`^/([A-Za-z0-9-]+)/chapter-(\d+(?:\.\d+)?)(?:[-.][^/]*)?$`)
 
 var novelfullSlug = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,200}$`)
 
@@ -70,46 +74,73 @@ func (a novelfull) Parse(body []byte, ref Ref) (Facts, error) {
 	if err != nil {
 		return Facts{}, fmt.Errorf("novelfull: %w", err)
 	}
-	if doc.Find(novelfullAnchor).Length() == 0 && doc.Find(".info-holder").Length() == 0 {
+	if doc.Find(novelfullAnchor).Length() == 0 {
 		return Facts{}, fmt.Errorf("novelfull: no %s: %w", novelfullAnchor, ErrNotSeries)
 	}
 	base := baseURL(a, ref)
 	f := Facts{Kind: KindNovel}
-	f.Title = cleanText(doc.Find(novelfullAnchor+" "+novelfullTitle).First().Text(), maxTitleLen)
-	img := doc.Find(novelfullCover).First()
+	f.Title = cleanTitle(firstOf(doc, novelfullTitle, novelfullTitleWide).Text())
+	img := firstOf(doc, novelfullCover, novelfullCoverWide)
 	if f.Title == "" {
-		f.Title = cleanText(img.AttrOr("alt", ""), maxTitleLen)
+		f.Title = cleanTitle(img.AttrOr("alt", ""))
 	}
 	cover := img.AttrOr("data-src", "")
 	if cover == "" {
 		cover = img.AttrOr("src", "")
 	}
 	f.CoverURL = cleanURL(base, cover)
+	// A field row is a div whose own heading names it; the field order varies, so
+	// the label decides, never the index.
 	doc.Find(novelfullInfoRows).EachWithBreak(func(_ int, row *goquery.Selection) bool {
-		if !strings.HasPrefix(strings.TrimSpace(row.Find("h3").First().Text()), novelfullStatusLabel) {
+		label := row.ChildrenFiltered("h3").First()
+		if !strings.HasPrefix(strings.TrimSpace(label.Text()), novelfullStatusLabel) {
 			return true
 		}
 		f.Completed = strings.EqualFold(strings.TrimSpace(row.Find("a").First().Text()), novelfullDone)
 		return false
 	})
 	l := latest{site: a}
-	doc.Find(novelfullLatestBox + ", " + novelfullListRows).Each(func(_ int, s *goquery.Selection) {
-		href := s.AttrOr("href", "")
-		if ref.SeriesID != "" && !strings.Contains(href, "/"+ref.SeriesID+"/") {
-			return
+	doc.Find(novelfullChapters).Each(func(_ int, s *goquery.Selection) {
+		if num, u, ok := novelfullChapter(base, s, ref.SeriesID); ok {
+			l.offer(num, u)
 		}
-		label := s.AttrOr("title", "")
-		if label == "" {
-			label = s.Text()
-		}
-		num, _ := ParseChapterNumber(label)
-		if num == "" {
-			if m := novelfullChapterPath.FindStringSubmatch(href); m != nil {
-				num, _ = word.Chapter(m[1])
-			}
-		}
-		l.offer(num, cleanURL(base, href))
 	})
 	l.into(&f)
 	return f, nil
+}
+
+// novelfullChapter reads one chapter link. Only this Series' own chapters
+// count: the link's whole path is /<slug>/chapter-<n>....html with the Series'
+// slug (slug "" accepts any). The number is the label's ("Chapter 12.5: ..."),
+// else the address's.
+func novelfullChapter(base *url.URL, s *goquery.Selection, slug string) (num, abs string, ok bool) {
+	abs = cleanURL(base, s.AttrOr("href", ""))
+	if abs == "" {
+		return "", "", false
+	}
+	u, err := url.Parse(abs)
+	if err != nil {
+		return "", "", false
+	}
+	m := novelfullChapterPath.FindStringSubmatch(u.EscapedPath())
+	if m == nil || (slug != "" && strings.ToLower(m[1]) != slug) {
+		return "", "", false
+	}
+	label := s.AttrOr("title", "")
+	if label == "" {
+		label = s.Text()
+	}
+	if num, ok = ParseChapterNumber(label); !ok {
+		num, ok = word.Chapter(m[2])
+	}
+	return num, abs, ok
+}
+
+// firstOf is the first element matching the preferred selector, else the
+// first matching the wider one.
+func firstOf(doc *goquery.Document, preferred, wider string) *goquery.Selection {
+	if s := doc.Find(preferred).First(); s.Length() > 0 {
+		return s
+	}
+	return doc.Find(wider).First()
 }

@@ -63,11 +63,11 @@ var fixtureCases = []fixtureCase{
 		},
 	},
 	{
-		name: "an Asura series takes the highest of decimal, out-of-order chapters and unescapes once",
+		name: "an Asura series takes the highest of decimal, out-of-order chapters and decodes a double-escaped title",
 		site: "asurascans", file: "decimal.html",
 		url: "https://asurascans.com/comics/omniscient-readers-viewpoint",
 		want: Facts{
-			Title: "Omniscient Reader&#39;s Viewpoint & Friends", Kind: KindManga,
+			Title: "Omniscient Reader's Viewpoint & Friends", Kind: KindManga,
 			CoverURL:      "https://cdn.asurascans.com/covers/omniscient-readers-viewpoint.webp",
 			LatestChapter: "12.5", LatestChapterURL: "https://asurascans.com/comics/omniscient-readers-viewpoint/chapter/12.5",
 			HasLatest: true,
@@ -439,18 +439,23 @@ func TestParseFixtures(t *testing.T) {
 }
 
 func TestAChapterLinkOnAnotherHostIsNotAChapter(t *testing.T) {
-	for _, tc := range []struct{ site, series, latestURL string }{
-		{"novelfull", "https://novelfull.com/reverend-insanity.html", "https://novelfull.com/reverend-insanity/chapter-2334-spring-autumn.html"},
-		{"demonicscans", "https://demonicscans.org/manga/Martial-Peak", "https://demonicscans.org/title/Martial-Peak/chapter/3671/1"},
-		{"comix", "https://comix.to/title/p2m8q-lookism", "https://comix.to/title/p2m8q-lookism/2601113-chapter-541"},
+	for _, tc := range []struct{ site, file, series, latestURL string }{
+		{"novelfull", "ongoing.html", "https://novelfull.com/reverend-insanity.html", "https://novelfull.com/reverend-insanity/chapter-2334-spring-autumn.html"},
+		{"novelfull", "../variants/novelfull/absolute-links.html", "https://novelfull.com/battle-through-the-heavens.html", "https://novelfull.com/battle-through-the-heavens/chapter-1648-the-end.html"},
+		{"demonicscans", "ongoing.html", "https://demonicscans.org/manga/Martial-Peak", "https://demonicscans.org/title/Martial-Peak/chapter/3671/1"},
+		{"demonicscans", "../variants/demonicscans/list-after-footer.html", "https://demonicscans.org/manga/Mr.-Magical-Girl", "https://demonicscans.org/title/Mr.-Magical-Girl/chapter/88/1"},
+		{"comix", "ongoing.html", "https://comix.to/title/p2m8q-lookism", "https://comix.to/title/p2m8q-lookism/2601113-chapter-541"},
+		{"lightnovelworld", "ongoing.html", "https://lightnovelworld.org/novel/shadow-slave/", "https://lightnovelworld.org/novel/shadow-slave/chapter/2450/"},
+		{"lightnovelworld", "../variants/lightnovelworld/chapter-links.html", "https://lightnovelworld.org/novel/the-legendary-mechanic/", "https://lightnovelworld.org/novel/the-legendary-mechanic/chapter/1463/"},
+		{"asurascans", "../variants/asurascans/html-rows.html", "https://asurascans.com/comics/the-dark-mage-returns", "https://asurascans.com/comics/the-dark-mage-returns/chapter/112"},
 	} {
-		t.Run(tc.site, func(t *testing.T) {
+		t.Run(tc.site+"/"+tc.file, func(t *testing.T) {
 			a, _ := ByName(tc.site)
 			ref, err := Recognise(tc.series)
 			if err != nil {
 				t.Fatal(err)
 			}
-			page := string(readFixture(t, tc.site, "ongoing.html"))
+			page := string(readFixture(t, tc.site, tc.file))
 			before, err := a.Parse([]byte(page), ref)
 			if err != nil || before.LatestChapterURL != tc.latestURL {
 				t.Fatalf("fixture's latest chapter is %q (%v), want %q", before.LatestChapterURL, err, tc.latestURL)
@@ -461,6 +466,7 @@ func TestAChapterLinkOnAnotherHostIsNotAChapter(t *testing.T) {
 			evil := "https://" + tc.site + ".evil.test" + u.RequestURI()
 			moved := strings.ReplaceAll(page, tc.latestURL, evil)
 			moved = strings.ReplaceAll(moved, `"`+u.RequestURI()+`"`, `"`+evil+`"`)
+			moved = strings.ReplaceAll(moved, `'`+u.RequestURI()+`'`, `'`+evil+`'`)
 			if moved == page {
 				t.Fatal("the fixture does not hold the latest chapter's link")
 			}

@@ -47,10 +47,41 @@ func dropControl(r rune) rune {
 	return r
 }
 
-// cleanRaw is cleanText for text no HTML parser has seen (JSON in a script element
-// or an API body): it is HTML-unescaped once first.
-func cleanRaw(s string, limit int) string {
-	return cleanText(html.UnescapeString(s), limit)
+// charRef is one well-formed character reference: a named, decimal or hex
+// reference closed by its semicolon. A bare "&" (or "&amp" with no semicolon)
+// is literal text, not a reference.
+var charRef = regexp.MustCompile(`&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});`)
+
+// decodeLeftover decodes, once more, the character references still in text
+// after its source's own decoding. Sites serve some titles escaped twice
+// (Reader&amp;#39;s in the HTML), and a reader must see Reader's, never the
+// &#39;. Only well-formed references are touched, so "Tom & Jerry" and "AT&T"
+// stay as they are; an unknown name stays too.
+func decodeLeftover(s string) string {
+	if !strings.Contains(s, "&") {
+		return s
+	}
+	return charRef.ReplaceAllStringFunc(s, func(ref string) string {
+		d := html.UnescapeString(ref)
+		// A name that is not an entity but starts with one ("&notareference;"
+		// starts with the legacy "&not") decodes only in part: keep it whole.
+		if d != ";" && strings.HasSuffix(d, ";") {
+			return ref
+		}
+		return d
+	})
+}
+
+// cleanTitle is a title read from HTML text or an attribute (the parser decoded
+// it once): leftover references decoded, then cleaned and capped.
+func cleanTitle(s string) string {
+	return cleanText(decodeLeftover(s), maxTitleLen)
+}
+
+// cleanRawTitle is a title from JSON in a page or an API body: HTML-unescaped
+// once as raw text, then leftover references decoded, cleaned and capped.
+func cleanRawTitle(s string) string {
+	return cleanTitle(html.UnescapeString(s))
 }
 
 // cleanURL resolves ref against base and keeps it only if it is an absolute http(s)

@@ -52,6 +52,8 @@ type SeriesListPage struct {
 	Sites              []Option
 	Kinds              []Option
 	List               SeriesList
+	// Add is the owner's add-by-address box: Series without a Bookmark.
+	Add AddBox
 }
 
 // Stat is one figure of the landing stats block.

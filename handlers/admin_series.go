@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/word"
@@ -91,7 +92,7 @@ func handleAdminSeriesList(d Deps) http.Handler {
 		list.Count, list.Capped = figure(n)
 		for _, s := range page.Rows {
 			list.Rows = append(list.Rows, components.SeriesRow{
-				Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL),
+				Site: s.Site, ID: s.SeriesID, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Cover: coverURL(s.CoverURL),
 				Href: seriesHref(s.Site, s.SeriesID), Fact: factOf(s, now),
 			})
 		}
@@ -110,7 +111,7 @@ func handleAdminSeriesList(d Deps) http.Handler {
 		}
 		render(w, r, d.Logger, http.StatusOK, components.AdminSeriesPage(viewerFrom(ctx), components.SeriesListPage{
 			Filter: string(q.Filter), Site: q.Site, Kind: q.Kind,
-			Filters: filterOptions, Sites: siteOptions, Kinds: kindOptions, List: list,
+			Filters: filterOptions, Sites: siteOptions, Kinds: kindOptions, List: list, Add: ownerAddBox(),
 		}))
 	})
 }
@@ -141,7 +142,7 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 		return components.SeriesDetail{}, err
 	}
 	v := components.SeriesDetail{
-		Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL), Address: s.URL, AddressHref: webURL(s.URL),
+		Site: s.Site, ID: s.SeriesID, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Cover: coverURL(s.CoverURL), Address: s.URL, AddressHref: webURL(s.URL),
 		Base: seriesHref(s.Site, s.SeriesID), Fact: factOf(s.AdminSeries, now),
 		Raised: s.LatestRaisedBy != nil, Unverified: s.Unverified, Finished: !s.FinishedAt.IsZero(),
 		Orphan: s.Bookmarks == 0,

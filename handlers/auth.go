@@ -64,7 +64,7 @@ func (a *auth) loadViewer(next http.Handler) http.Handler {
 		name, _ := sess.Values["name"].(string)
 		epoch, _ := sess.Values["epoch"].(int64)
 		if id != "" {
-			current, err := a.d.Store.SessionEpoch(r.Context(), id)
+			current, err := a.d.Store.SeenSession(r.Context(), id, a.d.now())
 			switch {
 			case err != nil && !errors.Is(err, store.ErrNotFound):
 				// Not knowing is not "signed out": answering as anonymous would
@@ -322,19 +322,32 @@ func (a *auth) handleLinkSignIn() http.Handler {
 		log := a.d.Logger
 		id, err := a.d.Store.ConsumeLoginLink(r.Context(), hashToken(chi.URLParam(r, "token")), a.d.now())
 		if errors.Is(err, store.ErrNotFound) {
-			render(w, r, log, http.StatusForbidden, components.LoginPage(a.oauth != nil, "", "This sign-in link was already used or has expired. Restart the server for a new one."))
+			render(w, r, log, http.StatusForbidden, components.LoginPage(a.oauth != nil, "", "This sign-in link was already used or has expired. Ask the owner for a new one (the owner's own: mangabookmark link)."))
 			return
 		}
 		if err != nil {
 			failStore(w, r, log, err, "Sign-in could not be checked. Try again.", "sign-in link")
 			return
 		}
-		if err := a.signIn(w, r, store.Reader{DiscordID: id, Name: "Owner"}); err != nil {
+		rd, home := store.Reader{DiscordID: id, Name: "Owner"}, "/admin"
+		if id != a.d.OwnerID {
+			// A Reader the owner named: sign in under that name, to My Bookmarks.
+			named, err := a.d.Store.GetReader(r.Context(), id)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				named = store.Reader{DiscordID: id, Name: id}
+			case err != nil:
+				failStore(w, r, log, err, "Sign-in could not be checked. Try again.", "sign-in link: read reader")
+				return
+			}
+			rd, home = store.Reader{DiscordID: id, Name: named.Name, AvatarURL: named.AvatarURL}, "/"
+		}
+		if err := a.signIn(w, r, rd); err != nil {
 			failStore(w, r, log, err, "Sign-in could not be recorded. Try again.", "sign-in: record reader")
 			return
 		}
 		log.Info("signed in", "discord_id", id, "via", "link")
-		http.Redirect(w, r, "/admin", http.StatusSeeOther)
+		http.Redirect(w, r, home, http.StatusSeeOther)
 	})
 }
 

@@ -25,6 +25,8 @@ import (
 
 const ownerID = "owner-1"
 
+const testTokenKey = "fedcba9876543210fedcba9876543210-token-key"
+
 // t0 is the fixed clock of every router test.
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
@@ -77,7 +79,7 @@ func newHarnessOn(t *testing.T, pool *pgxpool.Pool, adjust ...func(*handlers.Dep
 		Now:           func() time.Time { return t0 },
 		OwnerID:       ownerID,
 		SessionKey:    []byte("0123456789abcdef0123456789abcdef-test-key"),
-		TokenKey:      []byte("fedcba9876543210fedcba9876543210-token-key"),
+		TokenKey:      []byte(testTokenKey),
 		BrowserSites:  []string{"comix", "kagane"},
 	}
 	// The verdict and the Lanes page read the real derivation, with the push off.

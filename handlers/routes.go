@@ -41,12 +41,21 @@ func Routes(d Deps) chi.Router {
 		r.Group(func(r chi.Router) {
 			r.Use(a.requireReader)
 			r.Method(http.MethodGet, "/", handleHome(d))
+			r.Method(http.MethodPost, "/", handleAddBookmarks(d))
+			r.Method(http.MethodPost, "/bookmarks/{site}/{id}/progress", handleSetProgress(d))
+			r.Method(http.MethodPost, "/bookmarks/{site}/{id}/caught-up", handleCaughtUp(d))
+			r.Method(http.MethodPost, "/bookmarks/{site}/{id}/remove", handleRemoveBookmark(d))
+			r.Method(http.MethodPost, "/bookmarks/{site}/{id}/restore", handleRestoreBookmark(d))
+			r.Method(http.MethodGet, "/tokens", handleTokens(d))
+			r.Method(http.MethodPost, "/tokens", handleCreateToken(d))
+			r.Method(http.MethodPost, "/tokens/{id}/revoke", handleRevokeToken(d))
 		})
 
 		r.Route("/admin", func(r chi.Router) {
 			r.Use(a.requireOwner)
 			r.Method(http.MethodGet, "/", handleAdminLanding(d))
 			r.Method(http.MethodGet, "/series", handleAdminSeriesList(d))
+			r.Method(http.MethodPost, "/series", handleAdminAddSeries(d))
 			r.Method(http.MethodGet, "/series/{site}/{id}", handleAdminSeriesDetail(d))
 			r.Method(http.MethodPost, "/series/{site}/{id}/finish", handleFinish(d))
 			r.Method(http.MethodPost, "/series/{site}/{id}/unfinish", handleUnfinish(d))
@@ -58,6 +67,9 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodPost, "/lanes/{site}/poll", handleForceLanePoll(d))
 			r.Method(http.MethodPost, "/lanes/{site}/pause", handlePauseLane(d))
 			r.Method(http.MethodPost, "/lanes/{site}/resume", handleResumeLane(d))
+			r.Method(http.MethodGet, "/readers", handleAdminReaders(d))
+			r.Method(http.MethodPost, "/readers", handleCreateReaderLink(d))
+			r.Method(http.MethodPost, "/readers/{id}/signout", handleSignOutReader(d))
 		})
 	})
 	return r

@@ -75,6 +75,7 @@ func TestTextColoursHoldAAOnBothBackgroundsOfBothSchemes(t *testing.T) {
 		{"--accent", "--bg"}, {"--accent", "--surface"},
 		{"--danger", "--bg"}, {"--danger", "--surface"},
 		{"--on-accent", "--accent"},
+		{"--ember", "--bg"}, {"--ember", "--surface"},
 	}
 	for name, s := range schemes(t) {
 		for _, p := range pairs {

@@ -28,6 +28,9 @@ const CSS = "css/app.css"
 // restores a page from history.
 const AdminJS = "js/admin.js"
 
+// ReaderJS is the copy button of a token or a sign-in link shown once.
+const ReaderJS = "js/reader.js"
+
 var hashes = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	_ = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {

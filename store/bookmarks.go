@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -29,31 +30,69 @@ type Bookmark struct {
 	Kind          string    `db:"kind"`
 	LatestChapter *string   `db:"latest_chapter"`
 	LatestURL     string    `db:"latest_chapter_url"`
+	LatestAt      time.Time `db:"latest_chapter_at"` // when Latest Chapter reached its number (zero = not known)
 	Progress      *string   `db:"progress"`
 	ProgressURL   string    `db:"progress_url"`
 	New           bool      `db:"new"` // the ember: a chapter past this Reader's Progress
 	UpdatedAt     time.Time `db:"updated_at"`
 }
 
-// listBookmarksSQL: the Reader's Bookmarks, new chapters first, then most
-// recently touched. Served by the bookmarks primary key (reader_id prefix).
-const listBookmarksSQL = `
+// BookmarkQuery narrows a Reader's list: only those with the ember, and a
+// piece of the title (matched case-insensitively, as typed).
+type BookmarkQuery struct {
+	NewOnly bool
+	Search  string
+}
+
+// listBookmarksSQL: the Reader's Bookmarks, new chapters first, then the
+// most recent chapter first. Served by the bookmarks primary key (reader_id
+// prefix): one Reader's list is sorted, never the whole table. $3 is the
+// title piece with LIKE's own characters escaped, "" for none.
+const bookmarkSelect = `
 SELECT b.site, b.series_id, s.url, s.title, s.cover_url, s.kind,
-       s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url,
+       s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url, s.latest_chapter_at,
        b.progress_num::text AS progress, b.progress_url,
        (s.latest_chapter_num IS NOT NULL AND (b.progress_num IS NULL OR s.latest_chapter_num > b.progress_num)) AS new,
        b.updated_at
   FROM bookmarks b JOIN series s USING (site, series_id)
- WHERE b.reader_id = $1
- ORDER BY new DESC, b.updated_at DESC, b.site, b.series_id`
+ WHERE b.reader_id = $1`
+
+const listBookmarksSQL = `SELECT * FROM (` + bookmarkSelect + `
+   AND ($3 = '' OR s.title ILIKE '%' || $3 || '%' OR b.series_id ILIKE '%' || $3 || '%')
+) l
+ WHERE (NOT $2::boolean OR l.new)
+ ORDER BY l.new DESC, l.latest_chapter_at DESC, l.updated_at DESC, l.site, l.series_id`
+
+const getBookmarkSQL = bookmarkSelect + ` AND b.site = $2 AND b.series_id = $3`
+
+// GetBookmark returns one of the Reader's Bookmarks, or ErrNotFound (also
+// for another Reader's: the Reader is part of the key).
+func (s *Store) GetBookmark(ctx context.Context, readerID, site, seriesID string) (Bookmark, error) {
+	v, err := getOne[Bookmark](ctx, s, getBookmarkSQL, readerID, site, seriesID)
+	if err != nil {
+		return Bookmark{}, fmt.Errorf("store: get bookmark %s %s/%s: %w", readerID, site, seriesID, err)
+	}
+	return v, nil
+}
 
 // ListBookmarks returns every Bookmark of one Reader.
 func (s *Store) ListBookmarks(ctx context.Context, readerID string) ([]Bookmark, error) {
-	v, err := getMany[Bookmark](ctx, s, listBookmarksSQL, readerID)
+	return s.QueryBookmarks(ctx, readerID, BookmarkQuery{})
+}
+
+// QueryBookmarks returns the Reader's Bookmarks that match q.
+func (s *Store) QueryBookmarks(ctx context.Context, readerID string, q BookmarkQuery) ([]Bookmark, error) {
+	v, err := getMany[Bookmark](ctx, s, listBookmarksSQL, readerID, q.NewOnly, likeEscape(strings.TrimSpace(q.Search)))
 	if err != nil {
 		return nil, fmt.Errorf("store: list bookmarks %s: %w", readerID, err)
 	}
 	return v, nil
+}
+
+// likeEscape makes a typed piece of title match itself under LIKE (whose
+// default escape character is the backslash).
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // setProgressSQL moves Progress forward only, unless $6 (backwards allowed)
@@ -112,20 +151,18 @@ func (s *Store) RemoveBookmark(ctx context.Context, readerID, site, seriesID str
 	return nil
 }
 
-const getBookmarkSQL = `
-SELECT b.site, b.series_id, s.url, s.title, s.cover_url, s.kind,
-       s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url,
-       b.progress_num::text AS progress, b.progress_url,
-       (s.latest_chapter_num IS NOT NULL AND (b.progress_num IS NULL OR s.latest_chapter_num > b.progress_num)) AS new,
-       b.updated_at
-  FROM bookmarks b JOIN series s USING (site, series_id)
- WHERE b.reader_id = $1 AND b.site = $2 AND b.series_id = $3`
+const restoreBookmarkSQL = `
+INSERT INTO bookmarks (reader_id, site, series_id, progress_num, progress_url, created_at, updated_at)
+VALUES ($1, $2, $3, NULLIF($4, '')::numeric, $5, $6, $6)
+ON CONFLICT (reader_id, site, series_id) DO NOTHING`
 
-// GetBookmark returns one of the Reader's Bookmarks, or ErrNotFound.
-func (s *Store) GetBookmark(ctx context.Context, readerID, site, seriesID string) (Bookmark, error) {
-	v, err := getOne[Bookmark](ctx, s, getBookmarkSQL, readerID, site, seriesID)
-	if err != nil {
-		return Bookmark{}, fmt.Errorf("store: get bookmark %s %s/%s: %w", readerID, site, seriesID, err)
+// RestoreBookmark puts back a Bookmark the Reader just removed, with the
+// Progress it had ("" for none): the remove's Undo. A Bookmark that exists
+// again already is left as it is; a Series the owner deleted meanwhile is
+// ErrConflict.
+func (s *Store) RestoreBookmark(ctx context.Context, readerID, site, seriesID, progress, progressURL string, now time.Time) error {
+	if _, err := s.pool.Exec(ctx, restoreBookmarkSQL, readerID, site, seriesID, progress, progressURL, ms(now)); err != nil {
+		return fmt.Errorf("store: restore bookmark %s %s/%s: %w", readerID, site, seriesID, translate(err))
 	}
-	return v, nil
+	return nil
 }

@@ -61,3 +61,50 @@ func (s *Store) EndSessions(ctx context.Context, discordID string) error {
 	}
 	return nil
 }
+
+const listReadersSQL = `SELECT discord_id, name, avatar_url, created_at, last_seen_at FROM readers ORDER BY last_seen_at DESC, discord_id`
+
+// ListReaders returns every Reader, the most recently seen first. The group
+// is small (one Discord guild), so the list is whole.
+func (s *Store) ListReaders(ctx context.Context) ([]Reader, error) {
+	v, err := getMany[Reader](ctx, s, listReadersSQL)
+	if err != nil {
+		return nil, fmt.Errorf("store: list readers: %w", err)
+	}
+	return v, nil
+}
+
+// seenSessionSQL reads the session epoch and stamps last_seen_at at most
+// once an hour, in one statement (as readerByTokenSQL stamps a token): a
+// page view costs no extra write within the hour. The SELECT sees the row
+// as it was before the stamp, which changes no epoch.
+const seenSessionSQL = `
+WITH stamp AS (
+    UPDATE readers SET last_seen_at = $2::bigint
+     WHERE discord_id = $1 AND last_seen_at < $2::bigint - 3600000
+)
+SELECT session_epoch FROM readers WHERE discord_id = $1`
+
+// SeenSession is SessionEpoch for a request: it also records that the
+// Reader was seen (to the hour). ErrNotFound for an unknown Reader.
+func (s *Store) SeenSession(ctx context.Context, discordID string, now time.Time) (int64, error) {
+	var e int64
+	if err := s.pool.QueryRow(ctx, seenSessionSQL, discordID, ms(now)).Scan(&e); err != nil {
+		return 0, fmt.Errorf("store: session epoch %s: %w", discordID, translate(err))
+	}
+	return e, nil
+}
+
+const nameReaderSQL = `
+INSERT INTO readers (discord_id, name, created_at) VALUES ($1, $2, $3)
+ON CONFLICT (discord_id) DO UPDATE SET name = excluded.name`
+
+// NameReader records a Reader the owner named before they ever signed in
+// (a one-time link for someone without Discord). Never seen until they
+// use it.
+func (s *Store) NameReader(ctx context.Context, discordID, name string, now time.Time) error {
+	if _, err := s.pool.Exec(ctx, nameReaderSQL, discordID, name, ms(now)); err != nil {
+		return fmt.Errorf("store: name reader %s: %w", discordID, translate(err))
+	}
+	return nil
+}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 const fetchUsage = "usage: mangabookmark fetch SERIES_URL"
@@ -17,8 +18,12 @@ const fetchUsage = "usage: mangabookmark fetch SERIES_URL"
 // prints the outcome word on one line, then the facts as one JSON object (the
 // shape parse prints). The HTTP status and any error go to stderr. It honours
 // SITE_BASE_URLS, BROWSER_SITES and BROWSER_WS_URL as the server does. args are
-// the arguments after "fetch". A read that ends in an outcome other than ok is
-// not an error of the tool; bad input or configuration is.
+// the arguments after "fetch".
+//
+// It answers scripts like curl --fail: the exit status is 0 only for ok. A read
+// that ends in any other outcome still prints the outcome word and the facts,
+// then returns a NotOKError (exit status 3); bad input or configuration is an
+// ordinary error (exit status 1).
 func runFetch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := flag.NewFlagSet("fetch", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -60,5 +65,22 @@ func runFetch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		detail += fmt.Sprintf(" error=%q", res.Err.Error())
 	}
 	fmt.Fprintln(stderr, detail)
-	return writeJSON(stdout, newFactsJSON(ref, a.Kind(), res.Facts))
+	if err := writeJSON(stdout, newFactsJSON(ref, a.Kind(), res.Facts)); err != nil {
+		return err
+	}
+	if res.Outcome != word.OK {
+		return NotOKError{Outcome: res.Outcome}
+	}
+	return nil
+}
+
+// exitNotOK is fetch's exit status for a read that ended in an outcome other
+// than ok; 1 stays the status of bad input, so a script can tell them apart.
+const exitNotOK = 3
+
+// NotOKError is fetch's answer when the read ended in an outcome other than ok.
+type NotOKError struct{ Outcome word.Outcome }
+
+func (e NotOKError) Error() string {
+	return fmt.Sprintf("fetch: the read ended in %s, not ok", e.Outcome)
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -158,89 +156,6 @@ func TestRunParseRefusesBadInput(t *testing.T) {
 			}
 			if out.Len() != 0 {
 				t.Errorf("printed facts on bad input: %s", out.String())
-			}
-		})
-	}
-}
-
-func TestRunFetch(t *testing.T) {
-	page, err := os.ReadFile(fixture("novelfull", "completed.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/battle-through-the-heavens.html":
-			w.Write(page)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
-	env := func(k string) string {
-		if k == "SITE_BASE_URLS" {
-			return "novelfull=" + srv.URL
-		}
-		return ""
-	}
-
-	t.Run("a readable Series prints ok and its facts", func(t *testing.T) {
-		var out, errOut bytes.Buffer
-		err := runFetch(context.Background(), []string{"https://novelfull.com/battle-through-the-heavens.html"}, nil, &out, &errOut, env)
-		if err != nil {
-			t.Fatalf("runFetch: %v", err)
-		}
-		word, rest, _ := bytes.Cut(out.Bytes(), []byte("\n"))
-		if string(word) != "ok" {
-			t.Fatalf("outcome line %q\n%s", word, errOut.String())
-		}
-		m := decodeFacts(t, rest)
-		if m["latest_chapter"] != json.Number("1648") || m["completed"] != true || m["series_id"] != "battle-through-the-heavens" {
-			t.Errorf("facts %v", m)
-		}
-	})
-
-	t.Run("a missing page prints not_found and is not an error of the tool", func(t *testing.T) {
-		var out, errOut bytes.Buffer
-		err := runFetch(context.Background(), []string{"https://novelfull.com/gone-novel.html"}, nil, &out, &errOut, env)
-		if err != nil {
-			t.Fatalf("runFetch: %v", err)
-		}
-		if !strings.HasPrefix(out.String(), "not_found\n") {
-			t.Errorf("output %q", out.String())
-		}
-		if !strings.Contains(errOut.String(), "status=404") {
-			t.Errorf("stderr %q", errOut.String())
-		}
-	})
-
-	for _, tc := range []struct {
-		name string
-		args []string
-		env  func(string) string
-		want string
-	}{
-		{"no address", nil, env, "expected one Series address"},
-		{"an address of no Site", []string{"https://example.com/x"}, env, "unknown site"},
-		{"an http address", []string{"http://novelfull.com/x.html"}, env, "not https"},
-		{"a bad SITE_BASE_URLS", []string{"https://novelfull.com/x.html"}, func(k string) string {
-			if k == "SITE_BASE_URLS" {
-				return "novelfull"
-			}
-			return ""
-		}, "SITE_BASE_URLS"},
-		{"a bad BROWSER_SITES", []string{"https://novelfull.com/x.html"}, func(k string) string {
-			if k == "BROWSER_SITES" {
-				return "mangadex"
-			}
-			return ""
-		}, "BROWSER_SITES"},
-	} {
-		t.Run("fetch refuses "+tc.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			err := runFetch(context.Background(), tc.args, nil, &out, &errOut, tc.env)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error %v, want one line containing %q", err, tc.want)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 )
@@ -10,6 +11,15 @@ import (
 func main() {
 	if err := run(context.Background(), os.Args, os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "mangabookmark:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
+}
+
+// exitCode is 1 for an error, and exitNotOK when fetch's read ended in an
+// outcome other than ok.
+func exitCode(err error) int {
+	if errors.As(err, new(NotOKError)) {
+		return exitNotOK
+	}
+	return 1
 }

@@ -1,7 +1,7 @@
 // ==UserScript==
 // @name         MangaBookmark
 // @namespace    https://github.com/mangabookmark/mangabookmark
-// @version      1.0.1
+// @version      1.0.2
 // @description  Your group's Bookmarks, Progress and Latest Chapter on the Sites' own pages; Progress recorded as you read.
 // @match        https://*.asurascans.com/*
 // @match        https://*.asuracomic.net/*
@@ -51,7 +51,7 @@
 })(function () {
   'use strict';
 
-  const VERSION = '1.0.1';
+  const VERSION = '1.0.2';
   const BASE_URL = '__BASE_URL__';
 
   // The queue holds at most this many Series; past it the oldest Sightings go
@@ -775,7 +775,7 @@ a { color: var(--accent); }
     const base = BASE_URL.replace(/\/+$/, '');
     if (isTokensPage(win.location.href, base)) return tokensPage(win, gm);
     const here = recognise(win.location.href);
-    const state = { title: '', bookmarked: null, progress: null, latest: null, offline: false, cacheAt: 0, pending: 0, message: '', collapsed: false };
+    const state = { title: '', known: false, bookmarked: null, progress: null, latest: null, offline: false, cacheAt: 0, pending: 0, message: '', collapsed: false };
     let host = null;
     const redraw = async () => {
       if (!host) return;
@@ -801,7 +801,7 @@ a { color: var(--accent); }
         await gm.set(KEY.token, t.trim());
         state.message = '';
         await s.drain(true);
-        refresh();
+        if (here) refresh();
       }
     });
     gm.menu('Send pending writes now', () => s.drain(true).then(redraw));
@@ -817,7 +817,7 @@ a { color: var(--accent); }
     win.document.documentElement.append(host);
     await refresh();
     if (here.chapterPage) watchReading(win, here, s, state, redraw);
-    reportSightings(win, here, s, gm);
+    if (state.known) reportSightings(win, here, s, gm);
 
     async function refresh() {
       await readState(win, here, gm, api, state);
@@ -830,6 +830,8 @@ a { color: var(--accent); }
       await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: win.location.href, chapter: null, bookmark: true, title: state.title });
       state.bookmarked = true;
       await refresh();
+      // The server knows the Series now: what this page lists can count.
+      if (state.known) reportSightings(win, here, s, gm);
     }
   }
 
@@ -875,29 +877,52 @@ a { color: var(--accent); }
       const b = r.json.bookmark || null;
       const series = r.json.series || {};
       state.offline = false;
-      state.title = series.title || state.title;
+      // A Series nobody added takes no Sightings (the server answers
+      // "known": false), so none is spent on it.
+      state.known = !!r.json.series;
+      // Before the server's first Poll of a new Series, a Series page's own
+      // heading names it (shown as text, never as markup).
+      state.title = series.title || state.title || (!here.chapterPage && headingOf(win.document)) || '';
       state.latest = series.latest_chapter || null;
       state.bookmarked = !!b;
       state.progress = b ? b.progress || null : null;
+      await gm.set(KEY.cache, cacheWith(await gm.get(KEY.cache, null), here, b));
       refreshCache(gm, api).catch(() => {});
       return;
     }
     if (classify(r.status) === 'token') {
       await gm.set(KEY.refused, await gm.get(KEY.token, ''));
       state.message = say.token(BASE_URL.replace(/\/+$/, ''));
+      // Nothing can be bookmarked with a refused token: no button.
+      state.bookmarked = null;
     }
     const cache = await gm.get(KEY.cache, null);
     state.offline = classify(r.status) === 'retry';
     state.cacheAt = cache ? cache.at : 0;
     const hit = cache && (cache.bookmarks || []).find((b) => b.site === here.site && b.series_id === here.seriesId);
     if (hit) {
+      state.known = true;
       state.title = hit.title || '';
       state.latest = hit.latest_chapter || null;
       state.progress = hit.progress || null;
       state.bookmarked = true;
-    } else if (cache) {
+    } else if (cache && classify(r.status) === 'retry') {
       state.bookmarked = false;
     }
+  }
+
+  // cacheWith is the cache with one Series' entry as the server just said
+  // (b null: not bookmarked), so a page visited since the last full refresh
+  // reads true offline. The ETag stays: the next refresh still revalidates.
+  function cacheWith(cache, here, b) {
+    if (!cache) return null;
+    const rest = (cache.bookmarks || []).filter((x) => !(x.site === here.site && x.series_id === here.seriesId));
+    return { ...cache, bookmarks: b ? [...rest, b] : rest };
+  }
+
+  function headingOf(doc) {
+    const h = doc.querySelector('h1');
+    return h ? h.textContent.replace(/\s+/g, ' ').trim().slice(0, 150) : '';
   }
 
   // refreshCache keeps every Bookmark in GM storage, revalidated by ETag.
@@ -981,7 +1006,7 @@ a { color: var(--accent); }
     VERSION, QUEUE_MAX, BACKOFF_BASE_MS, BACKOFF_CAP_MS, READ_SHARE, SIGHTING_MAX,
     canonicalNumber, parseChapterNumber, compareChapters, recognise,
     enqueue, drainOrder, backoffDelay, retryAfterMs, scheduleRetry, classify, newerVersion, mergeSightings,
-    sightingsOf, chapterOfPage, readShare, isNextChapterLink, isTokensPage,
+    sightingsOf, chapterOfPage, readShare, isNextChapterLink, isTokensPage, cacheWith,
     manager, client, sync, panelView, parseHeaders, say, main,
   };
 });

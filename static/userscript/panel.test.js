@@ -43,3 +43,14 @@ test('a newer userscript on the server is named', () => {
   assert.equal(mb.panelView({ update: '1.2.0', now }).update, 'Userscript 1.2.0 is available');
   assert.equal(mb.panelView({ now }).update, undefined);
 });
+
+test("the read cache takes each lookup's answer for its Series, and keeps the rest", () => {
+  const here = { site: 'asurascans', seriesId: 'nano-machine' };
+  const other = { site: 'comix', series_id: 'k7yg7', progress: 3 };
+  const cache = { at: 1, etag: '"e"', bookmarks: [other, { site: 'asurascans', series_id: 'nano-machine', progress: 4 }] };
+  const now = mb.cacheWith(cache, here, { site: 'asurascans', series_id: 'nano-machine', progress: 5 });
+  assert.deepEqual(now.bookmarks.map((b) => [b.series_id, b.progress]), [['k7yg7', 3], ['nano-machine', 5]]);
+  assert.equal(now.etag, '"e"');
+  assert.deepEqual(mb.cacheWith(cache, here, null).bookmarks, [other], 'a removed Bookmark leaves the cache');
+  assert.equal(mb.cacheWith(null, here, null), null, 'no cache is made from one answer');
+});

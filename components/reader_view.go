@@ -1,0 +1,90 @@
+package components
+
+// The Reader's pages' view models, shaped like the screen.
+
+// BookmarksPage is My Bookmarks at /.
+type BookmarksPage struct {
+	NewOnly bool
+	Search  string
+	List    BookmarkList
+	Add     AddBox
+	// Removed is the Undo a plain-form remove answers with (htmx puts it in
+	// the row's place instead).
+	Removed *RemovedRow
+}
+
+// BookmarkList is the list region: what the filter form swaps.
+type BookmarkList struct {
+	Rows []MyBookmark
+	// Total is how many Bookmarks the Reader has, whatever the filter shows.
+	Total    int
+	Filtered bool
+}
+
+// MyBookmark is one Bookmark.
+type MyBookmark struct {
+	Site, ID, Title string
+	Cover           CoverView
+	SeriesHref      string // the Series page on its Site ("" when it is not a web address)
+	NextHref        string // the Site's page of my next chapter, else the Series page
+	NextLabel       string
+	Latest          string // "" when no chapter is known yet
+	LatestSeen      string // "seen 3 h ago", "" when not known
+	Progress        string // "" when none
+	Ember           bool
+	Message         string
+	Fault           bool
+}
+
+// RemovedRow stands where a removed Bookmark was, with its Undo.
+type RemovedRow struct {
+	Site, ID, Title, Progress, ProgressURL string
+}
+
+// AddBox is the add-by-address form and what its last use did.
+type AddBox struct {
+	Action  string // "/" for a Reader, "/admin/series" for the owner
+	Text    string // what was typed, shown back when nothing was read
+	Message string // a refusal of the whole paste
+	Results []AddResult
+	Sites   []string
+}
+
+// AddResult is what one pasted line did.
+type AddResult struct {
+	Line     string
+	Word     string // added, already, progress, unsupported, failed
+	Sentence string
+	Fault    bool
+}
+
+// TokensPage is /tokens.
+type TokensPage struct {
+	Tokens  []TokenRow
+	New     string // the token just created, shown once
+	NewName string
+	Message string
+	Fault   bool
+}
+
+// TokenRow is one token as its Reader sees it (never its value).
+type TokenRow struct {
+	ID                      string
+	Name, Created, LastUsed string
+}
+
+// ReadersPage is /admin/readers.
+type ReadersPage struct {
+	Readers []ReaderRow
+	Link    string // a sign-in link just made
+	LinkFor string
+	LinkTTL string
+	Message string
+	Fault   bool
+}
+
+// ReaderRow is one Reader on the owner's page.
+type ReaderRow struct {
+	ID, Name, LastSeen string
+	Local              bool // signed in by the owner's link, not Discord
+}

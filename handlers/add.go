@@ -1,0 +1,149 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
+)
+
+// maxAddLines bounds one paste: enough for a whole list moved from another
+// tracker, small enough that one request stays short.
+const maxAddLines = 200
+
+// maxAddBody bounds the form: 200 addresses of up to 2 KiB each.
+const maxAddBody = maxAddLines * 2 << 10
+
+// addFromForm reads the add box's field `urls` and adds each line, for
+// readerID ("" is the owner's box: the Series alone, no Bookmark). Each
+// line is its own transaction, so a line that fails leaves the others and
+// itself whole. Both boxes read their form through here.
+func addFromForm(d Deps, w http.ResponseWriter, r *http.Request, readerID string) (components.AddBox, int) {
+	box := components.AddBox{Sites: word.SiteNames()}
+	r.Body = http.MaxBytesReader(w, r.Body, maxAddBody)
+	if err := r.ParseForm(); err != nil {
+		box.Message = "That paste is too large: at most 200 addresses at once. Nothing was added."
+		return box, http.StatusRequestEntityTooLarge
+	}
+	var lines []string
+	for l := range strings.SplitSeq(r.PostForm.Get("urls"), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	switch {
+	case len(lines) == 0:
+		box.Message = "Paste one Series or chapter address per line."
+		return box, http.StatusBadRequest
+	case len(lines) > maxAddLines:
+		box.Text = r.PostForm.Get("urls")
+		box.Message = "That is " + strconv.Itoa(len(lines)) + " lines: at most 200 addresses at once. Nothing was added."
+		return box, http.StatusBadRequest
+	}
+	status := http.StatusOK
+	for _, l := range lines {
+		res := addLine(d, r, readerID, l)
+		if res.Word == "failed" {
+			status = http.StatusServiceUnavailable // a line could not be saved: try again
+		}
+		box.Results = append(box.Results, res)
+	}
+	return box, status
+}
+
+// addLine adds one address and says what happened to it.
+func addLine(d Deps, r *http.Request, readerID, line string) components.AddResult {
+	shown := line
+	if s := []rune(shown); len(s) > 120 {
+		shown = string(s[:120]) + "…"
+	}
+	out := components.AddResult{Line: shown}
+	c, err := adapters.RecogniseChapter(line)
+	if err != nil {
+		out.Word, out.Fault = "unsupported", true
+		out.Sentence = "Not an address of a supported Site (" + strings.Join(word.SiteNames(), ", ") + "). Nothing was added."
+		return out
+	}
+	a, _ := adapters.ByName(c.Site)
+	req := store.AddRequest{Site: c.Site, SeriesID: c.SeriesID, URL: c.URL, Kind: a.Kind(), ReaderID: readerID}
+	if c.Number != "" {
+		req.Chapter, req.ChapterURL = c.Number, strings.TrimSpace(line)
+	}
+	res, err := d.Store.AddAddress(r.Context(), req, d.now())
+	if err != nil {
+		d.Logger.Error("add by address failed", "site", c.Site, "series_id", c.SeriesID, "err", err)
+		out.Word, out.Fault = "failed", true
+		out.Sentence = "Could not be added just now; nothing of it was saved. Try again."
+		return out
+	}
+	out.Word, out.Sentence = addSentence(readerID == "", c, res)
+	return out
+}
+
+// addSentence says what an add did, in the Reader's or the owner's terms.
+func addSentence(owner bool, c adapters.Chapter, res store.AddResult) (word, sentence string) {
+	what := c.Site + " Series " + c.SeriesID
+	if owner {
+		if res.SeriesCreated {
+			return "added", "Added " + what + ", with no Bookmark (an orphan); a Poll is on its way."
+		}
+		return "already", what + " is already known. Nothing was changed."
+	}
+	progress := ""
+	if res.ProgressMoved {
+		progress = " Progress set to " + c.Number + "."
+	} else if c.Number != "" {
+		progress = " Your Progress is already at or past chapter " + c.Number + "."
+	}
+	switch {
+	case res.BookmarkCreated:
+		s := "Added " + what + "." + progress
+		if res.SeriesCreated {
+			s += " Its title and chapters arrive with its first Poll, within a minute or so."
+		}
+		return "added", s
+	case res.ProgressMoved:
+		return "progress", "Already bookmarked." + progress
+	}
+	return "already", "Already bookmarked." + progress
+}
+
+func ownerAddBox() components.AddBox {
+	return components.AddBox{Action: "/admin/series", Sites: word.SiteNames()}
+}
+
+// handleAdminAddSeries is POST /admin/series: the owner's add box. It adds
+// Series without a Bookmark; a plain form is answered with the page showing
+// the orphans, where the new ones now are.
+func handleAdminAddSeries(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		box, status := addFromForm(d, w, r, "")
+		box.Action = "/admin/series"
+		if wantsFragment(r) {
+			render(w, r, d.Logger, status, components.AddForm(box))
+			return
+		}
+		q := store.SeriesQuery{Filter: store.FilterOrphan}
+		page, err := d.Store.ListAdminSeries(r.Context(), q, d.now())
+		var n int64
+		if err == nil {
+			n, err = d.Store.CountAdminSeries(r.Context(), q, d.now())
+		}
+		if err != nil {
+			failStore(w, r, d.Logger, err, "The list could not be read just now. Try again in a moment.", "admin series: list after add")
+			return
+		}
+		list := components.SeriesList{Count: n, Caption: caption(q)}
+		for _, s := range page.Rows {
+			list.Rows = append(list.Rows, components.SeriesRow{Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL),
+				Href: seriesHref(s.Site, s.SeriesID), Fact: factOf(s, d.now())})
+		}
+		render(w, r, d.Logger, status, components.AdminSeriesPage(viewerFrom(r.Context()), components.SeriesListPage{
+			Filter: string(q.Filter), Filters: filterOptions, Sites: siteOptions, Kinds: kindOptions, List: list, Add: box,
+		}))
+	})
+}

@@ -1,0 +1,328 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
+)
+
+// listUnreadable is the sentence of every page whose list the database
+// could not give: 503, since trying again shortly is the fix.
+const listUnreadable = "Your Bookmarks could not be read just now. Try again in a moment."
+
+// parseBookmarkQuery reads ?new=1&q=… (a search over 100 characters is cut).
+func parseBookmarkQuery(r *http.Request) store.BookmarkQuery {
+	v := r.URL.Query()
+	q := store.BookmarkQuery{NewOnly: v.Get("new") == "1", Search: v.Get("q")}
+	if s := []rune(q.Search); len(s) > 100 {
+		q.Search = string(s[:100])
+	}
+	return q
+}
+
+// bookmarkList reads the Reader's list under q as the region shows it.
+func bookmarkList(d Deps, r *http.Request, q store.BookmarkQuery) (components.BookmarkList, error) {
+	ctx, id, now := r.Context(), viewerFrom(r.Context()).ID, d.now()
+	rows, err := d.Store.QueryBookmarks(ctx, id, q)
+	if err != nil {
+		return components.BookmarkList{}, err
+	}
+	l := components.BookmarkList{Total: len(rows), Filtered: q.NewOnly || q.Search != ""}
+	if l.Filtered {
+		all, err := d.Store.QueryBookmarks(ctx, id, store.BookmarkQuery{})
+		if err != nil {
+			return components.BookmarkList{}, err
+		}
+		l.Total = len(all)
+	}
+	for _, b := range rows {
+		l.Rows = append(l.Rows, bookmarkRow(b, now))
+	}
+	return l, nil
+}
+
+// bookmarkRow is one Bookmark as its row shows it.
+func bookmarkRow(b store.Bookmark, now time.Time) components.MyBookmark {
+	title := titleOf(b.Title, b.SeriesID)
+	r := components.MyBookmark{
+		Site: b.Site, ID: b.SeriesID, Title: title,
+		Cover:      components.CoverView{Title: title, Size: components.CoverSmall},
+		SeriesHref: webURL(b.URL), Ember: b.New,
+	}
+	if b.LatestChapter != nil {
+		r.Latest = *b.LatestChapter
+		if !b.LatestAt.IsZero() {
+			r.LatestSeen = "seen " + word.Age(now.Sub(b.LatestAt)) + " ago"
+		}
+	}
+	if b.Progress != nil {
+		r.Progress = *b.Progress
+	}
+	r.NextHref, r.NextLabel = nextChapter(b)
+	return r
+}
+
+func titleOf(title, id string) string {
+	if title == "" {
+		return id
+	}
+	return title
+}
+
+// nextChapter is where the row's main button goes: the Site's page of the
+// chapter after my Progress when a chapter past it is known and its address
+// can be told (the Latest Chapter's own address, or one the Site's pattern
+// builds), else the Series page.
+func nextChapter(b store.Bookmark) (href, label string) {
+	series := webURL(b.URL)
+	if !b.New || b.LatestChapter == nil {
+		if series == "" {
+			return "", ""
+		}
+		return series, "Open on " + b.Site
+	}
+	next := *b.LatestChapter
+	if b.Progress != nil {
+		if n, ok := adapters.NextChapter(*b.Progress); ok && adapters.CompareChapters(n, next) < 0 {
+			next = n
+		}
+	} else if adapters.CompareChapters("1", next) < 0 {
+		next = "1"
+	}
+	if next == *b.LatestChapter && webURL(b.LatestURL) != "" {
+		return b.LatestURL, "Read chapter " + next
+	}
+	if u, ok := adapters.ChapterURL(adapters.Ref{Site: b.Site, SeriesID: b.SeriesID, URL: b.URL}, next); ok {
+		return u, "Read chapter " + next
+	}
+	if series == "" {
+		return "", ""
+	}
+	return series, "Open on " + b.Site
+}
+
+// handleHome is My Bookmarks: the page, or for htmx the list region alone.
+func handleHome(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := parseBookmarkQuery(r)
+		l, err := bookmarkList(d, r, q)
+		if err != nil {
+			failStore(w, r, d.Logger, err, listUnreadable, "my bookmarks: list")
+			return
+		}
+		if wantsFragment(r) {
+			w.Header().Set("HX-Push-Url", homeHref(q))
+			render(w, r, d.Logger, http.StatusOK, components.BookmarkListRegion(l))
+			return
+		}
+		p := components.BookmarksPage{NewOnly: q.NewOnly, Search: q.Search, List: l, Add: readerAddBox()}
+		p.Removed = removedFromQuery(r)
+		render(w, r, d.Logger, http.StatusOK, components.BookmarksHome(viewerFrom(r.Context()), p))
+	})
+}
+
+// homeHref is the canonical address of a filtered list.
+func homeHref(q store.BookmarkQuery) string {
+	v := url.Values{}
+	if q.NewOnly {
+		v.Set("new", "1")
+	}
+	if q.Search != "" {
+		v.Set("q", q.Search)
+	}
+	if len(v) == 0 {
+		return "/"
+	}
+	return "/?" + v.Encode()
+}
+
+func readerAddBox() components.AddBox {
+	return components.AddBox{Action: "/", Sites: word.SiteNames()}
+}
+
+// handleAddBookmarks is POST /: the Reader's add box. htmx gets the box
+// with its results and the list swapped out of band; a plain form the page.
+func handleAddBookmarks(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		box, status := addFromForm(d, w, r, viewerFrom(r.Context()).ID)
+		box.Action = "/"
+		l, err := bookmarkList(d, r, store.BookmarkQuery{})
+		if err != nil {
+			failStore(w, r, d.Logger, err, listUnreadable, "my bookmarks: list after add")
+			return
+		}
+		if wantsFragment(r) {
+			render(w, r, d.Logger, status, components.AddBoxWithList(box, l))
+			return
+		}
+		render(w, r, d.Logger, status, components.BookmarksHome(viewerFrom(r.Context()), components.BookmarksPage{List: l, Add: box}))
+	})
+}
+
+// rowControl runs one row's control, then answers htmx with the row and a
+// plain form with a redirect home.
+func rowControl(d Deps, act func(r *http.Request, site, id string) (message string, status int, fault string)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+		if err := r.ParseForm(); err != nil {
+			fail(w, r, d.Logger, http.StatusBadRequest, "That form could not be read.")
+			return
+		}
+		site, id, reader := urlParam(r, "site"), urlParam(r, "id"), viewerFrom(r.Context()).ID
+		msg, status, fault := act(r, site, id)
+		if status == http.StatusNotFound {
+			fail(w, r, d.Logger, http.StatusNotFound, "You have no Bookmark on that Series.")
+			return
+		}
+		if status >= 500 {
+			fail(w, r, d.Logger, status, fault)
+			return
+		}
+		if !wantsFragment(r) {
+			if fault != "" {
+				fail(w, r, d.Logger, status, fault)
+				return
+			}
+			http.Redirect(w, r, "/", http.StatusSeeOther)
+			return
+		}
+		b, err := d.Store.GetBookmark(r.Context(), reader, site, id)
+		if err != nil {
+			failStore(w, r, d.Logger, err, listUnreadable, "my bookmarks: read row")
+			return
+		}
+		row := bookmarkRow(b, d.now())
+		row.Message, row.Fault = msg, fault != ""
+		if fault != "" {
+			row.Message = fault
+		}
+		if status == 0 {
+			status = http.StatusOK
+		}
+		render(w, r, d.Logger, status, components.BookmarkItem(row))
+	})
+}
+
+// progressResult turns a store answer into the row's sentence.
+func progressResult(d Deps, what string, res store.ProgressResult, err error, num string) (string, int, string) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "", http.StatusNotFound, ""
+	case err != nil:
+		d.Logger.Error("my bookmarks: control failed", "control", what, "err", err)
+		return "", storeStatus(err), "That change could not be saved. Nothing was changed; try again."
+	case res == store.ProgressUnchanged:
+		return "Progress was already " + num + ".", 0, ""
+	}
+	return "Progress set to " + num + ".", 0, ""
+}
+
+// handleSetProgress sets Progress to the typed number, up or down: on the
+// web the Reader means the number they type.
+func handleSetProgress(d Deps) http.Handler {
+	return rowControl(d, func(r *http.Request, site, id string) (string, int, string) {
+		num, ok := word.Chapter(r.PostForm.Get("num"))
+		if !ok {
+			return "", http.StatusBadRequest, "Type a chapter number such as 12 or 12.5. Progress was not changed."
+		}
+		res, err := d.Store.SetProgress(r.Context(), viewerFrom(r.Context()).ID, site, id, num, "", true, d.now())
+		return progressResult(d, "set progress", res, err, num)
+	})
+}
+
+// handleCaughtUp sets Progress to the Latest Chapter.
+func handleCaughtUp(d Deps) http.Handler {
+	return rowControl(d, func(r *http.Request, site, id string) (string, int, string) {
+		reader := viewerFrom(r.Context()).ID
+		b, err := d.Store.GetBookmark(r.Context(), reader, site, id)
+		if err != nil {
+			return progressResult(d, "caught up", 0, err, "")
+		}
+		if b.LatestChapter == nil {
+			return "", http.StatusConflict, "No chapter of this Series is known yet, so there is nothing to catch up to."
+		}
+		res, err := d.Store.SetProgress(r.Context(), reader, site, id, *b.LatestChapter, b.LatestURL, false, d.now())
+		return progressResult(d, "caught up", res, err, *b.LatestChapter)
+	})
+}
+
+// handleRemoveBookmark removes a Bookmark. htmx gets the Undo in the row's
+// place (it stays until the page is left); a plain form is sent home with
+// the Undo at the top, its Progress carried in the address.
+func handleRemoveBookmark(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		site, id, reader := urlParam(r, "site"), urlParam(r, "id"), viewerFrom(r.Context()).ID
+		b, err := d.Store.GetBookmark(r.Context(), reader, site, id)
+		if err == nil {
+			err = d.Store.RemoveBookmark(r.Context(), reader, site, id)
+		}
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			fail(w, r, d.Logger, http.StatusNotFound, "You have no Bookmark on that Series.")
+			return
+		case err != nil:
+			failStore(w, r, d.Logger, err, "The Bookmark could not be removed just now. Nothing was changed; try again.", "my bookmarks: remove")
+			return
+		}
+		gone := components.RemovedRow{Site: site, ID: id, Title: titleOf(b.Title, b.SeriesID), ProgressURL: b.ProgressURL}
+		if b.Progress != nil {
+			gone.Progress = *b.Progress
+		}
+		if wantsFragment(r) {
+			render(w, r, d.Logger, http.StatusOK, components.RemovedItem(gone))
+			return
+		}
+		v := url.Values{"removed": {site + ":" + id}, "title": {gone.Title}, "progress": {gone.Progress}, "progress_url": {gone.ProgressURL}}
+		http.Redirect(w, r, "/?"+v.Encode(), http.StatusSeeOther)
+	})
+}
+
+// removedFromQuery is the plain-form Undo the remove redirect carries.
+func removedFromQuery(r *http.Request) *components.RemovedRow {
+	v := r.URL.Query()
+	site, id, ok := strings.Cut(v.Get("removed"), ":")
+	if !ok || !word.KnownSite(site) || id == "" {
+		return nil
+	}
+	return &components.RemovedRow{Site: site, ID: id, Title: v.Get("title"), Progress: v.Get("progress"), ProgressURL: v.Get("progress_url")}
+}
+
+// handleRestoreBookmark is the Undo: the Bookmark comes back with the
+// Progress it had.
+func handleRestoreBookmark(d Deps) http.Handler {
+	return rowControl(d, func(r *http.Request, site, id string) (string, int, string) {
+		progress := r.PostForm.Get("progress")
+		if progress != "" {
+			n, ok := word.Chapter(progress)
+			if !ok {
+				return "", http.StatusBadRequest, "That Undo could not be read. Add the Series again by its address."
+			}
+			progress = n
+		}
+		err := d.Store.RestoreBookmark(r.Context(), viewerFrom(r.Context()).ID, site, id, progress, r.PostForm.Get("progress_url"), d.now())
+		switch {
+		case errors.Is(err, store.ErrConflict):
+			return "", http.StatusConflict, "That Series is gone from this server, so the Bookmark cannot come back. Add it again by its address."
+		case err != nil:
+			d.Logger.Error("my bookmarks: restore", "err", err)
+			return "", storeStatus(err), "The Bookmark could not be put back just now. Try again."
+		}
+		return "Bookmark restored.", 0, ""
+	})
+}
+
+// storeStatus is the status of a failed store call: 503 when the database
+// could not be reached (trying again is the fix), else 500.
+func storeStatus(err error) int {
+	if store.Unavailable(err) {
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
