@@ -2,7 +2,7 @@
 GO ?= go
 NODE ?= node
 
-.PHONY: run test generate check-generated bench demo lint fuzz
+.PHONY: run test generate check-generated bench bench-go demo lint fuzz
 
 run: ## the server with its database (embedded PostgreSQL when DATABASE_URL is unset)
 	$(GO) run ./cmd/mangabookmark serve
@@ -20,7 +20,12 @@ check-generated: ## fail when the committed _templ.go files are stale
 	after=$$(cat $$(find components -name '*_templ.go' | sort) | sha256sum); \
 	if [ "$$before" != "$$after" ]; then echo "templ output was stale: regenerated it; review and commit the _templ.go files"; exit 1; fi
 
-bench: ## performance numbers live in benchmarks, never in timed tests
+N ?= 50000
+
+bench: ## the owner's pages at N Series against the real server, one table (make bench N=1000000); numbers only, never timed tests
+	$(GO) run ./cmd/mangabookmark testdb -- $(GO) run ./cmd/mangabookmark bench -n $(N)
+
+bench-go: ## the Go benchmarks (parsing, a pass, the list queries, the conditions)
 	$(GO) run ./cmd/mangabookmark testdb -- $(GO) test -run '^$$' -bench . -benchmem ./...
 
 demo: ## six local stand-in Sites, a webhook sink, and the server polling them

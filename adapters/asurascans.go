@@ -159,10 +159,7 @@ func asuraIslands(doc *goquery.Document) []astroIsland {
 		}
 		is := astroIsland{props: props, list: s.Is(asuraChapterIsland), slug: asuraSlugOf(props)}
 		if list, ok := props[asuraKeyChapters].([]any); ok {
-			is.chapters = list
-			if is.chapters == nil {
-				is.chapters = []any{}
-			}
+			is.chapters = list // never nil: a decoded JSON array, even an empty one
 		}
 		out = append(out, is)
 	})

@@ -1,6 +1,10 @@
 package components
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/a-h/templ"
+)
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
@@ -59,4 +63,18 @@ func verdictSep(i, n int) string {
 		return "."
 	}
 	return ";"
+}
+
+// meaningID is the id of a filter's meaning sentence on the page, the
+// target of its figure's aria-describedby.
+func meaningID(filter string) string { return "meaning-" + filterKey(filter) }
+
+// liveAttrs make an element ask its own address again every two seconds
+// and replace itself with the answer; an answer without them (the request
+// was served) ends the asking. "" gives none.
+func liveAttrs(url string) templ.Attributes {
+	if url == "" {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"hx-get": url, "hx-trigger": "every 2s", "hx-swap": "outerHTML", "data-live": "true"}
 }

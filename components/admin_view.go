@@ -38,6 +38,7 @@ type Option struct {
 // SeriesList is the swapped list region.
 type SeriesList struct {
 	Caption   string // e.g. "failing · asurascans"
+	Meaning   string // the filter's one meaning sentence
 	Count     int64  // the filter's figure, with site and kind stacked
 	Capped    bool   // more than Count rows: Count is the cap, printed "1000+"
 	Rows      []SeriesRow
@@ -45,10 +46,17 @@ type SeriesList struct {
 	FirstHref string // "" on the first page
 }
 
+// FilterMeaning is one filter's label and meaning sentence, for the list
+// page's glossary.
+type FilterMeaning struct {
+	Value, Label, Meaning string
+}
+
 // SeriesListPage is the whole list page.
 type SeriesListPage struct {
 	Filter, Site, Kind string
 	Filters            []Option
+	Meanings           []FilterMeaning
 	Sites              []Option
 	Kinds              []Option
 	List               SeriesList
@@ -58,17 +66,20 @@ type SeriesListPage struct {
 
 // Stat is one figure of the landing stats block.
 type Stat struct {
-	Filter string // "" for every Series (testid stat-all)
-	Label  string
-	N      int64
-	Capped bool // more than N rows: N is the cap
-	Href   string
+	Filter  string // "" for every Series (testid stat-all)
+	Label   string
+	Meaning string // the one meaning sentence: the figure's accessible description
+	N       int64
+	Capped  bool // more than N rows: N is the cap
+	Fault   bool // a non-zero figure that needs the owner (fault colour)
+	Href    string
 }
 
 // VerdictItem is one condition as the verdict line names it.
 type VerdictItem struct {
 	Kind            word.NoticeKind
 	Site, Age, Href string
+	Fix             string // Kind.Repair(Site): the same repair the embed names
 }
 
 // Verdict is the landing verdict line.
@@ -82,6 +93,7 @@ type Verdict struct {
 type Landing struct {
 	Verdict Verdict
 	Stats   []Stat
+	Empty   bool // no Series at all yet: say how the first one arrives
 }
 
 // BookmarkRow is one Reader's Bookmark on the detail page.
@@ -101,8 +113,13 @@ type SeriesDetail struct {
 	Finished     bool
 	Hint         string // completion hint sentence; "" when none or Finished
 	ForcePending string // age of a Forced Poll not yet served; ""
+	Live         string // while ForcePending: the address the Poll section asks again
+	PollServed   string // the requested Poll was served: what it found
 	Bookmarks    []BookmarkRow
 	Orphan       bool
+	Outcome      *OutcomeNote // what the last Poll's outcome means; nil before any Poll
+	TestRead     *TestRead    // the answer of a Test read just run; nil otherwise
+	CanTestRead  bool         // the server can run a Test read
 
 	ConfirmFinish bool   // the Finish control is at its second step
 	Message       string // what the last control did or why it refused
@@ -110,10 +127,37 @@ type SeriesDetail struct {
 	Correction    string // the owner's rejected input, shown back to them
 }
 
-// LaneCount is one outcome word's count over ownerWindow (never a link).
+// OutcomeNote explains a Series' last outcome: the machine word, its plain
+// words, what it means and what the owner can do.
+type OutcomeNote struct {
+	Word, Plain, Meaning, Action string
+	Age                          string // how long the run of failures has lasted; "" for a healthy read
+	Fault                        bool
+}
+
+// TestRead is what one Test read saw: the outcome, the HTTP status or the
+// error class, and the facts the adapter read.
+type TestRead struct {
+	Word, Plain string
+	Meaning     string
+	Fault       bool
+	Status      string // "HTTP 200", or "no HTTP answer"
+	Error       string // the error, free of any secret; ""
+	Facts       []Option
+}
+
+// LaneCount is one outcome word's count over ownerWindow (never a link):
+// the plain words, with the machine word as a small tag.
 type LaneCount struct {
-	Word word.Outcome
-	N    int
+	Word  word.Outcome
+	Plain string
+	N     int
+}
+
+// Stamp is a moment as the page prints it: ISO for the <time> element
+// (which the admin script localises) and the UTC text shown without it.
+type Stamp struct {
+	ISO, UTC, In string
 }
 
 // LaneRow is one Site on the Lanes page.
@@ -122,13 +166,18 @@ type LaneRow struct {
 	Base         string // the Lane's control address, /admin/lanes/{site}
 	Route        word.Route
 	State        string
+	StateUntil   *Stamp // the end of a Pause or a Refusal; nil
+	StateNote    string // what the state means, for a fault or a Pause
 	StateFault   bool
+	Problem      bool     // a fault state or a holding condition: listed first
+	Fixes        []string // notify.Fix of each condition holding on this Lane
 	LastPass     string
 	Counts       []LaneCount
 	Passes       int64
 	FailingHref  string
 	Paused       bool
 	ForcePending string // age of a Forced Poll not yet served; ""
+	Live         string // while a Forced Poll or a Pause waits: the row's own address, asked again
 	Message      string
 	Fault        bool
 }
@@ -137,6 +186,7 @@ type LaneRow struct {
 // owner was told (or why not yet).
 type Notice struct {
 	Kind, Subject, Since, Sent string
+	Fix                        string // notify.Fix: the same sentence as the embed
 	Pending                    bool
 }
 

@@ -11,20 +11,6 @@ import (
 	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
-// filterLabels are the words the owner reads for each filter.
-var filterLabels = map[store.Filter]string{
-	store.FilterAll:           "every Series",
-	store.FilterNeverChecked:  "never checked",
-	store.FilterStale:         "stale",
-	store.FilterUnpollable:    "unpollable",
-	store.FilterNoChapter:     "no chapter",
-	store.FilterFailing:       "failing",
-	store.FilterUnverified:    "unverified",
-	store.FilterSiteCompleted: "site-completed",
-	store.FilterFinished:      "finished",
-	store.FilterOrphan:        "orphan",
-}
-
 func listHref(f store.Filter, site, kind, afterSite, afterID string) string {
 	v := url.Values{}
 	if f != store.FilterAll {
@@ -68,8 +54,11 @@ func handleAdminLanding(d Deps) http.Handler {
 		var l components.Landing
 		for _, f := range store.Filters {
 			n, capped := figure(stats[f])
-			l.Stats = append(l.Stats, components.Stat{Filter: string(f), Label: filterLabels[f], N: n, Capped: capped, Href: listHref(f, "", "", "", "")})
+			w := filterWords[f]
+			l.Stats = append(l.Stats, components.Stat{Filter: string(f), Label: w.label, Meaning: w.meaning,
+				N: n, Capped: capped, Fault: w.fault && n > 0, Href: listHref(f, "", "", "", "")})
 		}
+		l.Empty = stats[store.FilterAll] == 0
 		switch {
 		case err != nil:
 			// The figures arrived; the conditions, sent after them, did not.
@@ -96,7 +85,8 @@ func figure(n int64) (int64, bool) {
 func verdict(nv notify.Verdict, now time.Time) components.Verdict {
 	var v components.Verdict
 	for _, c := range nv.Conditions {
-		v.Items = append(v.Items, components.VerdictItem{Kind: c.Kind, Site: c.Site, Age: word.Age(now.Sub(c.Since)), Href: notify.PagePath(c)})
+		v.Items = append(v.Items, components.VerdictItem{Kind: c.Kind, Site: c.Site, Age: word.Age(now.Sub(c.Since)),
+			Href: notify.PagePath(c), Fix: c.Kind.Repair(c.Site)})
 	}
 	if !nv.WebhookDeadAt.IsZero() {
 		v.WebhookDead = word.Age(now.Sub(nv.WebhookDeadAt))

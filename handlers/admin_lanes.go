@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/components"
@@ -34,31 +35,58 @@ func pauseOptions() []components.Option {
 	return o
 }
 
+// laneFacts is what a Lane's row reads besides its own row: the repair of
+// each condition holding on it, and whether its failing list has anything.
+type laneFacts struct {
+	fixes   map[string][]string
+	failing map[string]bool
+}
+
+// readLaneFacts reads both for every Site: the conditions through the same
+// derivation the push uses, the failing lists by one bounded statement.
+func readLaneFacts(d Deps, r *http.Request, now time.Time) (laneFacts, error) {
+	f := laneFacts{fixes: map[string][]string{}, failing: map[string]bool{}}
+	b := d.Store.NewBatch()
+	b.FailingSites(word.SiteNames(), now, f.failing)
+	var finish func() notify.Verdict
+	if d.Notices != nil {
+		finish = d.Notices.QueueVerdict(b, now)
+	}
+	if err := d.Store.Send(r.Context(), b); err != nil || finish == nil {
+		return f, err
+	}
+	for _, c := range finish().Conditions {
+		fix := c.Kind.Repair(c.Site)
+		if c.Kind != word.SidecarDown {
+			f.fixes[c.Site] = append(f.fixes[c.Site], fix)
+			continue
+		}
+		for _, site := range d.BrowserSites {
+			f.fixes[site] = append(f.fixes[site], fix)
+		}
+	}
+	return f, nil
+}
+
 // laneRowOf builds one Lane's row.
-func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
+func laneRowOf(d Deps, l store.AdminLane, facts laneFacts, now time.Time) components.LaneRow {
 	row := components.LaneRow{
 		Site: l.Site, Base: "/admin/lanes/" + url.PathEscape(l.Site), Route: word.RoutePlain, Passes: l.Passes,
-		// Navigation, not attached to a number (seed 001): one link per Site.
-		FailingHref: listHref(store.FilterFailing, l.Site, "", "", ""),
+		Fixes: facts.fixes[l.Site],
 	}
 	for _, o := range word.Outcomes {
-		row.Counts = append(row.Counts, components.LaneCount{Word: o, N: l.Of(o)})
+		row.Counts = append(row.Counts, components.LaneCount{Word: o, Plain: outcomePlain(string(o)), N: l.Of(o)})
+	}
+	if facts.failing[l.Site] {
+		// Navigation, not attached to a number: one link per Site, shown
+		// only when its list has something to open.
+		row.FailingHref = listHref(store.FilterFailing, l.Site, "", "", "")
 	}
 	if d.browserSite(l.Site) {
 		row.Route = word.RouteBrowser
 	}
-	switch {
-	case l.PausedUntil.After(now):
-		row.State, row.Paused = "paused until "+until(now, l.PausedUntil), true
-	case l.RefuseUntil.After(now):
-		row.State, row.StateFault = "refusing until "+until(now, l.RefuseUntil), true
-	case l.LastSkip == word.SkipBrowserDown:
-		row.State, row.StateFault = "browser down", true
-	case l.LastSkip == word.SkipNoBrowser:
-		row.State, row.StateFault = "browser down: no sidecar configured", true
-	default:
-		row.State = "running"
-	}
+	laneState(d, l, now, &row)
+	row.Problem = row.StateFault || len(row.Fixes) > 0
 	if l.LastStartedAt.IsZero() {
 		row.LastPass = "never"
 	} else {
@@ -67,14 +95,89 @@ func laneRowOf(d Deps, l store.AdminLane, now time.Time) components.LaneRow {
 			row.LastPass += ", skipped (" + string(l.LastSkip) + ")"
 		}
 	}
-	if !l.ForcePollAt.IsZero() && l.ForcePollAt.After(l.LastStartedAt) {
+	switch {
+	case !l.ForcePollAt.IsZero() && l.ForcePollAt.After(l.LastStartedAt):
 		row.ForcePending = since(now, l.ForcePollAt)
+		row.Live = row.Base + "?was=force"
+	case row.Paused && l.LastSkip != word.SkipPaused:
+		// The Pause is written; the Lane has not yet run the pass that
+		// honours it (its current pass finishes first).
+		row.StateNote = "Pause requested: the Lane stops once its current pass ends."
+		row.Live = row.Base + "?was=pause"
 	}
 	return row
 }
 
-// lanesPage builds /admin/lanes. mark, when set, adjusts one Lane's row
-// (a control's refusal shown without JavaScript).
+// handleAdminLaneRow is one Lane's row, asked again by the row itself while
+// a Forced Poll or a Pause waits; once served, it says what happened.
+func handleAdminLaneRow(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		site := urlParam(r, "site")
+		if !word.KnownSite(site) {
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
+			return
+		}
+		if !wantsFragment(r) {
+			http.Redirect(w, r, "/admin/lanes", http.StatusSeeOther)
+			return
+		}
+		now := d.now()
+		lanes, err := d.Store.AdminLanes(r.Context(), now)
+		var facts laneFacts
+		if err == nil {
+			facts, err = readLaneFacts(d, r, now)
+		}
+		if err != nil {
+			failStore(w, r, d.Logger, err, "The Lane could not be read. Try again.", "admin lanes")
+			return
+		}
+		for _, l := range lanes {
+			if l.Site != site {
+				continue
+			}
+			row := laneRowOf(d, l, facts, now)
+			if row.Live == "" {
+				switch r.URL.Query().Get("was") {
+				case "force":
+					row.Message = "The requested pass ran. Last pass: " + row.LastPass + "."
+				case "pause":
+					row.Message = "Paused: the Lane's last pass stopped at the Pause."
+				}
+			}
+			render(w, r, d.Logger, http.StatusOK, components.LaneRowView(row, pauseOptions(), word.Age(word.OwnerWindow)))
+			return
+		}
+		fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
+	})
+}
+
+// laneState sets the row's state, its end and what it means.
+func laneState(d Deps, l store.AdminLane, now time.Time, row *components.LaneRow) {
+	switch {
+	case l.PausedUntil.After(now):
+		row.State, row.StateUntil, row.Paused = "paused until", stamp(now, l.PausedUntil), true
+		row.StateNote = "Your own Pause: no Poll of this Site until then. Resume to poll it now."
+	case l.RefuseUntil.After(now):
+		row.State, row.StateUntil, row.StateFault = "refusing until", stamp(now, l.RefuseUntil), true
+		row.StateNote = "The Site answered with challenges instead of pages, so the Lane waits and then tries again. " +
+			"A Refusal says nothing about any Series."
+		if !d.browserSite(l.Site) {
+			row.StateNote += " If it lasts over 12 hours it becomes a fault; to fix it, " + word.NoBrowserRoute.Repair(l.Site) + "."
+		}
+	case l.LastSkip == word.SkipBrowserDown:
+		row.State, row.StateFault = "browser down", true
+		row.StateNote = "The browser sidecar did not answer; browser Lanes wait, then try again. To fix: " + word.SidecarDown.Repair("") + "."
+	case l.LastSkip == word.SkipNoBrowser:
+		row.State, row.StateFault = "browser down: no sidecar configured", true
+		row.StateNote = "BROWSER_WS_URL is not set, so this browser Site is not polled. To fix: " + word.SidecarDown.Repair("") + "."
+	default:
+		row.State = "running"
+	}
+}
+
+// lanesPage builds /admin/lanes: problem Lanes first, then the rest in Site
+// order. mark, when set, adjusts one Lane's row (a control's refusal shown
+// without JavaScript).
 func lanesPage(d Deps, r *http.Request, now time.Time, lanes []store.AdminLane, mark func(*components.LaneRow)) (components.LanesPage, error) {
 	var status notify.Status
 	if d.Notices != nil {
@@ -83,14 +186,27 @@ func lanesPage(d Deps, r *http.Request, now time.Time, lanes []store.AdminLane, 
 			return components.LanesPage{}, err
 		}
 	}
+	facts, err := readLaneFacts(d, r, now)
+	if err != nil {
+		return components.LanesPage{}, err
+	}
 	p := components.LanesPage{Window: word.Age(word.OwnerWindow), Pauses: pauseOptions()}
 	for _, l := range lanes {
-		row := laneRowOf(d, l, now)
+		row := laneRowOf(d, l, facts, now)
 		if mark != nil {
 			mark(&row)
 		}
 		p.Lanes = append(p.Lanes, row)
 	}
+	slices.SortStableFunc(p.Lanes, func(a, b components.LaneRow) int {
+		switch {
+		case a.Problem == b.Problem:
+			return 0
+		case a.Problem:
+			return -1
+		}
+		return 1
+	})
 	p.NoticesOff = !status.Enabled
 	if !status.WebhookDeadAt.IsZero() {
 		p.WebhookDead = word.Age(now.Sub(status.WebhookDeadAt))
@@ -146,6 +262,10 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 		}
 		now := d.now()
 		lanes, err := d.Store.AdminLanes(r.Context(), now)
+		var facts laneFacts
+		if err == nil {
+			facts, err = readLaneFacts(d, r, now)
+		}
 		if err != nil {
 			failStore(w, r, d.Logger, err, "The Lane could not be read. Try again.", "admin lanes")
 			return
@@ -154,7 +274,7 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 			if l.Site != site {
 				continue
 			}
-			row := laneRowOf(d, l, now)
+			row := laneRowOf(d, l, facts, now)
 			row.Message, row.Fault = done, false
 			if refusal != "" {
 				row.Message, row.Fault = refusal, true
@@ -211,17 +331,18 @@ func handleResumeLane(d Deps) http.Handler {
 	})
 }
 
-// until is a future stamp as the owner reads it: the clock time in UTC and
-// how far off it is.
-func until(now, t time.Time) string {
+// stamp is a future moment as the owner reads it: the clock time (UTC
+// until the page's script shows it in the owner's own zone) and how far off
+// it is.
+func stamp(now, t time.Time) *components.Stamp {
 	t = t.UTC()
-	return t.Format("2 Jan 15:04") + " UTC (in " + word.Age(t.Sub(now)) + ")"
+	return &components.Stamp{ISO: t.Format(time.RFC3339), UTC: t.Format("2 Jan 15:04") + " UTC", In: word.Age(t.Sub(now))}
 }
 
 // noticeView is one open notice as the Lanes page shows it, in the words of
 // the notices command.
 func noticeView(n notify.Notice, now time.Time) components.Notice {
-	v := components.Notice{Kind: string(n.Kind), Subject: n.Kind.Subject(n.Site)}
+	v := components.Notice{Kind: string(n.Kind), Subject: n.Kind.Subject(n.Site), Fix: n.Kind.Repair(n.Site)}
 	if n.Holds {
 		v.Since = word.Age(now.Sub(n.Since))
 	}

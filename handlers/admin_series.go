@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
@@ -15,7 +16,7 @@ var (
 	filterOptions = func() []components.Option {
 		var o []components.Option
 		for _, f := range store.Filters {
-			o = append(o, components.Option{Value: string(f), Label: filterLabels[f]})
+			o = append(o, components.Option{Value: string(f), Label: filterWords[f].label})
 		}
 		return o
 	}()
@@ -23,6 +24,13 @@ var (
 		o := []components.Option{{Value: "", Label: "every Site"}}
 		for _, s := range word.SiteNames() {
 			o = append(o, components.Option{Value: s, Label: s})
+		}
+		return o
+	}()
+	meaningOptions = func() []components.FilterMeaning {
+		var o []components.FilterMeaning
+		for _, f := range store.Filters {
+			o = append(o, components.FilterMeaning{Value: string(f), Label: filterWords[f].label, Meaning: filterWords[f].meaning})
 		}
 		return o
 	}()
@@ -88,7 +96,7 @@ func handleAdminSeriesList(d Deps) http.Handler {
 			failStore(w, r, d.Logger, err, "The list could not be read. Try again.", "admin series: list", "filter", string(q.Filter))
 			return
 		}
-		list := components.SeriesList{Caption: caption(q)}
+		list := components.SeriesList{Caption: caption(q), Meaning: filterWords[q.Filter].meaning}
 		list.Count, list.Capped = figure(n)
 		for _, s := range page.Rows {
 			list.Rows = append(list.Rows, components.SeriesRow{
@@ -111,7 +119,7 @@ func handleAdminSeriesList(d Deps) http.Handler {
 		}
 		render(w, r, d.Logger, http.StatusOK, components.AdminSeriesPage(viewerFrom(ctx), components.SeriesListPage{
 			Filter: string(q.Filter), Site: q.Site, Kind: q.Kind,
-			Filters: filterOptions, Sites: siteOptions, Kinds: kindOptions, List: list, Add: ownerAddBox(),
+			Filters: filterOptions, Meanings: meaningOptions, Sites: siteOptions, Kinds: kindOptions, List: list, Add: ownerAddBox(),
 		}))
 	})
 }
@@ -119,7 +127,7 @@ func handleAdminSeriesList(d Deps) http.Handler {
 func caption(q store.SeriesQuery) string {
 	c := "Series"
 	if q.Filter != store.FilterAll {
-		c += " · " + filterLabels[q.Filter]
+		c += " · " + captionWord(q.Filter)
 	}
 	if q.Site != "" {
 		c += " · " + q.Site
@@ -145,7 +153,7 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 		Site: s.Site, ID: s.SeriesID, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Cover: coverURL(s.CoverURL), Address: s.URL, AddressHref: webURL(s.URL),
 		Base: seriesHref(s.Site, s.SeriesID), Fact: factOf(s.AdminSeries, now),
 		Raised: s.LatestRaisedBy != nil, Unverified: s.Unverified, Finished: !s.FinishedAt.IsZero(),
-		Orphan: s.Bookmarks == 0,
+		Orphan: s.Bookmarks == 0, CanTestRead: d.Reads != nil,
 	}
 	if s.LatestChapter != nil {
 		v.Latest = *s.LatestChapter
@@ -155,7 +163,9 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 	}
 	if s.ForcePollAt.After(s.CheckedAt) {
 		v.ForcePending = since(now, s.ForcePollAt)
+		v.Live = v.Base + "/poll-state?was=pending"
 	}
+	v.Outcome = outcomeNote(s.AdminSeries, s.Bookmarks == 0, now)
 	for _, b := range bms {
 		row := components.BookmarkRow{Reader: b.ReaderName, Progress: "no Progress yet", Updated: "never updated"}
 		if b.ReaderName == "" {
@@ -341,5 +351,56 @@ func handleDeleteSeries(d Deps) http.Handler {
 			return
 		}
 		http.Redirect(w, r, "/admin/series?filter=orphan", http.StatusSeeOther)
+	})
+}
+
+// outcomeNote explains the last outcome on the detail page: the failure
+// row's word when there is one, else a healthy read; nil before any Poll.
+func outcomeNote(s store.AdminSeries, orphan bool, now time.Time) *components.OutcomeNote {
+	if s.FailureOutcome == "" {
+		if s.CheckedAt.IsZero() {
+			return nil
+		}
+		w := outcomeWords[word.OK]
+		return &components.OutcomeNote{Word: string(word.OK), Plain: w.plain, Meaning: w.meaning, Action: w.action}
+	}
+	w, ok := outcomeWords[s.FailureOutcome]
+	if !ok {
+		w = outcomeWord{plain: string(s.FailureOutcome), meaning: "An outcome this page does not know.", action: "Try Test read to see what the adapter sees."}
+	}
+	action := w.action
+	if orphan && (s.FailureOutcome == word.NotFound || s.FailureOutcome == word.Unfetchable) {
+		action += " No Reader bookmarks it, so deleting it loses nothing."
+	}
+	return &components.OutcomeNote{Word: string(s.FailureOutcome), Plain: w.plain, Meaning: w.meaning, Action: action,
+		Age: since(now, s.FailingSince), Fault: true}
+}
+
+// handleAdminPollState is the detail page's live Poll section: asked again
+// while a Forced Poll waits, it says what the Poll found once it was served
+// (and brings the fact line and the outcome note with it).
+func handleAdminPollState(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !wantsFragment(r) {
+			http.Redirect(w, r, seriesHref(urlParam(r, "site"), urlParam(r, "id")), http.StatusSeeOther)
+			return
+		}
+		site, id := urlParam(r, "site"), urlParam(r, "id")
+		v, err := detailOf(d, r, site, id)
+		if errors.Is(err, store.ErrNotFound) {
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
+			return
+		}
+		if err != nil {
+			failStore(w, r, d.Logger, err, "The Series could not be read. Try again.", "admin series: poll state")
+			return
+		}
+		if r.URL.Query().Get("was") == "pending" && v.ForcePending == "" {
+			v.PollServed = "The requested Poll was served: " + v.Fact.Checked + "."
+			if v.Outcome != nil {
+				v.PollServed = "The requested Poll was served (" + v.Fact.Checked + "): " + v.Outcome.Plain + "."
+			}
+		}
+		render(w, r, d.Logger, http.StatusOK, components.PollStateLive(v))
 	})
 }

@@ -50,7 +50,7 @@ func bookmarkList(d Deps, r *http.Request, q store.BookmarkQuery) (components.Bo
 
 // bookmarkRow is one Bookmark as its row shows it.
 func bookmarkRow(b store.Bookmark, now time.Time) components.MyBookmark {
-	title := titleOf(b.Title, b.SeriesID)
+	title := adapters.DisplayName(b.Title, b.URL, b.SeriesID)
 	r := components.MyBookmark{
 		Site: b.Site, ID: b.SeriesID, Title: title,
 		Cover:      components.CoverView{Title: title, Size: components.CoverSmall},
@@ -271,7 +271,7 @@ func handleRemoveBookmark(d Deps) http.Handler {
 			failStore(w, r, d.Logger, err, "The Bookmark could not be removed just now. Nothing was changed; try again.", "my bookmarks: remove")
 			return
 		}
-		gone := components.RemovedRow{Site: site, ID: id, Title: titleOf(b.Title, b.SeriesID), ProgressURL: b.ProgressURL}
+		gone := components.RemovedRow{Site: site, ID: id, Title: adapters.DisplayName(b.Title, b.URL, b.SeriesID), ProgressURL: b.ProgressURL}
 		if b.Progress != nil {
 			gone.Progress = *b.Progress
 		}

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 )
@@ -36,6 +37,10 @@ type Deps struct {
 	// Notices derives the four owner-notice conditions and the state of their
 	// delivery (a *notify.Notifier); nil means no condition holds.
 	Notices NoticeSource
+
+	// Reads runs Test read (a *poller.Poller): the real read path for one
+	// Series now, writing nothing. nil hides the control.
+	Reads TestReader
 
 	// UserscriptVersion is the version of the userscript this server serves,
 	// answered to a userscript that sends its own (X-Userscript-Version).
@@ -91,6 +96,12 @@ func (d Deps) requestTimeout() time.Duration {
 }
 
 func (d Deps) browserSite(site string) bool { return slices.Contains(d.BrowserSites, site) }
+
+// TestReader reads one Series now through the gate, its Site's route and
+// its Lane's spacing, and writes nothing.
+type TestReader interface {
+	TestRead(ctx context.Context, site, seriesURL string) adapters.Result
+}
 
 // NoticeSource is what the admin pages read of owner notices: the same
 // derivation the push uses, so the page and the message never disagree.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/mangabookmark/mangabookmark/store"
 )
 
 type statusRecorder struct {
@@ -38,6 +40,8 @@ func requestLog(log *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
+			ctx, sql := store.WithStatementLog(r.Context())
+			r = r.WithContext(ctx)
 			rec := &statusRecorder{ResponseWriter: w}
 			defer func() {
 				if p := recover(); p != nil {
@@ -47,7 +51,9 @@ func requestLog(log *slog.Logger) func(http.Handler) http.Handler {
 						http.Error(rec, "Something went wrong.", http.StatusInternalServerError)
 					}
 				}
-				log.Info("request", "method", r.Method, "route", routePattern(r), "status", rec.status, "duration", time.Since(start).Round(time.Microsecond))
+				n, trips, took := sql.Read()
+				log.Info("request", "method", r.Method, "route", routePattern(r), "status", rec.status, "duration", time.Since(start).Round(time.Microsecond),
+					"statements", n, "round_trips", trips, "sql", took.Round(time.Microsecond))
 			}()
 			next.ServeHTTP(rec, r)
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -110,5 +111,26 @@ func TestEveryAdminPageRunsAFixedFewStatements(t *testing.T) {
 	}
 	if v := small["/admin[]"]; v[1] > 2 {
 		t.Errorf("/admin: %d round trips, want 2 (the session, then one batch)", v[1])
+	}
+}
+
+// TestTheRequestLogLineSaysWhatThePageSentPostgreSQL reads the server's own
+// request log line for /admin: its statements and round trips, as the
+// tracer counted them (make bench reads these lines).
+func TestTheRequestLogLineSaysWhatThePageSentPostgreSQL(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.owner()
+	h.get(c, "/admin")
+	h.get(c, "/admin")
+	lines := strings.Split(h.logs.String(), "\n")
+	var last string
+	for _, l := range lines {
+		if strings.Contains(l, "msg=request") && strings.Contains(l, "route=/admin ") {
+			last = l
+		}
+	}
+	if !strings.Contains(last, " statements=3 ") || !strings.Contains(last, " round_trips=2 ") || !strings.Contains(last, " sql=") {
+		t.Errorf("the request line does not carry the page's statements: %q", last)
 	}
 }

@@ -103,7 +103,8 @@ type lane struct {
 	wake      chan struct{}
 	lock      *store.LaneLock
 	lastPrune time.Time
-	lastRead  time.Time // real time of the last request to the Site (spacing)
+	readMu    sync.Mutex // guards lastRead: a Test read spaces itself against the pass
+	lastRead  time.Time  // real time of the last request to the Site (spacing)
 	// unlogged holds pass rows the database refused, oldest first, written
 	// ahead of the next pass's own row (bounded: maxUnlogged).
 	unlogged []store.PassRow
@@ -476,7 +477,10 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 // passes too: a forced wake right after a pass is still polite). It
 // reports false when ctx ended first.
 func (p *Poller) space(ctx context.Context, l *lane) bool {
-	if d := p.spacing() - time.Since(l.lastRead); p.spacing() > 0 && d > 0 {
+	l.readMu.Lock()
+	last := l.lastRead
+	l.readMu.Unlock()
+	if d := p.spacing() - time.Since(last); p.spacing() > 0 && d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		select {
@@ -587,7 +591,9 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 	rctx, cancel := context.WithTimeout(ctx, or(p.ReadTimeout, DefaultReadTimeout))
 	res = p.Reader.Read(rctx, s.Site, s.URL)
 	cancel()
+	l.readMu.Lock()
 	l.lastRead = time.Now()
+	l.readMu.Unlock()
 	if ctx.Err() != nil && res.Outcome != word.OK {
 		// Shutdown cut the read short: that says nothing about the Series.
 		p.log().Info("poll interrupted by shutdown", "site", s.Site, "series_id", s.SeriesID)

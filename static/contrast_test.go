@@ -99,3 +99,35 @@ func TestTheDarkDangerColourIsTheEmbedColour(t *testing.T) {
 		t.Fatalf("dark --danger is %s, want #cf5c4d (13589581)", got)
 	}
 }
+
+// TestControlBordersHoldThreeToOneOnBothBackgroundsOfBothSchemes: a
+// control's border is how the owner finds the control (WCAG 1.4.11 asks
+// 3:1 for it against what it sits on); the fault colour used as a border
+// (the failure marker, a problem Lane) is held to the same bar.
+func TestControlBordersHoldThreeToOneOnBothBackgroundsOfBothSchemes(t *testing.T) {
+	t.Parallel()
+	for name, s := range schemes(t) {
+		for _, fg := range []string{"--control", "--danger", "--accent"} {
+			for _, bg := range []string{"--bg", "--surface"} {
+				if s[fg] == "" {
+					t.Errorf("%s: %s is not a #rrggbb token", name, fg)
+					continue
+				}
+				if r := contrast(s[fg], s[bg]); r < 3 {
+					t.Errorf("%s: %s %s on %s %s is %.2f:1, under 3:1", name, fg, s[fg], bg, s[bg], r)
+				}
+			}
+		}
+	}
+	b, _ := files.ReadFile(CSS)
+	for _, rule := range []string{"button, .button {", "input, select {", ".chip {"} {
+		css := string(b)
+		i := strings.Index(css, rule)
+		if i < 0 {
+			t.Fatalf("no rule %q", rule)
+		}
+		if body := css[i : i+strings.Index(css[i:], "}")]; !strings.Contains(body, "var(--control)") {
+			t.Errorf("%s does not draw its border in --control: %s", rule, body)
+		}
+	}
+}

@@ -15,7 +15,7 @@ import (
 	"sync"
 )
 
-//go:embed vendor css js
+//go:embed vendor css js img
 var files embed.FS
 
 // HTMX is the vendored htmx build (npm package htmx.org).
@@ -23,6 +23,9 @@ const HTMX = "vendor/htmx-2.0.11.min.js"
 
 // CSS is the one stylesheet.
 const CSS = "css/app.css"
+
+// Favicon is the tab icon: a bookmark.
+const Favicon = "img/favicon.svg"
 
 // AdminJS keeps the filter form in step with the address after htmx
 // restores a page from history.

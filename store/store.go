@@ -126,7 +126,13 @@ func openPool(ctx context.Context, url string, size int32) (*pgxpool.Pool, error
 // Batches (Send) always run through the statement cache, so a per-query
 // exec mode cannot do this. Planning the Poll's primary-key statements each
 // time costs microseconds.
+//
+// It also counts each statement into the StatementLog of its context (see
+// WithStatementLog), unless the caller brought a tracer of its own.
 func Tune(cfg *pgxpool.Config) {
+	if cfg.ConnConfig.Tracer == nil {
+		cfg.ConnConfig.Tracer = statementTracer{}
+	}
 	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
 		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// benchData is the data set of `mangabookmark bench`: n Series on the six
+// Sites, about 10% with a failure row of mixed words and ages, about 5%
+// Finished, Bookmarks from 200 Readers, and 14 days of pass log. It is
+// generated inside PostgreSQL (generate_series) from a fixed seed, so two
+// runs at one size hold the same rows, and it goes in through the tables
+// the server writes (failure rows through poll_failures), so every trigger
+// keeps its copies and tallies as in production.
+func benchData(n int, now time.Time) []string {
+	ms := now.UnixMilli()
+	const hour, day = 3_600_000, 86_400_000
+	return []string{
+		// One backend draws every random(): no parallel workers, one seed.
+		`SET max_parallel_workers_per_gather = 0`,
+		`SELECT setseed(0.15)`,
+		`INSERT INTO readers (discord_id, name, created_at)
+		 SELECT 'reader' || r, 'Reader ' || r, 0 FROM generate_series(1, 200) r`,
+		fmt.Sprintf(`INSERT INTO series (site, series_id, url, title, cover_url, kind, latest_chapter_num,
+		        latest_raised_by, checked_at, finished_at, site_completed_at, created_at)
+		 SELECT site, 's' || lpad(i::text, 7, '0'),
+		        CASE WHEN random() < 0.01 THEN '' ELSE 'https://' || host || '/series/s' || i END,
+		        'Series ' || i, 'https://' || host || '/covers/' || i || '.webp', kind,
+		        CASE WHEN random() < 0.03 THEN NULL ELSE (1 + floor(random() * 300))::numeric END,
+		        CASE WHEN random() < 0.02 THEN 'reader' || (1 + floor(random() * 200))::int END,
+		        CASE WHEN random() < 0.01 THEN 0
+		             WHEN random() < 0.03 THEN %[1]d - 13 * %[2]d::bigint - floor(random() * 30 * %[3]d)::bigint
+		             ELSE %[1]d - floor(random() * 50 * 60000)::bigint END,
+		        CASE WHEN random() < 0.05 THEN %[1]d - floor(random() * 365 * %[3]d)::bigint ELSE 0 END,
+		        CASE WHEN random() < 0.02 THEN %[1]d - floor(random() * 30 * %[3]d)::bigint ELSE 0 END,
+		        %[1]d - 400 * %[3]d::bigint
+		   FROM generate_series(1, %[4]d) i,
+		        LATERAL (SELECT (ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld'])[i %% 6 + 1] AS site,
+		                        (ARRAY['asuracomic.net','demonicscans.org','comix.to','kagane.org','novelfull.com','lightnovelworld.com'])[i %% 6 + 1] AS host,
+		                        CASE WHEN i %% 6 >= 4 THEN 'novel' ELSE 'manga' END AS kind) k`, ms, hour, day, n),
+		// Ages: squared, so most runs are days or weeks old and some are
+		// younger than the window (in no list yet).
+		fmt.Sprintf(`INSERT INTO poll_failures (site, series_id, outcome, failing_since)
+		 SELECT site, series_id, (ARRAY['no_chapter','errors','not_found','unfetchable'])[1 + floor(random() * 4)::int],
+		        %d - floor(random() * random() * 90 * %d)::bigint
+		   FROM series WHERE random() < 0.10`, ms, day),
+		`INSERT INTO bookmarks (reader_id, site, series_id, progress_num, created_at, updated_at)
+		 SELECT 'reader' || (1 + floor(random() * 200))::int, site, series_id, floor(random() * 100)::numeric, 0, 0
+		   FROM series WHERE random() < 0.7`,
+		fmt.Sprintf(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok, no_chapter, errors)
+		 SELECT site, t, t + 30000, 40, 40, 37, 1, 2
+		   FROM unnest(ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld']) site,
+		        generate_series(%d - 14 * %d, %d, 600000) t`, ms, day, ms),
+		// Every Lane paused: the server then talks to PostgreSQL only for pages.
+		fmt.Sprintf(`UPDATE poll_lanes SET paused_until = %d`, ms+365*day),
+		`VACUUM ANALYZE`,
+	}
+}
+
+// loadBenchData runs benchData on the database at url.
+func loadBenchData(ctx context.Context, url string, n int, now time.Time) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	for _, q := range benchData(n, now) {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("bench data: %w\n%s", err, q)
+		}
+	}
+	return nil
+}

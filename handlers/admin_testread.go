@@ -1,0 +1,89 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
+)
+
+// testReadTimeout bounds a Test read below the server's write timeout, so
+// the owner always gets an answer, even from a Site that never replies.
+const testReadTimeout = 45 * time.Second
+
+// handleTestRead runs the real read path for this Series now (Deps.Reads:
+// gate, route, the Lane's spacing) and shows what it saw. It writes nothing,
+// so it says nothing to the Series' state: the next Poll does that.
+func handleTestRead(d Deps) http.Handler {
+	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
+		if d.Reads == nil {
+			return "", http.StatusServiceUnavailable, "Test read is not available on this server.", nil
+		}
+		s, err := d.Store.GetAdminSeries(r.Context(), site, id, d.now())
+		if errors.Is(err, store.ErrNotFound) {
+			return "", http.StatusNotFound, "", nil
+		}
+		if err != nil {
+			st, msg := storeResult(d, "test read", err)
+			return "", st, msg, nil
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), testReadTimeout)
+		defer cancel()
+		res := d.Reads.TestRead(ctx, site, s.URL)
+		d.Logger.Info("test read", "site", site, "series_id", id, "outcome", res.Outcome, "status", res.Status)
+		view := testReadView(res)
+		return "", http.StatusOK, "", func(v *components.SeriesDetail) { v.TestRead = &view }
+	})
+}
+
+// testReadView is what a Test read shows: the facts `mangabookmark fetch`
+// prints, every one of them text (page-derived, escaped by templ, never a
+// link).
+func testReadView(res adapters.Result) components.TestRead {
+	w := outcomeWords[res.Outcome]
+	v := components.TestRead{Word: string(res.Outcome), Plain: outcomePlain(string(res.Outcome)), Fault: res.Outcome != word.OK,
+		Meaning: w.meaning}
+	switch {
+	case res.Status > 0:
+		v.Status = "HTTP " + strconv.Itoa(res.Status)
+	default:
+		v.Status = "no HTTP answer (" + errorClass(res.Outcome) + ")"
+	}
+	if res.Err != nil {
+		v.Error = res.Err.Error()
+	}
+	f := res.Facts
+	latest := "none"
+	if f.HasLatest {
+		latest = f.LatestChapter
+	}
+	completed := "no"
+	if f.Completed {
+		completed = "yes"
+	}
+	v.Facts = []components.Option{
+		{Value: "title", Label: f.Title}, {Value: "latest_chapter", Label: latest},
+		{Value: "latest_chapter_url", Label: f.LatestChapterURL}, {Value: "cover_url", Label: f.CoverURL},
+		{Value: "kind", Label: f.Kind}, {Value: "completed", Label: completed},
+	}
+	return v
+}
+
+// errorClass names where a read without an HTTP answer stopped.
+func errorClass(o word.Outcome) string {
+	switch o {
+	case word.Unfetchable:
+		return "the fetch gate refused the address"
+	case word.Unreachable:
+		return "the browser sidecar"
+	case word.Refused:
+		return "a challenge"
+	}
+	return "the network, a timeout or the page itself"
+}

@@ -1,0 +1,79 @@
+package handlers_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A pending Forced Poll of a Series keeps asking (htmx polling on its one
+// section) and stops once served, then says what the Poll found and brings
+// the new fact line along.
+func TestAPendingSeriesPollAsksAgainUntilServedThenShowsTheResult(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(dataset)
+	c := h.owner()
+	base := "/admin/series/asurascans/failing-1h"
+	live := h.post(c, base+"/poll", nil, "HX-Request", "true").testid("poll-state")
+	if live.AttrOr("hx-trigger", "") != "every 2s" || live.AttrOr("hx-get", "") != base+"/poll-state?was=pending" {
+		t.Fatalf("a pending Poll does not ask again: %v", live.Nodes[0].Attr)
+	}
+	again := h.get(c, base+"/poll-state?was=pending", "HX-Request", "true")
+	if again.testid("poll-state").AttrOr("hx-trigger", "") != "every 2s" || again.testid("poll-served").Length() != 0 {
+		t.Errorf("an unserved Poll stopped asking or claims it was served")
+	}
+	// The Lane serves it: the check stamp passes the request, the failure is gone.
+	h.exec(`UPDATE series SET checked_at = force_poll_at + 1 WHERE series_id = 'failing-1h'`)
+	h.exec(`DELETE FROM poll_failures WHERE series_id = 'failing-1h'`)
+	done := h.get(c, base+"/poll-state?was=pending", "HX-Request", "true")
+	if _, asks := done.testid("poll-state").Attr("hx-trigger"); asks {
+		t.Errorf("a served Poll keeps asking")
+	}
+	if got := squash(done.testid("poll-served").Text()); !strings.Contains(got, "served") || !strings.Contains(got, "read") {
+		t.Errorf("served message %q", got)
+	}
+	fact := done.find(`#detail-fact[hx-swap-oob="true"] [data-testid="fact-line"]`)
+	if fact.Length() != 1 || fact.Find(`[data-testid="failure-marker"]`).Length() != 0 {
+		t.Errorf("the fact line is not brought up to date out of band")
+	}
+	if h.get(c, base+"/poll-state").status != 303 {
+		t.Errorf("a plain browser is not sent to the page")
+	}
+}
+
+// A Lane's Forced Poll and a Pause ask again on their row until the Lane has
+// run the pass that serves them.
+func TestAPendingLanePollOrPauseAsksAgainUntilTheLaneServesIt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.owner()
+	row := func(a answer) (trigger, get string) {
+		r := a.find(`[data-testid="lane-row"][data-site="comix"]`)
+		return r.AttrOr("hx-trigger", ""), r.AttrOr("hx-get", "")
+	}
+	tr, get := row(h.post(c, "/admin/lanes/comix/poll", nil, "HX-Request", "true"))
+	if tr != "every 2s" || get != "/admin/lanes/comix?was=force" {
+		t.Fatalf("a pending Lane Poll does not ask again: %q %q", tr, get)
+	}
+	// The Lane's next pass serves it (a pass after the request).
+	h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok) VALUES ('comix', $1, $1, 4, 4, 4)`, t0.Add(time.Second).UnixMilli())
+	served := h.get(c, get, "HX-Request", "true")
+	if tr, _ := row(served); tr != "" {
+		t.Errorf("a served Lane Poll keeps asking")
+	}
+	if msg := squash(served.testid("message").Text()); !strings.Contains(msg, "requested pass ran") || !strings.Contains(msg, "4 due, 4 checked") {
+		t.Errorf("served message %q", msg)
+	}
+
+	tr, get = row(h.post(c, "/admin/lanes/comix/pause", url.Values{"for": {"1h"}}, "HX-Request", "true"))
+	if tr != "every 2s" || get != "/admin/lanes/comix?was=pause" {
+		t.Fatalf("a pending Pause does not ask again: %q %q", tr, get)
+	}
+	h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, skip) VALUES ('comix', $1, $1, 'paused')`, t0.Add(2*time.Second).UnixMilli())
+	served = h.get(c, get, "HX-Request", "true")
+	if tr, _ := row(served); tr != "" || !strings.Contains(served.testid("message").Text(), "Paused") {
+		t.Errorf("a served Pause: trigger %q, message %q", tr, served.testid("message").Text())
+	}
+}

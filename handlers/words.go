@@ -1,0 +1,85 @@
+package handlers
+
+import (
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/word"
+)
+
+// filterWord is everything the owner reads about one filter: its short
+// label (a chip, a figure), its one meaning sentence (shown on the list page
+// and as the figure's accessible description, the same sentence from here),
+// and whether a non-zero figure is a fault the owner should act on. The
+// longer form of each meaning is CONTEXT.md's glossary.
+type filterWord struct {
+	label, meaning string
+	fault          bool
+}
+
+var filterWords = map[store.Filter]filterWord{
+	store.FilterAll:          {"every Series", "Every Series the server knows, Finished or not.", false},
+	store.FilterNeverChecked: {"never checked", "Not Finished and not Polled even once yet: it is due at its Lane's next pass.", false},
+	store.FilterStale:        {"stale", "Not Finished, and its last Poll was more than 12 hours ago.", false},
+	store.FilterUnpollable: {"unpollable", "Not Finished and cannot be Polled at all: it has no address, or the fetch gate " +
+		"refused its address (unfetchable). Correct the address or delete the Series.", true},
+	store.FilterNoChapter: {"no chapter", "Polled, not Finished, and no chapter number was ever read from its page: " +
+		"the address may be wrong or the adapter may not read this page.", true},
+	store.FilterFailing: {"failing", "It yielded a chapter once, and every Poll for over 12 hours has failed " +
+		"(the failure row is older than 12 hours).", true},
+	store.FilterUnverified: {"unverified", "Its Latest Chapter was raised by a Reader's Sighting, and no Poll has " +
+		"confirmed it because its Polls have failed for over 12 hours.", true},
+	store.FilterSiteCompleted: {"site-completed", "Not Finished, but its Site marks the work completed: a hint " +
+		"that you may want to Finish it (the Site never Finishes anything itself).", false},
+	store.FilterFinished: {"finished", "You marked it Finished: the work is over for the group and it is no longer polled.", false},
+	store.FilterOrphan:   {"orphan", "No Reader bookmarks it. Only an orphan can be deleted.", false},
+}
+
+// captionWord is the filter as a list's caption names it: the failing list
+// says how long "failing" is, so a row's fresh failure marker never seems to
+// contradict an empty list.
+func captionWord(f store.Filter) string {
+	if f == store.FilterFailing {
+		return "failing for over 12 hours"
+	}
+	return filterWords[f].label
+}
+
+// outcomeWord is an Outcome as the owner reads it: plain words (the machine
+// word stays beside them as a small tag), what it means for this Series, and
+// what the owner can do about it.
+type outcomeWord struct {
+	plain, meaning, action string
+}
+
+var outcomeWords = map[word.Outcome]outcomeWord{
+	word.OK: {"read", "The last Poll read the page and its chapter list.", "Nothing to do."},
+	word.NoChapter: {"no chapter found",
+		"The Site answered with a page, but no chapter number could be read from it: the address may point at " +
+			"something other than the Series page, or the Site changed its markup.",
+		"Open the address and check it is the Series page; correct it if not. If every Series of the Site fails " +
+			"like this, the adapter needs fixing."},
+	word.Unfetchable: {"address refused",
+		"The fetch gate refused the stored address before any request was made: it is not https, not on the " +
+			"Site's own hosts, or not a public address.",
+		"Correct the address to the Series page on the Site, or delete the Series if it is an orphan."},
+	word.NotFound: {"page gone",
+		"The Site answered that the page does not exist (404 or 410): the Series was moved or removed.",
+		"Find the Series on the Site again and correct the address, or delete the orphan."},
+	word.Errors: {"errors",
+		"The Site answered with an error (5xx, an oversized or unreadable page) or the read failed on our side.",
+		"Usually this passes by itself: wait for the Site. If it persists, try Test read to see the error."},
+	word.Refused: {"refused by the Site",
+		"The Site held a challenge or a rate limit instead of the page. This says nothing about the Series.",
+		"Wait for the Site. If it keeps refusing, give the Site a browser route (BROWSER_SITES)."},
+	word.Unreachable: {"sidecar unreachable",
+		"The browser sidecar could not be reached, so the page was never read.",
+		"Start the browser sidecar or fix BROWSER_WS_URL."},
+}
+
+// outcomePlain is an outcome's plain words, or the machine word itself for
+// one this table does not know.
+func outcomePlain(o string) string {
+	if w, ok := outcomeWords[word.Outcome(o)]; ok {
+		return w.plain
+	}
+	return o
+}
