@@ -81,6 +81,9 @@ func addLine(d Deps, r *http.Request, readerID, line string) components.AddResul
 		return out
 	}
 	out.Word, out.Sentence = addSentence(readerID == "", c, res)
+	if readerID == "" {
+		out.Href = seriesHref(c.Site, c.SeriesID)
+	}
 	return out
 }
 

@@ -108,6 +108,7 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 	step("make Ada's link", err)
 	adaLink, err := chromedp.Run(owner, chromedp.Evaluate[string](`document.querySelector('[data-testid="reader-link"]').textContent.trim()`))
 	step("read Ada's link", err)
+	shot(owner, "27-admin-readers-link")
 
 	// Ada, in a browser context of her own, signs in with it.
 	ada, cancelAda := chromedp.NewContext(allocCtx, chromedp.WithNewBrowserContext())
@@ -158,6 +159,11 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 		return !!b;
 	})()`))
 	step("force a Poll", err)
+	step("owner's add box", chromedp.Do(owner, chromedp.Navigate(h.srv.URL+"/admin/series"),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="add-urls"]`), "https://novelfull.com/another-novel.html\nhttps://example.com/x"),
+		chromedp.Click(chromedp.CSS(`[data-testid="add-submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="add-result"][data-result="unsupported"]`))))
+	shot(owner, "28-admin-series-add")
 	waitRow(ada, "the ember lights", `!!row.querySelector('[data-testid="ember"]') && row.textContent.includes('Latest 4')`)
 	next, err := chromedp.Run(ada, chromedp.Evaluate[string](`document.querySelector('`+row+` [data-testid="next"]').href`))
 	step("read the next link", err)

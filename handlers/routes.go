@@ -56,6 +56,7 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodGet, "/", handleAdminLanding(d))
 			r.Method(http.MethodGet, "/series", handleAdminSeriesList(d))
 			r.Method(http.MethodPost, "/series", handleAdminAddSeries(d))
+			r.Method(http.MethodPost, "/series/bulk", handleBulk(d))
 			r.Method(http.MethodGet, "/series/{site}/{id}", handleAdminSeriesDetail(d))
 			r.Method(http.MethodPost, "/series/{site}/{id}/finish", handleFinish(d))
 			r.Method(http.MethodPost, "/series/{site}/{id}/unfinish", handleUnfinish(d))

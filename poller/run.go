@@ -2,6 +2,7 @@ package poller
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 )
@@ -15,7 +16,45 @@ func (p *Poller) Run(ctx context.Context) {
 		wg.Go(func() { p.runLane(ctx, site) })
 	}
 	wg.Wait()
+	p.flushUnlogged()
 	p.Close()
+}
+
+// flushTimeout bounds the last try at writing held-back pass rows at
+// shutdown, for all Lanes together.
+const flushTimeout = 5 * time.Second
+
+// flushUnlogged gives the pass rows an outage held back (lane.unlogged) one
+// last bounded try once every Lane has stopped, and reports any still
+// unwritten in one log line with their count, so none vanishes silently.
+func (p *Poller) flushUnlogged() {
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	p.mu.Lock()
+	lanes := make([]*lane, 0, len(p.lanes))
+	for _, l := range p.lanes {
+		lanes = append(lanes, l)
+	}
+	p.mu.Unlock()
+	lost := 0
+	var sites []string
+	var last error
+	for _, l := range lanes {
+		l.pass.Lock()
+		for i, r := range l.unlogged {
+			if err := p.Store.InsertPass(ctx, r); err != nil {
+				lost += len(l.unlogged) - i
+				sites = append(sites, r.Site)
+				last = err
+				break
+			}
+		}
+		l.unlogged = nil
+		l.pass.Unlock()
+	}
+	if lost > 0 {
+		p.log().Error("pass rows not written at shutdown", "rows", lost, "sites", strings.Join(sites, ","), "err", last)
+	}
 }
 
 // runLane is one Lane: pass, rest, pass. A Lane of a process that is not the
@@ -35,11 +74,11 @@ func (p *Poller) runLane(ctx context.Context, site string) {
 		}
 		l.pass.Unlock()
 		if !lead {
-			p.rest(ctx, l, or(p.LeaderRetry, DefaultLeaderRetry))
+			p.rest(ctx, site, l, or(p.LeaderRetry, DefaultLeaderRetry))
 			continue
 		}
 		p.prune(ctx, site, l)
-		p.rest(ctx, l, pass.Rest)
+		p.rest(ctx, site, l, pass.Rest)
 	}
 }
 
@@ -59,8 +98,10 @@ func (p *Poller) safePass(ctx context.Context, site string, l *lane) (pass Pass)
 // rest waits d (at most DefaultRest), or until the Lane is woken, or ctx
 // ends. A wake comes in-process (the channel) or through the database: the
 // leader's lock session LISTENs, so a Forced Poll written by any process,
-// through poller or store, ends the rest at once.
-func (p *Poller) rest(ctx context.Context, l *lane, d time.Duration) {
+// through poller or store, ends the rest at once. When that session dies
+// (a database restart, a terminated backend), the Lane takes its lock and
+// its LISTEN again at once (retake) instead of resting on the timer alone.
+func (p *Poller) rest(ctx context.Context, site string, l *lane, d time.Duration) {
 	wctx, cancel := context.WithTimeout(ctx, p.clampRest(d))
 	defer cancel()
 	l.pass.Lock()
@@ -74,8 +115,8 @@ func (p *Poller) rest(ctx context.Context, l *lane, d time.Duration) {
 			if err == nil || wctx.Err() != nil {
 				return
 			}
-			// The session failed: the next pass finds out and steps down.
-			// Until then, rest on the timer alone.
+			p.retake(wctx, site, l, err)
+			return
 		case <-l.wake:
 			cancel()
 			<-woke
@@ -85,6 +126,54 @@ func (p *Poller) rest(ctx context.Context, l *lane, d time.Duration) {
 	select {
 	case <-wctx.Done():
 	case <-l.wake:
+	}
+}
+
+// The backoff between attempts to take a lost Lane lock again.
+const (
+	retakeFirst = 250 * time.Millisecond
+	retakeMax   = 5 * time.Second
+)
+
+// retake replaces a lock whose session died: it tries the lock again with a
+// backoff from retakeFirst to retakeMax until the database answers, the
+// Lane is woken in-process, or ctx ends. It returns so the Lane passes at
+// once: a Forced Poll written while no session listened sent its wake to
+// nobody, and the pass is what serves it. If another process took the lock
+// meanwhile, that pass finds out and the Lane waits as a non-leader. One log
+// line when the session is lost and one when the lock is back, however long
+// the database is away.
+func (p *Poller) retake(ctx context.Context, site string, l *lane, cause error) {
+	p.log().Warn("lane wake session lost; taking the lock again", "site", site, "err", cause)
+	l.pass.Lock()
+	if l.lock != nil {
+		l.lock.Release()
+		l.lock = nil
+	}
+	l.pass.Unlock()
+	delay := retakeFirst
+	for attempts := 1; ; attempts++ {
+		l.pass.Lock()
+		lock, err := p.Store.TryLockLane(ctx, site)
+		if err == nil {
+			l.lock = lock
+		}
+		l.pass.Unlock()
+		if err == nil {
+			p.log().Info("lane lock taken again", "site", site, "attempts", attempts, "leader", lock != nil)
+			return
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-l.wake:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		delay = min(2*delay, retakeMax)
 	}
 }
 

@@ -97,15 +97,20 @@ const adminSeriesColumns = `s.site, s.series_id, s.url, s.title, s.cover_url, s.
 	s.checked_at, s.force_poll_at, s.finished_at, s.site_completed_at, s.created_at,
 	s.failure_outcome, s.failing_since, coalesce(r.name, '') AS raised_by_name`
 
-// SeriesQuery is one page request of the owner's Series list. Site and Kind
-// stack on the Filter; AfterSite/AfterID is the keyset cursor (the last row
-// of the previous page), empty for the first page.
+// SeriesQuery is one page request of the owner's Series list. Site, Kind
+// and the title search Q stack on the Filter; Sort orders it (admin_sort.go).
+// AfterSite/AfterID is the keyset cursor: the last row of the previous page,
+// or with Before the first row of the next one (paging back); empty for the
+// first page.
 type SeriesQuery struct {
 	Filter    Filter
 	Site      string
 	Kind      string
+	Q         string
+	Sort      Sort
 	AfterSite string
 	AfterID   string
+	Before    bool
 	Limit     int
 }
 
@@ -128,8 +133,12 @@ func (q SeriesQuery) where(now time.Time, keyset bool) (string, pgx.NamedArgs, e
 	}
 	conds := []string{pred, `s.site = ANY(@sites)`}
 	args := pgx.NamedArgs{"cutoff": ms(now.Add(-word.OwnerWindow)), "sites": q.sites()}
+	if q.Q != "" {
+		conds = append(conds, searchSQL)
+		args["q"] = likePattern(q.Q)
+	}
 	if keyset && (q.AfterSite != "" || q.AfterID != "") {
-		conds = append(conds, keysetSQL("s"))
+		conds = append(conds, q.cursorSQL())
 		args["after_site"], args["after_id"] = q.AfterSite, q.AfterID
 	}
 	return strings.Join(conds, " AND "), args, nil
@@ -197,7 +206,7 @@ func (q SeriesQuery) listSQL(now time.Time) (string, pgx.NamedArgs, error) {
 	sql := `SELECT ` + adminSeriesColumns + `
 	  FROM series s LEFT JOIN readers r ON r.discord_id = s.latest_raised_by
 	 WHERE ` + where + `
-	 ORDER BY s.site, s.series_id LIMIT @limit`
+	 ORDER BY ` + q.orderSQL() + ` LIMIT @limit`
 	return sql, args, nil
 }
 
