@@ -194,7 +194,7 @@ func listPage(d Deps, r *http.Request, q store.SeriesQuery) (components.SeriesLi
 	list.Count, list.Capped = figure(n)
 	for _, s := range page.Rows {
 		list.Rows = append(list.Rows, components.SeriesRow{
-			Site: s.Site, ID: s.SeriesID, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Cover: coverURL(s.CoverURL),
+			Site: s.Site, ID: s.SeriesID, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Cover: coverSrc(s.Site, s.SeriesID, s.CoverTried),
 			Href: seriesHref(s.Site, s.SeriesID), Fact: factOf(s, now),
 		})
 	}
@@ -234,7 +234,7 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 		return components.SeriesDetail{}, err
 	}
 	v := components.SeriesDetail{
-		Site: s.Site, ID: s.SeriesID, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Cover: coverURL(s.CoverURL), Address: s.URL, AddressHref: webURL(s.URL),
+		Site: s.Site, ID: s.SeriesID, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Cover: coverSrc(s.Site, s.SeriesID, s.CoverTried), Address: s.URL, AddressHref: webURL(s.URL),
 		Base: seriesHref(s.Site, s.SeriesID), Fact: factOf(s.AdminSeries, now),
 		Raised: s.LatestRaisedBy != nil, Unverified: s.Unverified, Finished: !s.FinishedAt.IsZero(),
 		Orphan: s.Bookmarks == 0, CanTestRead: d.Reads != nil,

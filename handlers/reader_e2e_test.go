@@ -179,6 +179,12 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 	step("the ember is out", err)
 	shot(ada, "21-reader-bookmarks-caught-up")
 
+	// Typing in the search swaps the list alone and pushes the address.
+	step("search", chromedp.Do(ada, chromedp.SendKeys(chromedp.CSS(`[data-testid="filter-search"]`), "zzz")))
+	_, err = chromedp.Run(ada, chromedp.Poll[bool](`!!document.querySelector('[data-testid="bookmarks-empty"]') && location.search === '?q=zzz' && !!document.querySelector('[data-testid="add-form"]')`,
+		chromedp.WithPollingTimeout(5*time.Second)))
+	step("the search narrows the list in place", err)
+
 	// The tokens page, and both pages on a phone and in the dark scheme.
 	step("tokens", chromedp.Do(ada, chromedp.Navigate(h.srv.URL+"/tokens"),
 		chromedp.SendKeys(chromedp.CSS(`[data-testid="token-name"]`), "laptop Firefox")))

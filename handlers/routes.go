@@ -49,6 +49,7 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodGet, "/tokens", handleTokens(d))
 			r.Method(http.MethodPost, "/tokens", handleCreateToken(d))
 			r.Method(http.MethodPost, "/tokens/{id}/revoke", handleRevokeToken(d))
+			r.Method(http.MethodGet, "/covers/{site}/{id}", handleCover(d))
 		})
 
 		r.Route("/admin", func(r chi.Router) {

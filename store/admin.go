@@ -92,7 +92,7 @@ type AdminSeries struct {
 	RaisedByName   string       `db:"raised_by_name"`
 }
 
-const adminSeriesColumns = `s.site, s.series_id, s.url, s.title, s.cover_url, s.kind,
+const adminSeriesColumns = `s.site, s.series_id, s.url, s.title, s.cover_url, s.cover_tried, s.kind,
 	s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url, s.latest_raised_by,
 	s.checked_at, s.force_poll_at, s.finished_at, s.site_completed_at, s.created_at,
 	s.failure_outcome, s.failing_since, coalesce(r.name, '') AS raised_by_name`
