@@ -21,7 +21,8 @@ import (
 // cookie and answers no CORS: the userscript calls it through its manager's
 // GM.xmlHttpRequest, which needs neither, and a bearer token is the only way
 // in. Origin and Sec-Fetch-* are ignored (managers send them inconsistently),
-// which is why the cross-origin check exempts /api/.
+// which is why the cross-origin check exempts /api/. The contract is
+// docs/adr/0008.
 
 // apiWord is the stable word an API error answers with; the userscript
 // switches on it, so a word never changes once released.
