@@ -43,6 +43,9 @@ func (demonicscans) Site() string      { return "demonicscans" }
 func (demonicscans) Kind() string      { return KindManga }
 func (demonicscans) Domains() []string { return []string{demonicHost} }
 
+// coverDomains: Demonic Scans serves its covers from demoniclibs.com.
+func (demonicscans) coverDomains() []string { return []string{"demoniclibs.com"} }
+
 // Recognise accepts /manga/<Title> and the chapter pages /title/<Title>/chapter/<n>[/<page>].
 func (a demonicscans) Recognise(u *url.URL) (Ref, bool) {
 	if !recogniseCommon(a, u) {
@@ -103,15 +106,7 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 // segment is the Series' (both fully decoded: the Site encodes it differently
 // in a chapter link than in the Series address). id "" accepts any title.
 func demonicChapter(base *url.URL, s *goquery.Selection, id string) (num, abs string, ok bool) {
-	abs = cleanURL(base, s.AttrOr("href", ""))
-	if abs == "" {
-		return "", "", false
-	}
-	u, err := url.Parse(abs)
-	if err != nil {
-		return "", "", false
-	}
-	m := demonicChapterPath.FindStringSubmatch(u.EscapedPath())
+	abs, _, m := matchLink(base, s.AttrOr("href", ""), demonicChapterPath)
 	if m == nil || (id != "" && demonicKey(m[1]) != demonicKey(id)) {
 		return "", "", false
 	}

@@ -112,7 +112,10 @@ type Verdict struct {
 type Landing struct {
 	Verdict Verdict
 	Stats   []Stat
-	Empty   bool // no Series at all yet: say how the first one arrives
+	// Demo is true while `mangabookmark demo` runs: the page links to the
+	// notices its webhook sink received.
+	Demo  bool
+	Empty bool // no Series at all yet: say how the first one arrives
 }
 
 // BookmarkRow is one Reader's Bookmark on the detail page.

@@ -29,12 +29,7 @@ func addFromForm(d Deps, w http.ResponseWriter, r *http.Request, readerID string
 		box.Message = "That paste is too large: at most 200 addresses at once. Nothing was added."
 		return box, http.StatusRequestEntityTooLarge
 	}
-	var lines []string
-	for l := range strings.SplitSeq(r.PostForm.Get("urls"), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines := addLines(r.PostForm.Get("urls"))
 	switch {
 	case len(lines) == 0:
 		box.Message = "Paste one Series or chapter address per line."
@@ -53,6 +48,18 @@ func addFromForm(d Deps, w http.ResponseWriter, r *http.Request, readerID string
 		box.Results = append(box.Results, res)
 	}
 	return box, status
+}
+
+// addLines splits a paste into its addresses: one per line (any line
+// ending), blank lines and surrounding spaces dropped.
+func addLines(raw string) []string {
+	var lines []string
+	for l := range strings.SplitSeq(strings.ReplaceAll(raw, "\r", "\n"), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
 
 // addLine adds one address and says what happened to it.
@@ -142,7 +149,7 @@ func handleAdminAddSeries(d Deps) http.Handler {
 		}
 		list := components.SeriesList{Count: n, Caption: caption(q)}
 		for _, s := range page.Rows {
-			list.Rows = append(list.Rows, components.SeriesRow{Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL),
+			list.Rows = append(list.Rows, components.SeriesRow{Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverSrc(s.Site, s.SeriesID, s.CoverTried),
 				Href: seriesHref(s.Site, s.SeriesID), Fact: factOf(s, d.now())})
 		}
 		render(w, r, d.Logger, status, components.AdminSeriesPage(viewerFrom(r.Context()), components.SeriesListPage{

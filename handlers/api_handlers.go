@@ -42,10 +42,19 @@ func number(s *string) *json.Number {
 func (api *apiServer) bookmarkJSON(b store.Bookmark) apiBookmark {
 	return apiBookmark{
 		Site: b.Site, SeriesID: b.SeriesID, URL: b.URL, Title: b.Title, Kind: b.Kind,
-		Cover:         api.d.PublicBaseURL + coverPath(b.Site, b.SeriesID),
+		Cover:         api.coverURL(b.Site, b.SeriesID, b.CoverTried),
 		LatestChapter: number(b.LatestChapter), LatestURL: b.LatestURL,
 		Progress: number(b.Progress), ProgressURL: b.ProgressURL, New: b.New,
 	}
+}
+
+// coverURL is the absolute address of a stored cover on our origin ("" while
+// none is stored). It is served to a signed-in browser, not to a token.
+func (api *apiServer) coverURL(site, id, coverTried string) string {
+	if src := coverSrc(site, id, coverTried); src != "" {
+		return api.d.PublicBaseURL + src
+	}
+	return ""
 }
 
 // coverPath is the stable address our own origin serves a Series' cover at.
@@ -168,8 +177,8 @@ func (api *apiServer) handleLookup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out.Series = &apiSeries{
-		Title: s.Title, Kind: s.Kind, Cover: api.d.PublicBaseURL + coverPath(s.Site, s.SeriesID),
-		LatestChapter: number(s.LatestChapter), LatestURL: s.LatestChapterURL, Finished: s.FinishedAt > 0,
+		Title: s.Title, Kind: s.Kind, Cover: api.coverURL(s.Site, s.SeriesID, s.CoverTried),
+		LatestChapter: number(s.LatestChapter), LatestURL: s.LatestChapterURL, Finished: !s.FinishedAt.IsZero(),
 	}
 	b, err := api.d.Store.GetBookmark(ctx, tokenFrom(ctx).ReaderID, ref.Site, ref.SeriesID)
 	switch {
@@ -216,7 +225,7 @@ func (api *apiServer) progress(r *http.Request, body []byte) (any, *apiError) {
 		if _, err := api.d.Store.AddSeries(ctx, store.Series{Site: ref.Site, SeriesID: ref.SeriesID, URL: ref.URL, Kind: a.Kind()}, now); err != nil {
 			return nil, api.internalErr(r, "add series", err)
 		}
-		if err := api.d.Store.AddBookmark(ctx, reader, ref.Site, ref.SeriesID, now.UnixMilli()); err != nil {
+		if err := api.d.Store.AddBookmark(ctx, reader, ref.Site, ref.SeriesID, now); err != nil {
 			return nil, api.internalErr(r, "add bookmark", err)
 		}
 	}
@@ -226,7 +235,7 @@ func (api *apiServer) progress(r *http.Request, body []byte) (any, *apiError) {
 		if u := strings.TrimSpace(req.URL); u != ref.URL {
 			chapterURL = u // a chapter page: the address of the chapter read
 		}
-		res, err := api.d.Store.SetProgress(ctx, reader, ref.Site, ref.SeriesID, num, chapterURL, req.Backwards, now.UnixMilli())
+		res, err := api.d.Store.SetProgress(ctx, reader, ref.Site, ref.SeriesID, num, chapterURL, req.Backwards, now)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, apiErr(http.StatusNotFound, apiNotBookmarked, "You do not bookmark this Series; send \"bookmark\": true to add it.")
 		}

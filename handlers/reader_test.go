@@ -344,7 +344,7 @@ func TestATokenIsShownOnceStoredAsItsHMACAndRevocable(t *testing.T) {
 	if h.text(`SELECT count(*)::text FROM reader_tokens`) != "0" {
 		t.Error("the token survived its revoke")
 	}
-	if _, err := h.store.ReaderByToken(context.Background(), m.Sum(nil), t0.UnixMilli()); err == nil {
+	if _, err := h.store.ReaderByToken(context.Background(), m.Sum(nil), t0); err == nil {
 		t.Error("a revoked token still names its Reader")
 	}
 }
@@ -390,5 +390,25 @@ func TestTheOwnerSignsAReaderInByLinkAndOutEverywhere(t *testing.T) {
 	}
 	if a := h.post(h.client(readerB), "/admin/readers", url.Values{"name": {"Mallory"}}); a.status != http.StatusForbidden {
 		t.Errorf("a Reader made a sign-in link: %d", a.status)
+	}
+}
+
+func TestTheReaderPagesAnswer503WhileTheDatabaseIsAway(t *testing.T) {
+	t.Parallel()
+	h, proxy := outageHarness(t)
+	c := h.client(readerA)
+	h.post(c, "/", url.Values{"urls": {asuraChapter}})
+	before := h.snapshot()
+	proxy.setDown(true)
+	wantUnavailable(t, "GET /", h.get(c, "/"))
+	wantUnavailable(t, "an add", h.post(c, "/", url.Values{"urls": {novelChapter}}))
+	wantUnavailable(t, "htmx caught up", h.post(c, "/bookmarks/asurascans/nano-machine/caught-up", nil, htmxHeader, "true"))
+	wantUnavailable(t, "GET /tokens", h.get(c, "/tokens"))
+	proxy.setDown(false)
+	if a := h.get(c, "/"); a.status != http.StatusOK || a.testid("bookmark").Length() != 1 {
+		t.Fatalf("after the database came back: %d with %d rows", a.status, a.testid("bookmark").Length())
+	}
+	if h.snapshot() != before {
+		t.Fatal("something changed while the database was away")
 	}
 }

@@ -95,7 +95,7 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
-	site := standInAsura(6)
+	site := standInAsura(7)
 	defer site.Close()
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(site.URL, "https://"))
 	browser := chromiumtest.Start(t, "--host-resolver-rules=MAP asurascans.com 127.0.0.1:"+port,
@@ -110,7 +110,7 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	step("reader", h.store.UpsertReader(ctx, store.Reader{DiscordID: reader, Name: "Rin"}, t0.UnixMilli()))
+	step("reader", h.store.UpsertReader(ctx, store.Reader{DiscordID: reader, Name: "Rin"}, t0))
 
 	api := &restartable{t: t, addr: "127.0.0.1:0"}
 	ln := api.listen()
@@ -253,16 +253,17 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	if p := progress(); p != "none" {
 		t.Fatalf("opening chapter 5 recorded Progress %s", p)
 	}
-	// Its chapter list is reported as a Sighting: Latest Chapter 6, raised by the Reader.
+	// The chapter list the Series page showed went out as a Sighting once the
+	// Series existed: Latest Chapter 7, raised by the Reader.
 	var latest, raisedBy string
 	for range 100 {
 		_ = h.pool.QueryRow(ctx, `SELECT coalesce(latest_chapter_num::text, ''), coalesce(latest_raised_by, '') FROM series WHERE site = 'asurascans' AND series_id = 'nano-machine'`).Scan(&latest, &raisedBy)
-		if latest == "6" {
+		if latest == "7" {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if latest != "6" || raisedBy != reader {
+	if latest != "7" || raisedBy != reader {
 		t.Fatalf("after the chapter list was seen, Latest Chapter is %q raised by %q", latest, raisedBy)
 	}
 	// Following the next chapter's link records chapter 5 as read.
@@ -295,8 +296,23 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	}
 	// A page load while the server is away reads from the cache and says so.
 	open("/comics/nano-machine-7f873ca6/chapter/6")
+	panelWaits("a chapter page opens collapsed, offline and pending", `t.includes('offline') && t.includes('⟳ 1 pending') && !t.includes('Bookmarked')`)
+	click("mb-expand")
 	panelWaits("the panel reads the cache, offline", `t.includes('offline · as of') && t.includes('Bookmarked') && t.includes('⟳ 1 pending')`)
 	shot("04-chapter-offline")
+
+	// Scrolling down mid-chapter, the panel steps aside; scrolling up brings it back.
+	_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 0); true`))
+	step("to the top", err)
+	_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 1500); true`))
+	step("read on", err)
+	_, err = chromedp.Run(tab, chromedp.Poll[bool](`document.querySelector('mangabookmark-panel').hasAttribute('data-reading') && !!document.querySelector('mangabookmark-panel').shadowRoot.querySelector('[data-testid="mb-expand"]')`,
+		chromedp.WithPollingTimeout(10*time.Second)))
+	step("the panel collapses and steps aside while the Reader reads on", err)
+	_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 500); true`))
+	step("scroll back", err)
+	_, err = chromedp.Run(tab, chromedp.Poll[bool](`!document.querySelector('mangabookmark-panel').hasAttribute('data-reading')`, chromedp.WithPollingTimeout(10*time.Second)))
+	step("the panel is back on scrolling up", err)
 
 	// The server comes back; the next page load drains the queue.
 	api.start()
@@ -307,6 +323,21 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	gm.value("queue", &queue)
 	if len(queue) != 0 {
 		t.Fatalf("the queue still holds %v", queue)
+	}
+	// Chapter 6's write was tried while the server was away and sent when it
+	// was back: every attempt under one Idempotency-Key, and one answer.
+	keys, tried, answered := map[string]bool{}, 0, 0
+	for _, r := range gm.sent() {
+		if r.URL == deps.PublicBaseURL+"/api/v1/progress" && r.Data != nil && strings.Contains(*r.Data, `"chapter":6`) {
+			keys[r.Headers["Idempotency-Key"]] = true
+			tried++
+			if r.Status == http.StatusOK {
+				answered++
+			}
+		}
+	}
+	if len(keys) != 1 || tried < 2 || answered != 1 {
+		t.Errorf("chapter 6's Progress was tried %d times under keys %v and answered %d times, want a failed try and a sent one under one key", tried, keys, answered)
 	}
 	var bookmarks int
 	step("count", h.pool.QueryRow(ctx, `SELECT count(*) FROM bookmarks WHERE reader_id = $1`, reader).Scan(&bookmarks))
@@ -320,6 +351,19 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 		if r.Method == http.MethodPost && r.Headers["Idempotency-Key"] == "" {
 			t.Errorf("a write went out without an Idempotency-Key: %s", r.URL)
 		}
+	}
+
+	// A single-page Site moves to chapter 7 without loading a page: the
+	// script follows the address, and reading it records 7.
+	_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 0); history.pushState({}, '', '/comics/nano-machine-7f873ca6/chapter/7'); document.title = 'Nano Machine Chapter 7'; true`))
+	step("move within the page", err)
+	for i := 0; progress() != "7"; i++ {
+		if i == 100 {
+			t.Fatalf("after moving to chapter 7 in place and reading it, Progress is %s", progress())
+		}
+		_, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 0); window.scrollTo(0, document.documentElement.scrollHeight), true`))
+		step("read chapter 7", err)
+		time.Sleep(100 * time.Millisecond)
 	}
 
 	// A revoked token: the panel says to set a new one, and nothing is retried.

@@ -74,11 +74,15 @@ func (p *Poller) runLane(ctx context.Context, site string) {
 		}
 		l.pass.Unlock()
 		if !lead {
-			p.rest(ctx, site, l, or(p.LeaderRetry, DefaultLeaderRetry))
+			p.rest(ctx, site, l, or(p.LeaderRetry, DefaultLeaderRetry), nil)
 			continue
 		}
 		p.prune(ctx, site, l)
-		p.rest(ctx, site, l, pass.Rest)
+		var meanwhile func(context.Context)
+		if coversWelcome(pass) {
+			meanwhile = func(rctx context.Context) { p.fetchCovers(rctx, site, l) }
+		}
+		p.rest(ctx, site, l, pass.Rest, meanwhile)
 	}
 }
 
@@ -101,9 +105,24 @@ func (p *Poller) safePass(ctx context.Context, site string, l *lane) (pass Pass)
 // through poller or store, ends the rest at once. When that session dies
 // (a database restart, a terminated backend), the Lane takes its lock and
 // its LISTEN again at once (retake) instead of resting on the timer alone.
-func (p *Poller) rest(ctx context.Context, site string, l *lane, d time.Duration) {
+// meanwhile (nil: nothing) runs during the rest under a context that ends
+// with it, so a wake also cancels whatever it has in flight; rest returns
+// only after it has.
+func (p *Poller) rest(ctx context.Context, site string, l *lane, d time.Duration, meanwhile func(context.Context)) {
 	wctx, cancel := context.WithTimeout(ctx, p.clampRest(d))
 	defer cancel()
+	var done sync.WaitGroup
+	if meanwhile != nil {
+		done.Go(func() { meanwhile(wctx) })
+	}
+	p.awaitWake(wctx, cancel, site, l)
+	cancel()
+	done.Wait()
+}
+
+// awaitWake returns when wctx ends, the Lane is woken, or a lost wake
+// session has been taken again.
+func (p *Poller) awaitWake(wctx context.Context, cancel context.CancelFunc, site string, l *lane) {
 	l.pass.Lock()
 	lock := l.lock
 	l.pass.Unlock()
@@ -187,7 +206,7 @@ func (p *Poller) prune(ctx context.Context, site string, l *lane) {
 	l.lastPrune = now
 	days := or(p.PassRetention, DefaultPassRetention)
 	before := now.Add(-time.Duration(days) * 24 * time.Hour)
-	n, err := p.Store.PrunePasses(ctx, site, ms(before))
+	n, err := p.Store.PrunePasses(ctx, site, before)
 	if err != nil {
 		p.log().Error("pass log not pruned", "site", site, "err", err)
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -14,15 +15,15 @@ import (
 // stored). The notices command reads it, so it reports what the server does
 // whatever the command's own environment holds.
 type ServerWebhook struct {
-	Configured bool   `db:"configured"`
-	Hash       string `db:"hash"`
-	RecordedAt int64  `db:"recorded_at"`
+	Configured bool
+	Hash       string
+	RecordedAt time.Time
 }
 
 // RecordServerWebhook writes the server's webhook state (one row).
 func (s *Store) RecordServerWebhook(ctx context.Context, w ServerWebhook) error {
 	_, err := s.pool.Exec(ctx, `INSERT INTO server_webhook (one, configured, hash, recorded_at) VALUES (true, $1, $2, $3)
-	    ON CONFLICT (one) DO UPDATE SET configured = $1, hash = $2, recorded_at = $3`, w.Configured, w.Hash, w.RecordedAt)
+	    ON CONFLICT (one) DO UPDATE SET configured = $1, hash = $2, recorded_at = $3`, w.Configured, w.Hash, ms(w.RecordedAt))
 	if err != nil {
 		return fmt.Errorf("store: record server webhook: %w", translate(err))
 	}
@@ -32,12 +33,14 @@ func (s *Store) RecordServerWebhook(ctx context.Context, w ServerWebhook) error 
 // ReadServerWebhook returns the recorded state; ok is false when no server
 // has recorded one yet.
 func (s *Store) ReadServerWebhook(ctx context.Context) (w ServerWebhook, ok bool, err error) {
-	w, err = getOne[ServerWebhook](ctx, s, `SELECT configured, hash, recorded_at FROM server_webhook`)
-	if errors.Is(err, ErrNotFound) || errors.Is(err, pgx.ErrNoRows) {
+	var at int64
+	err = s.pool.QueryRow(ctx, `SELECT configured, hash, recorded_at FROM server_webhook`).Scan(&w.Configured, &w.Hash, &at)
+	if errors.Is(err, pgx.ErrNoRows) {
 		return ServerWebhook{}, false, nil
 	}
 	if err != nil {
-		return ServerWebhook{}, false, fmt.Errorf("store: read server webhook: %w", err)
+		return ServerWebhook{}, false, fmt.Errorf("store: read server webhook: %w", translate(err))
 	}
+	w.RecordedAt = msTime(at)
 	return w, true, nil
 }

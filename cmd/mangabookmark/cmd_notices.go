@@ -74,11 +74,9 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		if err != nil {
 			return fmt.Errorf("notices: %w", err)
 		}
-		if dead > 0 {
-			status.WebhookDeadAt = time.UnixMilli(dead)
-		}
+		status.WebhookDeadAt = dead
 	}
-	view := serverView{status: status, recorded: recorded, at: time.UnixMilli(hook.RecordedAt)}
+	view := serverView{status: status, recorded: recorded, at: hook.RecordedAt}
 
 	if *asJSON {
 		err = writeNoticesJSON(stdout, view)

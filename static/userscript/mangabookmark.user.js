@@ -1,7 +1,7 @@
 // ==UserScript==
 // @name         MangaBookmark
 // @namespace    https://github.com/mangabookmark/mangabookmark
-// @version      1.0.2
+// @version      1.0.5
 // @description  Your group's Bookmarks, Progress and Latest Chapter on the Sites' own pages; Progress recorded as you read.
 // @match        https://*.asurascans.com/*
 // @match        https://*.asuracomic.net/*
@@ -51,7 +51,7 @@
 })(function () {
   'use strict';
 
-  const VERSION = '1.0.2';
+  const VERSION = '1.0.5';
   const BASE_URL = '__BASE_URL__';
 
   // The queue holds at most this many Series; past it the oldest Sightings go
@@ -474,6 +474,10 @@
     const xhr = pick('xmlHttpRequest', 'GM_xmlhttpRequest');
     const menu = pick('registerMenuCommand', 'GM_registerMenuCommand');
     return {
+      // pageAddress: the Site address a page stands for, when the manager
+      // says so (only the demo's reading room, a loopback page, does); a
+      // real manager never does, and the page's own address is used.
+      pageAddress: typeof GMo.pageAddress === 'function' ? () => String(GMo.pageAddress()) : null,
       get: async (k, d) => {
         const v = await get(k, undefined);
         return v === undefined ? d : v;
@@ -681,6 +685,7 @@ button.primary { border-color: var(--accent); color: var(--accent); }
 .ember { color: var(--ember); font-weight: 700; }
 .msg { margin-top: 6px; padding: 6px; border-left: 3px solid var(--danger); background: color-mix(in srgb, var(--danger) 10%, transparent); }
 .msg button { margin-top: 4px; }
+:host([data-reading]) { opacity: 0; pointer-events: none; transition: opacity .2s; }
 .pill { display: inline-flex; align-items: center; gap: 6px; padding: 2px 10px; min-height: 28px; border-radius: 999px; background: var(--bg); color: var(--fg); border: 1px solid var(--line); box-shadow: 0 1px 6px rgba(0,0,0,.25); cursor: pointer; }
 a { color: var(--accent); }
 `;
@@ -774,65 +779,121 @@ a { color: var(--accent); }
     const gm = manager(managerGlobals());
     const base = BASE_URL.replace(/\/+$/, '');
     if (isTokensPage(win.location.href, base)) return tokensPage(win, gm);
-    const here = recognise(win.location.href);
-    const state = { title: '', known: false, bookmarked: null, progress: null, latest: null, offline: false, cacheAt: 0, pending: 0, message: '', collapsed: false };
-    let host = null;
-    const redraw = async () => {
-      if (!host) return;
-      state.pending = (await s.load()).length;
-      const latest = await gm.get(KEY.latest, '');
-      const view = panelView({ ...state, now: Date.now(), update: newerVersion(latest, VERSION) ? latest : '' });
-      view.collapsed = state.collapsed;
-      view.message = state.message;
-      renderPanel(host, view, {
-        collapse: async () => { state.collapsed = true; await gm.set(KEY.collapsed, true); redraw(); },
-        expand: async () => { state.collapsed = false; await gm.set(KEY.collapsed, false); redraw(); },
-        dismiss: () => { state.message = ''; redraw(); },
-        bookmark: () => bookmarkThis(),
-      });
-    };
-    const notifyUser = (kind, text) => { state.message = text; redraw(); };
+    let page = null;
+    const notifyUser = (kind, text) => page && page.say(text);
     const api = client(gm, base, Date.now);
     const s = sync(gm, api, { base, notify: notifyUser });
+    page = pageController(win, gm, api, s);
 
     gm.menu('Set the server token…', async () => {
       const t = win.prompt('MangaBookmark: paste a token from ' + base + '/tokens');
       if (t && t.trim()) {
         await gm.set(KEY.token, t.trim());
-        state.message = '';
+        page.say('');
         await s.drain(true);
-        if (here) refresh();
+        page.refresh();
       }
     });
-    gm.menu('Send pending writes now', () => s.drain(true).then(redraw));
-    win.addEventListener('online', () => s.drain(true).then(redraw));
-    scheduleDrains(s, win, redraw);
+    gm.menu('Send pending writes now', () => s.drain(true).then(page.redraw));
+    win.addEventListener('online', () => s.drain(true).then(page.redraw));
+    scheduleDrains(s, win, page.redraw);
     await s.drain(true);
-    if (!here) return;
+    await page.arm();
+    watchAddress(win, page.arm);
+  }
 
-    host = win.document.createElement('mangabookmark-panel');
-    host.attachShadow({ mode: 'open' });
-    host.setAttribute('data-theme', pageTheme(win));
-    state.collapsed = here.chapterPage ? (await gm.get(KEY.collapsed, true)) !== false : (await gm.get(KEY.collapsed, false)) === true;
-    win.document.documentElement.append(host);
-    await refresh();
-    if (here.chapterPage) watchReading(win, here, s, state, redraw);
-    if (state.known) reportSightings(win, here, s, gm);
+  // watchAddress re-arms the page when a single-page Site (Comix, Kagane)
+  // moves to another chapter without loading a page: the script runs once
+  // per load, so the address is what tells.
+  function watchAddress(win, onChange) {
+    const bare = () => win.location.href.split('#')[0];
+    let last = bare();
+    const check = () => {
+      if (bare() === last) return;
+      last = bare();
+      onChange();
+    };
+    win.addEventListener('popstate', check);
+    win.setInterval(check, 1000);
+  }
 
-    async function refresh() {
-      await readState(win, here, gm, api, state);
-      redraw();
-    }
+  // addressOf is the address the script reads the page as.
+  function addressOf(win, gm) {
+    return gm.pageAddress ? gm.pageAddress() : win.location.href;
+  }
 
-    // bookmarkThis creates the Bookmark (and the Series, if the server does
-    // not know it yet) and records no Progress: nothing has been read.
-    async function bookmarkThis() {
-      await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: win.location.href, chapter: null, bookmark: true, title: state.title });
-      state.bookmarked = true;
-      await refresh();
-      // The server knows the Series now: what this page lists can count.
-      if (state.known) reportSightings(win, here, s, gm);
-    }
+  // pageController owns the panel and what the page does for the address it
+  // is at; arm() starts over for a new address.
+  function pageController(win, gm, api, s) {
+    const fresh = () => ({ title: '', known: false, bookmarked: null, progress: null, latest: null, offline: false, cacheAt: 0, pending: 0, message: '', collapsed: false });
+    let state = fresh();
+    let here = null;
+    let host = null;
+    let armed = null; // aborts the listeners of the address before
+    const c = {
+      async redraw() {
+        if (!host) return;
+        state.pending = (await s.load()).length;
+        const latest = await gm.get(KEY.latest, '');
+        const view = panelView({ ...state, now: Date.now(), update: newerVersion(latest, VERSION) ? latest : '' });
+        view.collapsed = state.collapsed;
+        view.message = state.message;
+        renderPanel(host, view, {
+          // Remembered for Series pages only; chapter pages always open collapsed.
+          collapse: async () => { state.collapsed = true; if (!here.chapterPage) await gm.set(KEY.collapsed, true); c.redraw(); },
+          expand: async () => { state.collapsed = false; if (!here.chapterPage) await gm.set(KEY.collapsed, false); c.redraw(); },
+          dismiss: () => c.say(''),
+          bookmark: () => c.bookmark(),
+        });
+      },
+      say(text) {
+        state.message = text;
+        c.redraw();
+      },
+      async refresh() {
+        if (!here) return;
+        await readState(win, here, gm, api, state);
+        c.redraw();
+      },
+      async arm() {
+        if (armed) armed.abort();
+        armed = new AbortController();
+        here = recognise(addressOf(win, gm));
+        if (here) here.address = addressOf(win, gm);
+        state = { ...fresh(), message: state.message };
+        if (!here) {
+          if (host) host.remove();
+          host = null;
+          return;
+        }
+        if (!host) {
+          host = win.document.createElement('mangabookmark-panel');
+          host.attachShadow({ mode: 'open' });
+          host.setAttribute('data-theme', pageTheme(win));
+          win.document.documentElement.append(host);
+        }
+        // A chapter page opens collapsed whatever was chosen elsewhere: the
+        // page is for reading.
+        state.collapsed = here.chapterPage || (await gm.get(KEY.collapsed, false)) === true;
+        host.removeAttribute('data-reading');
+        await c.refresh();
+        if (here.chapterPage) {
+          watchReading(win, here, s, state, c.redraw, armed.signal);
+          stepAside(win, host, state, c.redraw, armed.signal);
+        }
+        if (state.known) reportSightings(win, here, s, gm);
+      },
+      // bookmark creates the Bookmark (and the Series, if the server does
+      // not know it yet) and records no Progress: nothing has been read.
+      async bookmark() {
+        await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: here.address, chapter: null, bookmark: true, title: state.title });
+        state.bookmarked = true;
+        await c.refresh();
+        // The server knows the Series now: what this page lists can count.
+        if (state.known) reportSightings(win, here, s, gm);
+      },
+    };
+    return c;
   }
 
   function isTokensPage(href, base) {
@@ -872,7 +933,7 @@ a { color: var(--accent); }
 
   // readState fills the panel from the server, else from the read cache.
   async function readState(win, here, gm, api, state) {
-    const r = await api.call('GET', '/api/v1/lookup?url=' + encodeURIComponent(win.location.href)).catch(() => ({ status: 0 }));
+    const r = await api.call('GET', '/api/v1/lookup?url=' + encodeURIComponent(here.address)).catch(() => ({ status: 0 }));
     if (r.status === 200 && r.json) {
       const b = r.json.bookmark || null;
       const series = r.json.series || {};
@@ -941,20 +1002,20 @@ a { color: var(--accent); }
   // watchReading records Progress once the chapter has been read: scrolled
   // past READ_SHARE of it, or a later chapter's link followed. Opening a
   // chapter records nothing.
-  function watchReading(win, here, s, state, redraw) {
+  function watchReading(win, here, s, state, redraw, signal) {
     let recorded = false;
     const record = async () => {
       if (recorded) return;
       const chapter = chapterOfPage(win.document, here);
       if (chapter === null || state.bookmarked === false) return;
       recorded = true;
-      await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: win.location.href, chapter, bookmark: false, title: state.title });
+      await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: here.address, chapter, bookmark: false, title: state.title });
       if (state.bookmarked && compareChapters(chapter, state.progress || '0') > 0) state.progress = chapter;
       redraw();
     };
     win.addEventListener('scroll', () => {
       if (readShare(win) >= READ_SHARE) record();
-    }, { passive: true });
+    }, { passive: true, signal });
     win.document.addEventListener('click', (ev) => {
       const a = ev.target && ev.target.closest ? ev.target.closest('a[href]') : null;
       if (!a || !isNextChapterLink(a.href, here, chapterOfPage(win.document, here))) return;
@@ -969,7 +1030,27 @@ a { color: var(--accent); }
       ev.stopPropagation();
       const go = () => win.location.assign(a.href);
       Promise.race([record(), new Promise((r) => win.setTimeout(r, 3000))]).then(go, go);
-    }, true);
+    }, { capture: true, signal });
+  }
+
+  // stepAside keeps the panel off the reading area on a chapter page: while
+  // the Reader scrolls down it collapses and fades out; scrolling up, or
+  // reaching the chapter's end, brings it back. A message stays in view.
+  function stepAside(win, host, state, redraw, signal) {
+    let lastY = win.scrollY;
+    win.addEventListener('scroll', () => {
+      const down = win.scrollY > lastY + 4;
+      const up = win.scrollY < lastY - 4;
+      if (!down && !up) return;
+      lastY = win.scrollY;
+      const reading = down && !state.message && readShare(win) < READ_SHARE;
+      if (reading && !state.collapsed) {
+        state.collapsed = true;
+        redraw();
+      }
+      if (reading) host.setAttribute('data-reading', '');
+      else host.removeAttribute('data-reading');
+    }, { passive: true, signal });
   }
 
   // reportSightings sends the page's chapter numbers once per new highest.
@@ -981,7 +1062,7 @@ a { color: var(--accent); }
     if (seen[k] && compareChapters(nums[0], seen[k]) <= 0) return;
     seen[k] = nums[0];
     await gm.set(KEY.sighted, seen);
-    await s.write({ kind: 'sightings', site: here.site, seriesId: here.seriesId, url: win.location.href, chapters: nums });
+    await s.write({ kind: 'sightings', site: here.site, seriesId: here.seriesId, url: here.address, chapters: nums });
   }
 
   // scheduleDrains retries due entries while the tab is open.
@@ -1007,6 +1088,6 @@ a { color: var(--accent); }
     canonicalNumber, parseChapterNumber, compareChapters, recognise,
     enqueue, drainOrder, backoffDelay, retryAfterMs, scheduleRetry, classify, newerVersion, mergeSightings,
     sightingsOf, chapterOfPage, readShare, isNextChapterLink, isTokensPage, cacheWith,
-    manager, client, sync, panelView, parseHeaders, say, main,
+    manager, addressOf, client, sync, panelView, parseHeaders, say, main,
   };
 });
