@@ -169,7 +169,7 @@ func New(opts Options) (*Notifier, error) {
 	if err := ValidateWebhookURL(opts.WebhookURL); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256([]byte(opts.WebhookURL.reveal()))
+	sum := sha256.Sum256([]byte(opts.WebhookURL.Reveal()))
 	n.hook = &webhook{url: opts.WebhookURL, hash: hex.EncodeToString(sum[:])}
 	c := http.Client{Timeout: DefaultTimeout}
 	if opts.HTTPClient != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/golang-migrate/migrate/v4"
 	_ "github.com/golang-migrate/migrate/v4/database/pgx/v5" // registers pgx5://
 	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -221,7 +222,7 @@ func translate(err error) error {
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
 		switch pg.Code {
-		case "23505", "23503": // unique_violation, foreign_key_violation
+		case pgerrcode.UniqueViolation, pgerrcode.ForeignKeyViolation:
 			return fmt.Errorf("%w: %s", ErrConflict, pg.ConstraintName)
 		}
 	}

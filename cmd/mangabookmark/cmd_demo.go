@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/word"
 )
@@ -124,7 +125,7 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 		return err
 	}
 	defer stopDB()
-	cfg.DatabaseURL = Secret(dbURL)
+	cfg.DatabaseURL = notify.Secret(dbURL)
 	seed, err := seedDemo(ctx, dbURL, sites, o.clock.Now(), o.keep)
 	if err != nil {
 		return err
