@@ -220,14 +220,6 @@ func (s *Store) RecordFailure(ctx context.Context, site, id string, outcome word
 
 const clearFailureSQL = `DELETE FROM poll_failures WHERE site = $1 AND series_id = $2`
 
-// ClearFailure deletes the failure row: a correct read.
-func (s *Store) ClearFailure(ctx context.Context, site, id string) error {
-	if _, err := s.exec(ctx, clearFailureSQL, site, id); err != nil {
-		return fmt.Errorf("store: clear failure %s/%s: %w", site, id, translate(err))
-	}
-	return nil
-}
-
 // Failure is a Series' failure row.
 type Failure struct {
 	Outcome      word.Outcome `db:"outcome"`
@@ -247,16 +239,6 @@ func (s *Store) GetFailure(ctx context.Context, site, id string) (Failure, error
 
 const setSiteCompletedSQL = `UPDATE series SET site_completed_at = $3 WHERE site = $1 AND series_id = $2`
 
-// SetSiteCompleted writes the completion hint: at is the time of the read
-// that saw the Site's completed value, or the zero time. The poller calls it only when
-// the answer changes.
-func (s *Store) SetSiteCompleted(ctx context.Context, site, id string, at time.Time) error {
-	if _, err := s.exec(ctx, setSiteCompletedSQL, site, id, ms(at)); err != nil {
-		return fmt.Errorf("store: set site completed %s/%s: %w", site, id, translate(err))
-	}
-	return nil
-}
-
 // pollLatestSQL writes the number a Poll read when it is at or above the
 // current one: above raises it, equal confirms it; either way a Poll now
 // stands behind the number and the Reader attribution goes. The guard is
@@ -269,21 +251,73 @@ UPDATE series SET latest_chapter_num = $3::text::numeric,
 WHERE site = $1 AND series_id = $2
   AND (latest_chapter_num IS NULL OR latest_chapter_num <= $3::text::numeric)`
 
-// SetLatestFromPoll records the Latest Chapter a Poll read (see pollLatestSQL).
-func (s *Store) SetLatestFromPoll(ctx context.Context, site, id, num, url string) error {
-	if _, err := s.exec(ctx, pollLatestSQL, site, id, num, url); err != nil {
-		return fmt.Errorf("store: poll latest %s/%s: %w", site, id, translate(err))
-	}
-	return nil
-}
-
 const setSeriesFaceSQL = `
 UPDATE series SET title = $3, cover_url = $4 WHERE site = $1 AND series_id = $2`
 
-// SetSeriesFace refreshes title and cover after a read that changed them.
-func (s *Store) SetSeriesFace(ctx context.Context, site, id, title, cover string) error {
-	if _, err := s.exec(ctx, setSeriesFaceSQL, site, id, title, cover); err != nil {
-		return fmt.Errorf("store: set face %s/%s: %w", site, id, translate(err))
+// ReadChanges is what one correct read changes about a Series; the zero
+// value changes nothing. The poller decides what changed; the store writes
+// only that.
+type ReadChanges struct {
+	// ClearFailure deletes the failure row (the check stamp said one exists).
+	ClearFailure bool
+	// Completed, when set, writes the completion hint: CompletedAt is the
+	// read's time, or the zero time when the Site no longer says completed.
+	Completed   bool
+	CompletedAt time.Time
+	// Latest, when set, records the Latest Chapter the read found (see
+	// pollLatestSQL): LatestNum and LatestURL.
+	Latest               bool
+	LatestNum, LatestURL string
+	// Face, when set, refreshes the title and the cover.
+	Face         bool
+	Title, Cover string
+}
+
+// statements lists the writes c needs, in a fixed order.
+func (c ReadChanges) statements(site, id string) [][]any {
+	var out [][]any
+	if c.ClearFailure {
+		out = append(out, []any{clearFailureSQL, site, id})
+	}
+	if c.Completed {
+		out = append(out, []any{setSiteCompletedSQL, site, id, ms(c.CompletedAt)})
+	}
+	if c.Latest {
+		out = append(out, []any{pollLatestSQL, site, id, c.LatestNum, c.LatestURL})
+	}
+	if c.Face {
+		out = append(out, []any{setSeriesFaceSQL, site, id, c.Title, c.Cover})
+	}
+	return out
+}
+
+// ApplyRead writes what a correct read changed: nothing at all for a
+// healthy, unchanged Series (its one statement was the check stamp), one
+// statement when one thing changed, and a transaction (pgx.BeginFunc) when
+// more did, so a read is applied whole or not at all. Every statement is
+// safe to send twice, so the whole is retried on a lost session.
+func (s *Store) ApplyRead(ctx context.Context, site, id string, c ReadChanges) error {
+	stmts := c.statements(site, id)
+	var err error
+	switch len(stmts) {
+	case 0:
+		return nil
+	case 1:
+		_, err = s.exec(ctx, stmts[0][0].(string), stmts[0][1:]...)
+	default:
+		err = s.again(func() error {
+			return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+				for _, st := range stmts {
+					if _, err := tx.Exec(ctx, st[0].(string), st[1:]...); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("store: apply read %s/%s: %w", site, id, translate(err))
 	}
 	return nil
 }
