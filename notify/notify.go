@@ -1,5 +1,5 @@
 // Package notify pushes one Discord embed to the owner per episode of the
-// four conditions seed 001 selects (stall, no-browser-route, sidecar-down,
+// four conditions of CONTEXT.md, Owner notice (stall, no-browser-route, sidecar-down,
 // adapter-broken), and derives those conditions for the /admin verdict line
 // from the same code.
 //

@@ -106,24 +106,13 @@ func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.Comma
 
 // dueSeriesSQL picks the Series a pass owes, forced first, then oldest check.
 // It never joins poll_failures: a failing Series is due at the same pace as
-// any other (seed 001, Out of Scope).
+// any other (CONTEXT.md, Rules: Failing pace).
 //
 // $2 is the cutoff: max(now - pollEvery, the Lane's unserved Forced Poll).
 //
-// Plan (EXPLAIN on PostgreSQL 15 with 10 000 Series over six Sites; with a
-// few rows the planner rightly prefers a sequential scan). TestThePlans
-// keeps it true:
-//
-//	Sort  (Sort Key: ((force_poll_at > checked_at)) DESC, checked_at, series_id)
-//	  -> Bitmap Heap Scan on series
-//	       Recheck Cond: ((site = $1 AND checked_at <= $2 AND finished_at = 0 AND url <> '')
-//	                   OR (site = $1 AND finished_at = 0 AND url <> '' AND force_poll_at > checked_at))
-//	       -> BitmapOr
-//	            -> Bitmap Index Scan on series_due     (Index Cond: site = $1 AND checked_at <= $2)
-//	            -> Bitmap Index Scan on series_forced  (Index Cond: site = $1)
-//
-// Both arms are partial indexes, so neither a Finished Series nor one
-// without an address is ever read.
+// Each arm of the OR has its partial index (series_due, series_forced), so
+// neither a Finished Series nor one without an address is ever read;
+// TestThePlans holds the statement to that plan.
 const dueSeriesSQL = `SELECT ` + SeriesColumns + `
 FROM series
 WHERE site = $1 AND finished_at = 0 AND url <> ''
@@ -203,7 +192,7 @@ func (s *Store) StampChecked(ctx context.Context, site, id string, prev, now tim
 	return failing, nil
 }
 
-// recordFailureSQL is seed 001's failure write, verbatim: failing_since is
+// recordFailureSQL is the failure write (CONTEXT.md, Rules: Failure write): failing_since is
 // never touched by the conflict update, and an identical word writes nothing.
 const recordFailureSQL = `
 INSERT INTO poll_failures (site, series_id, outcome, failing_since) VALUES ($1,$2,$3,$4)

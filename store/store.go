@@ -122,8 +122,8 @@ func openPool(ctx context.Context, url string, size int32) (*pgxpool.Pool, error
 // (plan_cache_mode = force_custom_plan). pgx caches prepared statements,
 // and after five runs PostgreSQL would switch a cached statement to a
 // generic plan, which cannot see that "failing_since < $cutoff" or a deep
-// keyset cursor is selective: a deep failing page measured 340–470 ms with
-// the generic plan and about 1 ms with custom plans, at 50 000 Series.
+// keyset cursor is selective, and a deep failing page then walks whole
+// indexes (BenchmarkSeriesList measures the difference).
 // Batches (Send) always run through the statement cache, so a per-query
 // exec mode cannot do this. Planning the Poll's primary-key statements each
 // time costs microseconds.
