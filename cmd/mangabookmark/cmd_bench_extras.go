@@ -50,6 +50,18 @@ func timeIt(runs int, f func() error) (time.Duration, error) {
 	return quantile(ds, 0.5), nil
 }
 
+// fastest is the least of five medians of 100 calls: on a shared machine
+// the least is the one the others' load disturbed least, for both sides of
+// a ratio alike.
+func fastest(f func() error) time.Duration {
+	best := time.Duration(1 << 62)
+	for range 5 {
+		d, _ := timeIt(100, f)
+		best = min(best, d)
+	}
+	return best
+}
+
 // benchConditions times the notices' conditions of every Site, the one
 // statement the verdict line and `mangabookmark notices` run.
 func benchConditions(ctx context.Context, dbURL string, now time.Time) string {
@@ -85,8 +97,8 @@ func benchParse() []string {
 		if !ok {
 			ref = adapters.Ref{Site: site, SeriesID: "x", URL: "https://" + a.Domains()[0] + "/"}
 		}
-		parse, _ := timeIt(200, func() error { _, err := a.Parse(body, ref); return err })
-		floor, _ := timeIt(200, func() error { _, err := html.Parse(bytes.NewReader(body)); return err })
+		parse := fastest(func() error { _, err := a.Parse(body, ref); return err })
+		floor := fastest(func() error { _, err := html.Parse(bytes.NewReader(body)); return err })
 		out = append(out, fmt.Sprintf("| %s | %s | %d | %.0f | %.0f | %.2f |", site, filepath.Base(file), len(body),
 			float64(parse.Nanoseconds())/1000, float64(floor.Nanoseconds())/1000, float64(parse)/float64(floor)))
 	}
@@ -155,19 +167,37 @@ func benchPass(ctx context.Context, dbURL string, now time.Time) string {
 	}
 	defer pool.Close()
 	// The pass owes only the 1 000: the data set's own novelfull Series
-	// are set aside (the bench database is dropped after this).
-	for _, q := range []struct {
+	// are set aside for it and put back after, so a -keep run's database
+	// measures the same the next time.
+	type stmt struct {
 		sql  string
 		args []any
-	}{
-		{`UPDATE poll_lanes SET paused_until = 0 WHERE site = 'novelfull'`, nil},
-		{`UPDATE series SET finished_at = 1 WHERE site = 'novelfull'`, nil},
-		{`INSERT INTO series (site, series_id, url, kind, created_at) SELECT 'novelfull', 'pass' || i, $1, 'novel', 0 FROM generate_series(1, 1000) i`, []any{ref.URL}},
-	} {
-		if _, err := pool.Exec(ctx, q.sql, q.args...); err != nil {
-			return "healthy pass: " + err.Error()
-		}
 	}
+	exec := func(qs ...stmt) error {
+		for _, q := range qs {
+			if _, err := pool.Exec(ctx, q.sql, q.args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := exec(
+		stmt{`CREATE TABLE bench_set_aside AS SELECT series_id, finished_at FROM series WHERE site = 'novelfull'`, nil},
+		stmt{`UPDATE poll_lanes SET paused_until = 0 WHERE site = 'novelfull'`, nil},
+		stmt{`UPDATE series SET finished_at = 1 WHERE site = 'novelfull'`, nil},
+		stmt{`INSERT INTO series (site, series_id, url, kind, created_at) SELECT 'novelfull', 'pass' || i, $1, 'novel', 0 FROM generate_series(1, 1000) i`, []any{ref.URL}},
+	); err != nil {
+		return "healthy pass: " + err.Error()
+	}
+	defer func() {
+		_ = exec(
+			stmt{`DELETE FROM series WHERE site = 'novelfull' AND series_id LIKE 'pass%'`, nil},
+			stmt{`UPDATE series s SET finished_at = b.finished_at FROM bench_set_aside b WHERE s.site = 'novelfull' AND s.series_id = b.series_id`, nil},
+			stmt{`DROP TABLE bench_set_aside`, nil},
+			stmt{`UPDATE poll_lanes SET paused_until = $1 WHERE site = 'novelfull'`, []any{now.Add(365 * 24 * time.Hour).UnixMilli()}},
+			stmt{`VACUUM ANALYZE series`, nil},
+		)
+	}()
 	reader := adapters.NewReader(adapters.ReaderOptions{BaseURLs: map[string]*url.URL{"novelfull": base}, BrowserSites: map[string]bool{}})
 	clock := now
 	p := &poller.Poller{Store: store.New(pool), Reader: reader, Now: func() time.Time { return clock }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Sites: []string{"novelfull"}}
