@@ -126,8 +126,16 @@ func (q SeriesQuery) where(now time.Time, keyset bool) (string, pgx.NamedArgs, e
 	if !ok {
 		return "", nil, fmt.Errorf("store: unknown filter %q", q.Filter)
 	}
-	conds := []string{pred, `s.site = ANY(@sites)`}
-	args := pgx.NamedArgs{"cutoff": now.Add(-word.OwnerWindow).UnixMilli(), "sites": q.sites()}
+	conds := []string{pred}
+	args := pgx.NamedArgs{"cutoff": now.Add(-word.OwnerWindow).UnixMilli()}
+	if !keyset || q.Site != "" || q.Kind != "" {
+		// A list of every Site walks its index in keyset order and needs no
+		// ranges; naming all six would make PostgreSQL 15 descend the index
+		// once per Site before the cursor (measured: 22 ms for a deep page
+		// of every Series at 1 000 000, 0.1 ms without).
+		conds = append(conds, `s.site = ANY(@sites)`)
+		args["sites"] = q.sites()
+	}
 	if keyset && (q.AfterSite != "" || q.AfterID != "") {
 		conds = append(conds, keysetSQL("s"))
 		args["after_site"], args["after_id"] = q.AfterSite, q.AfterID

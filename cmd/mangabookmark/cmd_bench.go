@@ -81,7 +81,15 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	rep.rssAfter = srv.rss()
 	srv.stop()
-	rep.extras = benchExtras(ctx, dbURL, now)
+	passURL, dropPass, err := benchDatabase(ctx, admin, "mb_bench_pass", false)
+	if err != nil {
+		return err
+	}
+	defer dropPass()
+	if err := store.Migrate(passURL); err != nil {
+		return err
+	}
+	rep.extras = benchExtras(ctx, dbURL, passURL, now)
 	rep.print(stdout)
 	fmt.Fprintf(stdout, "at the end: %s\n", machine())
 	return nil

@@ -29,10 +29,10 @@ import (
 
 // benchExtras measures, in this process, what the pages do not show: the
 // notices' conditions, each adapter's parse, and one healthy pass.
-func benchExtras(ctx context.Context, dbURL string, now time.Time) []string {
+func benchExtras(ctx context.Context, dbURL, passURL string, now time.Time) []string {
 	out := []string{benchConditions(ctx, dbURL, now), ""}
 	out = append(out, benchParse()...)
-	return append(out, "", benchPass(ctx, dbURL, now), "")
+	return append(out, "", benchPass(ctx, passURL, now), "")
 }
 
 // timeIt is the median of runs calls of f, after one warm-up call.
@@ -75,11 +75,12 @@ func benchConditions(ctx context.Context, dbURL string, now time.Time) string {
 	if err != nil {
 		return "conditions: " + err.Error()
 	}
-	d, err := timeIt(50, func() error { _, err := n.Conditions(ctx, now); return err })
+	f := func() error { _, err := n.Conditions(ctx, now); return err }
+	d, err := timeIt(50, f)
 	if err != nil {
 		return "conditions: " + err.Error()
 	}
-	return fmt.Sprintf("notices' conditions, every Site, one statement: p50 %s ms (budget 2 ms)", ms(d))
+	return fmt.Sprintf("notices' conditions, every Site, one statement: p50 %s ms, least of five medians %s ms (budget 2 ms)", ms(d), ms(fastest(f)))
 }
 
 // benchParse times each adapter's parse of its largest fixture against
@@ -151,7 +152,9 @@ func (w *writeCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryE
 // benchPass runs one pass of novelfull's Lane over 1 000 healthy due Series
 // against a loopback stand-in that serves its ongoing fixture, after a
 // first pass has learned their facts: every Poll reads what it read last
-// time, so each should write exactly its check stamp.
+// time, so each should write exactly its check stamp. It runs in a database
+// of its own (passURL): the data set's Series would be due too, and
+// setting them aside would rewrite a sixth of it.
 func benchPass(ctx context.Context, dbURL string, now time.Time) string {
 	body, err := os.ReadFile(filepath.Join("adapters", "testdata", "novelfull", "ongoing.html"))
 	if err != nil {
@@ -173,38 +176,10 @@ func benchPass(ctx context.Context, dbURL string, now time.Time) string {
 		return "healthy pass: " + err.Error()
 	}
 	defer pool.Close()
-	// The pass owes only the 1 000: the data set's own novelfull Series
-	// are set aside for it and put back after, so a -keep run's database
-	// measures the same the next time.
-	type stmt struct {
-		sql  string
-		args []any
-	}
-	exec := func(qs ...stmt) error {
-		for _, q := range qs {
-			if _, err := pool.Exec(ctx, q.sql, q.args...); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := exec(
-		stmt{`CREATE TABLE bench_set_aside AS SELECT series_id, finished_at FROM series WHERE site = 'novelfull'`, nil},
-		stmt{`UPDATE poll_lanes SET paused_until = 0 WHERE site = 'novelfull'`, nil},
-		stmt{`UPDATE series SET finished_at = 1 WHERE site = 'novelfull'`, nil},
-		stmt{`INSERT INTO series (site, series_id, url, kind, created_at) SELECT 'novelfull', 'pass' || i, $1, 'novel', 0 FROM generate_series(1, 1000) i`, []any{ref.URL}},
-	); err != nil {
+	if _, err := pool.Exec(ctx, `INSERT INTO series (site, series_id, url, kind, created_at)
+		SELECT 'novelfull', 'pass' || i, $1, 'novel', 0 FROM generate_series(1, 1000) i`, ref.URL); err != nil {
 		return "healthy pass: " + err.Error()
 	}
-	defer func() {
-		_ = exec(
-			stmt{`DELETE FROM series WHERE site = 'novelfull' AND series_id LIKE 'pass%'`, nil},
-			stmt{`UPDATE series s SET finished_at = b.finished_at FROM bench_set_aside b WHERE s.site = 'novelfull' AND s.series_id = b.series_id`, nil},
-			stmt{`DROP TABLE bench_set_aside`, nil},
-			stmt{`UPDATE poll_lanes SET paused_until = $1 WHERE site = 'novelfull'`, []any{now.Add(365 * 24 * time.Hour).UnixMilli()}},
-			stmt{`VACUUM ANALYZE series`, nil},
-		)
-	}()
 	reader := adapters.NewReader(adapters.ReaderOptions{BaseURLs: map[string]*url.URL{"novelfull": base}, BrowserSites: map[string]bool{}})
 	clock := now
 	p := &poller.Poller{Store: store.New(pool), Reader: reader, Now: func() time.Time { return clock }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Sites: []string{"novelfull"}}
