@@ -43,6 +43,9 @@ func (demonicscans) Site() string      { return "demonicscans" }
 func (demonicscans) Kind() string      { return KindManga }
 func (demonicscans) Domains() []string { return []string{demonicHost} }
 
+// coverDomains: Demonic Scans serves its covers from demoniclibs.com.
+func (demonicscans) coverDomains() []string { return []string{"demoniclibs.com"} }
+
 // Recognise accepts /manga/<Title> and the chapter pages /title/<Title>/chapter/<n>[/<page>].
 func (a demonicscans) Recognise(u *url.URL) (Ref, bool) {
 	if !recogniseCommon(a, u) {

@@ -24,7 +24,8 @@ const (
 	novelfullTitleWide   = ".desc h3.title, h3.title[itemprop=name]"
 	novelfullCover       = ".info-holder .book img"
 	novelfullCoverWide   = ".book img"
-	novelfullInfoRows    = ".info div"
+	novelfullInfoRows    = ".info-holder .info div"
+	novelfullInfoWide    = ".info div"
 	novelfullStatusLabel = "Status"
 	novelfullDone        = "Completed"
 	novelfullChapters    = "ul.l-chapters li a, #list-chapter ul.list-chapter li a, ul.list-chapter li a"
@@ -91,7 +92,11 @@ func (a novelfull) Parse(body []byte, ref Ref) (Facts, error) {
 	f.CoverURL = cleanURL(base, cover)
 	// A field row is a div whose own heading names it; the field order varies, so
 	// the label decides, never the index.
-	doc.Find(novelfullInfoRows).EachWithBreak(func(_ int, row *goquery.Selection) bool {
+	rows := doc.Find(novelfullInfoRows)
+	if rows.Length() == 0 {
+		rows = doc.Find(novelfullInfoWide)
+	}
+	rows.EachWithBreak(func(_ int, row *goquery.Selection) bool {
 		label := row.ChildrenFiltered("h3").First()
 		if !strings.HasPrefix(strings.TrimSpace(label.Text()), novelfullStatusLabel) {
 			return true

@@ -28,6 +28,16 @@ type fetchRequest struct {
 	Base *url.URL
 	// Ready is the CSS selector the browser route waits for, "" for none.
 	Ready string
+	// Cover widens the hosts a redirect may reach to the Site's cover hosts.
+	Cover bool
+}
+
+// check is the gate's address check for this request's kind.
+func (fr fetchRequest) check(u *url.URL) error {
+	if fr.Cover {
+		return checkCoverURL(fr.Adapter, u)
+	}
+	return checkSiteURL(fr.Adapter, u)
 }
 
 // checkRedirect applies the gate to a redirect target: with a rewrite, the
@@ -42,7 +52,7 @@ func (fr fetchRequest) checkRedirect(u *url.URL) (*url.URL, error) {
 			return rewriteURL(u, fr.Base), nil
 		}
 	}
-	if err := checkSiteURL(fr.Adapter, u); err != nil {
+	if err := fr.check(u); err != nil {
 		return nil, fmt.Errorf("redirect refused: %w", err)
 	}
 	return u, nil

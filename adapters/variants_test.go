@@ -49,6 +49,7 @@ var variantCases = map[string][]struct{ file, why string }{
 		{"lists-after-footer.html", "both chapter lists after the footer, without their usual parents"},
 		{"related.html", "another Series' chapter list, and look-alike addresses"},
 		{"absolute-links.html", "chapter links written as absolute addresses"},
+		{"info-outside-holder.html", "the info rows (with Status) outside the info holder, after the chapter list"},
 	},
 	"lightnovelworld": {
 		{"cards-after-footer.html", "the chapter cards after the footer, wrapped"},

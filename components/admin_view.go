@@ -43,7 +43,23 @@ type SeriesList struct {
 	Capped    bool   // more than Count rows: Count is the cap, printed "1000+"
 	Rows      []SeriesRow
 	NextHref  string // "" on the last page
+	PrevHref  string // "" on the first page
 	FirstHref string // "" on the first page
+	Back      string // this page's own address, where a bulk action returns
+}
+
+// BulkPick is one selected Series in Finish's confirm step.
+type BulkPick struct {
+	Key, Title, Hint string // Key is "site:id"
+}
+
+// BulkStep is the bulk action's region above the list.
+type BulkStep struct {
+	Confirm bool // Finish's confirm step for Picks
+	Picks   []BulkPick
+	Back    string // the list page to return to
+	Message string
+	Fault   bool
 }
 
 // FilterMeaning is one filter's label and meaning sentence, for the list
@@ -55,6 +71,9 @@ type FilterMeaning struct {
 // SeriesListPage is the whole list page.
 type SeriesListPage struct {
 	Filter, Site, Kind string
+	Q, Sort            string
+	Sorts              []Option
+	Bulk               BulkStep
 	Filters            []Option
 	Meanings           []FilterMeaning
 	Sites              []Option

@@ -56,6 +56,7 @@ type AddResult struct {
 	Word     string // added, already, progress, unsupported, failed
 	Sentence string
 	Fault    bool
+	Href     string // where the Series is shown (the owner's detail page), "" for none
 }
 
 // TokensPage is /tokens.

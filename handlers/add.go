@@ -81,6 +81,9 @@ func addLine(d Deps, r *http.Request, readerID, line string) components.AddResul
 		return out
 	}
 	out.Word, out.Sentence = addSentence(readerID == "", c, res)
+	if readerID == "" {
+		out.Href = seriesHref(c.Site, c.SeriesID)
+	}
 	return out
 }
 
@@ -139,7 +142,7 @@ func handleAdminAddSeries(d Deps) http.Handler {
 		}
 		list := components.SeriesList{Count: n, Caption: caption(q)}
 		for _, s := range page.Rows {
-			list.Rows = append(list.Rows, components.SeriesRow{Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverURL(s.CoverURL),
+			list.Rows = append(list.Rows, components.SeriesRow{Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverSrc(s.Site, s.SeriesID, s.CoverTried),
 				Href: seriesHref(s.Site, s.SeriesID), Fact: factOf(s, d.now())})
 		}
 		render(w, r, d.Logger, status, components.AdminSeriesPage(viewerFrom(r.Context()), components.SeriesListPage{

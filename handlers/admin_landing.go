@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/components"
@@ -12,23 +11,7 @@ import (
 )
 
 func listHref(f store.Filter, site, kind, afterSite, afterID string) string {
-	v := url.Values{}
-	if f != store.FilterAll {
-		v.Set("filter", string(f))
-	}
-	if site != "" {
-		v.Set("site", site)
-	}
-	if kind != "" {
-		v.Set("kind", kind)
-	}
-	if afterSite != "" || afterID != "" {
-		v.Set("after", afterSite+":"+afterID)
-	}
-	if len(v) == 0 {
-		return "/admin/series"
-	}
-	return "/admin/series?" + v.Encode()
+	return queryHref(store.SeriesQuery{Filter: f, Site: site, Kind: kind, AfterSite: afterSite, AfterID: afterID})
 }
 
 // handleAdminLanding is /admin: the verdict line and one figure per filter.

@@ -36,6 +36,7 @@ func TestTheFailureMarkerRendersOnTheFactLineAlikeForAnHourAndThreeMonths(t *tes
 	t.Parallel()
 	h := newHarness(t)
 	h.seed(dataset)
+	h.storeCover("healthy")
 	page := h.get(h.owner(), "/admin/series")
 	if page.status != http.StatusOK {
 		t.Fatalf("status %d", page.status)

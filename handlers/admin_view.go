@@ -69,15 +69,6 @@ func seriesHref(site, id string) string {
 	return "/admin/series/" + url.PathEscape(site) + "/" + url.PathEscape(id)
 }
 
-// coverURL keeps a Cover only when it is an https address: the stored value
-// came from a Site's page, and the CSP allows no other images anyway.
-func coverURL(u string) string {
-	if webURL(u) != "" && strings.HasPrefix(u, "https://") {
-		return u
-	}
-	return ""
-}
-
 // webURL is a stored address fit to be a link: absolute http(s) with a host.
 // Anything else — a javascript: or data: address a hostile Site page
 // planted, a protocol-relative or a relative one — is "" and the page shows

@@ -42,10 +42,19 @@ func number(s *string) *json.Number {
 func (api *apiServer) bookmarkJSON(b store.Bookmark) apiBookmark {
 	return apiBookmark{
 		Site: b.Site, SeriesID: b.SeriesID, URL: b.URL, Title: b.Title, Kind: b.Kind,
-		Cover:         api.d.PublicBaseURL + coverPath(b.Site, b.SeriesID),
+		Cover:         api.coverURL(b.Site, b.SeriesID, b.CoverTried),
 		LatestChapter: number(b.LatestChapter), LatestURL: b.LatestURL,
 		Progress: number(b.Progress), ProgressURL: b.ProgressURL, New: b.New,
 	}
+}
+
+// coverURL is the absolute address of a stored cover on our origin ("" while
+// none is stored). It is served to a signed-in browser, not to a token.
+func (api *apiServer) coverURL(site, id, coverTried string) string {
+	if src := coverSrc(site, id, coverTried); src != "" {
+		return api.d.PublicBaseURL + src
+	}
+	return ""
 }
 
 // coverPath is the stable address our own origin serves a Series' cover at.
@@ -168,7 +177,7 @@ func (api *apiServer) handleLookup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out.Series = &apiSeries{
-		Title: s.Title, Kind: s.Kind, Cover: api.d.PublicBaseURL + coverPath(s.Site, s.SeriesID),
+		Title: s.Title, Kind: s.Kind, Cover: api.coverURL(s.Site, s.SeriesID, s.CoverTried),
 		LatestChapter: number(s.LatestChapter), LatestURL: s.LatestChapterURL, Finished: s.FinishedAt > 0,
 	}
 	b, err := api.d.Store.GetBookmark(ctx, tokenFrom(ctx).ReaderID, ref.Site, ref.SeriesID)

@@ -176,7 +176,7 @@ func TestAPIBookmarksAreMineWithAnETagThatAnswers304(t *testing.T) {
 	if b["series_id"] != "nano-machine" || b["latest_chapter"] != 12.5 || b["progress"] != 2.0 || b["new"] != true || b["title"] != "Nano Machine" {
 		t.Fatalf("row %v", b)
 	}
-	if !strings.Contains(a.raw, `"latest_chapter":12.5`) || b["cover"] != h.srv.URL+"/covers/asurascans/nano-machine" {
+	if !strings.Contains(a.raw, `"latest_chapter":12.5`) || b["cover"] != "" {
 		t.Errorf("numbers or cover not as sent: %s", a.raw)
 	}
 	etag := a.header.Get("ETag")

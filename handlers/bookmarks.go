@@ -53,7 +53,7 @@ func bookmarkRow(b store.Bookmark, now time.Time) components.MyBookmark {
 	title := adapters.DisplayName(b.Title, b.URL, b.SeriesID)
 	r := components.MyBookmark{
 		Site: b.Site, ID: b.SeriesID, Title: title,
-		Cover:      components.CoverView{Title: title, Size: components.CoverSmall},
+		Cover:      components.CoverView{URL: coverSrc(b.Site, b.SeriesID, b.CoverTried), Title: title, Size: components.CoverSmall},
 		SeriesHref: webURL(b.URL), Ember: b.New,
 	}
 	if b.LatestChapter != nil {
@@ -123,7 +123,7 @@ func handleHome(d Deps) http.Handler {
 			return
 		}
 		p := components.BookmarksPage{NewOnly: q.NewOnly, Search: q.Search, List: l, Add: readerAddBox()}
-		p.Removed = removedFromQuery(r)
+		p.Removed = removedFromQuery(d, r)
 		render(w, r, d.Logger, http.StatusOK, components.BookmarksHome(viewerFrom(r.Context()), p))
 	})
 }
@@ -279,19 +279,26 @@ func handleRemoveBookmark(d Deps) http.Handler {
 			render(w, r, d.Logger, http.StatusOK, components.RemovedItem(gone))
 			return
 		}
-		v := url.Values{"removed": {site + ":" + id}, "title": {gone.Title}, "progress": {gone.Progress}, "progress_url": {gone.ProgressURL}}
+		v := url.Values{"removed": {site + ":" + id}, "progress": {gone.Progress}, "progress_url": {gone.ProgressURL}}
 		http.Redirect(w, r, "/?"+v.Encode(), http.StatusSeeOther)
 	})
 }
 
-// removedFromQuery is the plain-form Undo the remove redirect carries.
-func removedFromQuery(r *http.Request) *components.RemovedRow {
+// removedFromQuery is the plain-form Undo the remove redirect carries. The
+// title is read from the Series, not the address, so a crafted link cannot
+// put words on the page; an Undo whose Series is gone is not offered.
+func removedFromQuery(d Deps, r *http.Request) *components.RemovedRow {
 	v := r.URL.Query()
 	site, id, ok := strings.Cut(v.Get("removed"), ":")
 	if !ok || !word.KnownSite(site) || id == "" {
 		return nil
 	}
-	return &components.RemovedRow{Site: site, ID: id, Title: v.Get("title"), Progress: v.Get("progress"), ProgressURL: v.Get("progress_url")}
+	s, err := d.Store.GetSeries(r.Context(), site, id)
+	if err != nil {
+		return nil
+	}
+	progress, _ := word.Chapter(v.Get("progress"))
+	return &components.RemovedRow{Site: site, ID: id, Title: titleOf(s.Title, s.SeriesID), Progress: progress, ProgressURL: webURL(v.Get("progress_url"))}
 }
 
 // handleRestoreBookmark is the Undo: the Bookmark comes back with the
@@ -306,7 +313,7 @@ func handleRestoreBookmark(d Deps) http.Handler {
 			}
 			progress = n
 		}
-		err := d.Store.RestoreBookmark(r.Context(), viewerFrom(r.Context()).ID, site, id, progress, r.PostForm.Get("progress_url"), d.now())
+		err := d.Store.RestoreBookmark(r.Context(), viewerFrom(r.Context()).ID, site, id, progress, webURL(r.PostForm.Get("progress_url")), d.now())
 		switch {
 		case errors.Is(err, store.ErrConflict):
 			return "", http.StatusConflict, "That Series is gone from this server, so the Bookmark cannot come back. Add it again by its address."

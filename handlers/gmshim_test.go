@@ -36,6 +36,7 @@ type shimRequest struct {
 	Headers   map[string]string `json:"headers"`
 	Data      *string           `json:"data"`
 	Anonymous bool              `json:"anonymous"`
+	Status    int               `json:"-"` // the answer's status; 0 when the connection failed
 }
 
 // gmShimJS is evaluated before the script on every page: the GM API of
@@ -121,9 +122,15 @@ func (g *gmShim) answer(ctx context.Context, payload string) {
 // do sends one request as the manager would: status 0 when the connection
 // fails.
 func (g *gmShim) do(req shimRequest) map[string]any {
+	out := g.send(req)
+	req.Status, _ = out["status"].(int)
 	g.mu.Lock()
 	g.requests = append(g.requests, req)
 	g.mu.Unlock()
+	return out
+}
+
+func (g *gmShim) send(req shimRequest) map[string]any {
 	var body io.Reader
 	if req.Data != nil {
 		body = strings.NewReader(*req.Data)

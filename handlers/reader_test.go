@@ -124,6 +124,12 @@ func TestTheOwnersBoxAddsSeriesWithNoBookmark(t *testing.T) {
 	if n := h.text(`SELECT count(*)::text FROM bookmarks`); n != "0" {
 		t.Errorf("the owner's box made %s Bookmarks", n)
 	}
+	if href := a.find(`[data-testid="add-result-link"]`).First().AttrOr("href", ""); href != "/admin/series/asurascans/nano-machine" {
+		t.Errorf("the added Series links %q", href)
+	}
+	if d := h.get(h.owner(), "/admin/series/asurascans/nano-machine"); d.status != http.StatusOK || d.find(`[data-testid="delete-control"], [data-testid="orphan-note"]`).Length() == 0 && !strings.Contains(strings.ToLower(d.body), "orphan") {
+		t.Errorf("the detail page does not show the new Series as an orphan")
+	}
 	row := a.find(`[data-testid="series-row"][data-series-id="nano-machine"]`)
 	if row.Length() != 1 || !strings.Contains(a.testid("list-caption").Text(), "orphan") {
 		t.Errorf("the new Series is not shown among the orphans: %q", a.testid("list-caption").Text())

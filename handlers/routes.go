@@ -49,6 +49,7 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodGet, "/tokens", handleTokens(d))
 			r.Method(http.MethodPost, "/tokens", handleCreateToken(d))
 			r.Method(http.MethodPost, "/tokens/{id}/revoke", handleRevokeToken(d))
+			r.Method(http.MethodGet, "/covers/{site}/{id}", handleCover(d))
 		})
 
 		r.Route("/admin", func(r chi.Router) {
@@ -56,6 +57,7 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodGet, "/", handleAdminLanding(d))
 			r.Method(http.MethodGet, "/series", handleAdminSeriesList(d))
 			r.Method(http.MethodPost, "/series", handleAdminAddSeries(d))
+			r.Method(http.MethodPost, "/series/bulk", handleBulk(d))
 			r.Method(http.MethodGet, "/series/{site}/{id}", handleAdminSeriesDetail(d))
 			r.Method(http.MethodPost, "/series/{site}/{id}/finish", handleFinish(d))
 			r.Method(http.MethodPost, "/series/{site}/{id}/unfinish", handleUnfinish(d))

@@ -120,10 +120,10 @@ func TestTestReadShowsWhatTheAdapterSeesAndWritesNothing(t *testing.T) {
 	}
 }
 
-func (h *harness) count(sql string) int64 {
+func (h *harness) count(sql string, args ...any) int64 {
 	h.t.Helper()
 	var n int64
-	if err := h.pool.QueryRow(context.Background(), sql).Scan(&n); err != nil {
+	if err := h.pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
 		h.t.Fatal(err)
 	}
 	return n

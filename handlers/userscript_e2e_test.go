@@ -95,7 +95,7 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	if testing.Short() {
 		t.Skip("starts Chromium")
 	}
-	site := standInAsura(6)
+	site := standInAsura(7)
 	defer site.Close()
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(site.URL, "https://"))
 	browser := chromiumtest.Start(t, "--host-resolver-rules=MAP asurascans.com 127.0.0.1:"+port,
@@ -111,9 +111,6 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 		}
 	}
 	step("reader", h.store.UpsertReader(ctx, store.Reader{DiscordID: reader, Name: "Rin"}, t0.UnixMilli()))
-	token, hash := handlers.NewAPIToken(h.deps.TokenKey)
-	tokenID, err := h.store.CreateToken(ctx, reader, hash, "e2e browser", t0.UnixMilli())
-	step("token", err)
 
 	api := &restartable{t: t, addr: "127.0.0.1:0"}
 	ln := api.listen()
@@ -134,17 +131,68 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	tab, cancelTab := chromedp.NewContext(allocCtx)
 	defer cancelTab()
 	gm := newGMShim(t)
-	gm.set("token", token)
 	step("attach the GM shim", gm.attach(tab))
+	runScript := func() {
+		t.Helper()
+		_, err := chromedp.Run(tab, chromedp.Evaluate[bool](gmShimJS+"\n"+string(us.Script)+"\ntrue"))
+		step("run the userscript", err)
+	}
+
+	shot := func(name string) {
+		t.Helper()
+		for _, v := range []struct {
+			suffix string
+			w, h   int64
+			mobile bool
+		}{{"desktop", 1280, 800, false}, {"phone", 390, 844, true}} {
+			_, err := chromedp.Run(tab, chromedp.EmulateViewport(v.w, v.h, func(p *emulation.SetDeviceMetricsOverrideParams, _ *emulation.SetTouchEmulationEnabledParams) {
+				p.Mobile = v.mobile
+			}))
+			step("viewport", err)
+			buf, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
+			step("screenshot", err)
+			step("save", os.WriteFile(filepath.Join(shots, name+"-"+v.suffix+".png"), buf, 0o644))
+		}
+		_, err := chromedp.Run(tab, chromedp.EmulateViewport(1280, 800))
+		step("viewport", err)
+	}
+	// The Reader signs in, creates a token on /tokens, and the userscript —
+	// which runs there too — stores it with its button.
+	link, err := handlers.NewLoginLink(ctx, h.store, deps.PublicBaseURL, reader, t0)
+	step("sign-in link", err)
+	step("open the link", chromedp.Do(tab, chromedp.Navigate(link)))
+	_, err = chromedp.RunResponse(tab, chromedp.Click(chromedp.CSS(`[data-testid="link-login"]`)))
+	step("sign in", err)
+	step("tokens", chromedp.Do(tab, chromedp.Navigate(deps.PublicBaseURL+"/tokens"),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="token-name"]`), "e2e browser")))
+	_, err = chromedp.RunResponse(tab, chromedp.Click(chromedp.CSS(`[data-testid="create-token"]`)))
+	step("create a token", err)
+	runScript()
+	step("the button appears", chromedp.Do(tab, chromedp.WaitVisible(chromedp.CSS(`[data-testid="use-token"]`))))
+	shot("00-tokens-use-this-token")
+	shown, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('[data-testid="new-token"]').textContent.trim()`))
+	step("read the new token", err)
+	step("use it", chromedp.Do(tab, chromedp.Click(chromedp.CSS(`[data-testid="use-token"]`))))
+	var stored string
+	for i := 0; !gm.value("token", &stored) || stored != shown; i++ {
+		if i == 100 {
+			t.Fatalf("the userscript stored %q, the page showed %q", stored, shown)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	tokens, err := h.store.ListTokens(ctx, reader)
+	step("list tokens", err)
+	if len(tokens) != 1 || !strings.HasPrefix(shown, "mbk_") {
+		t.Fatalf("tokens %+v, shown %q", tokens, shown)
+	}
 
 	// open loads a page and runs the served script on it, as a manager does
 	// at document-idle, then waits for the panel.
 	open := func(path string) {
 		t.Helper()
 		step("open "+path, chromedp.Do(tab, chromedp.Navigate("https://asurascans.com"+path)))
-		_, err := chromedp.Run(tab, chromedp.Evaluate[bool](gmShimJS+"\n"+string(us.Script)+"\ntrue"))
-		step("run the userscript", err)
-		_, err = chromedp.Run(tab, chromedp.Poll[bool](`!!document.querySelector('mangabookmark-panel')?.shadowRoot?.querySelector('button')`,
+		runScript()
+		_, err := chromedp.Run(tab, chromedp.Poll[bool](`!!document.querySelector('mangabookmark-panel')?.shadowRoot?.querySelector('button')`,
 			chromedp.WithPollingTimeout(10*time.Second)))
 		step("the panel appears", err)
 	}
@@ -168,24 +216,6 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 		t.Helper()
 		_, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, document.documentElement.scrollHeight), true`))
 		step("scroll to the end", err)
-	}
-	shot := func(name string) {
-		t.Helper()
-		for _, v := range []struct {
-			suffix string
-			w, h   int64
-			mobile bool
-		}{{"desktop", 1280, 800, false}, {"phone", 390, 844, true}} {
-			_, err := chromedp.Run(tab, chromedp.EmulateViewport(v.w, v.h, func(p *emulation.SetDeviceMetricsOverrideParams, _ *emulation.SetTouchEmulationEnabledParams) {
-				p.Mobile = v.mobile
-			}))
-			step("viewport", err)
-			buf, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
-			step("screenshot", err)
-			step("save", os.WriteFile(filepath.Join(shots, name+"-"+v.suffix+".png"), buf, 0o644))
-		}
-		_, err := chromedp.Run(tab, chromedp.EmulateViewport(1280, 800))
-		step("viewport", err)
 	}
 	progress := func() string {
 		t.Helper()
@@ -223,16 +253,17 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	if p := progress(); p != "none" {
 		t.Fatalf("opening chapter 5 recorded Progress %s", p)
 	}
-	// Its chapter list is reported as a Sighting: Latest Chapter 6, raised by the Reader.
+	// The chapter list the Series page showed went out as a Sighting once the
+	// Series existed: Latest Chapter 7, raised by the Reader.
 	var latest, raisedBy string
 	for range 100 {
 		_ = h.pool.QueryRow(ctx, `SELECT coalesce(latest_chapter_num::text, ''), coalesce(latest_raised_by, '') FROM series WHERE site = 'asurascans' AND series_id = 'nano-machine'`).Scan(&latest, &raisedBy)
-		if latest == "6" {
+		if latest == "7" {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if latest != "6" || raisedBy != reader {
+	if latest != "7" || raisedBy != reader {
 		t.Fatalf("after the chapter list was seen, Latest Chapter is %q raised by %q", latest, raisedBy)
 	}
 	// Following the next chapter's link records chapter 5 as read.
@@ -278,6 +309,21 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	if len(queue) != 0 {
 		t.Fatalf("the queue still holds %v", queue)
 	}
+	// Chapter 6's write was tried while the server was away and sent when it
+	// was back: every attempt under one Idempotency-Key, and one answer.
+	keys, tried, answered := map[string]bool{}, 0, 0
+	for _, r := range gm.sent() {
+		if r.URL == deps.PublicBaseURL+"/api/v1/progress" && r.Data != nil && strings.Contains(*r.Data, `"chapter":6`) {
+			keys[r.Headers["Idempotency-Key"]] = true
+			tried++
+			if r.Status == http.StatusOK {
+				answered++
+			}
+		}
+	}
+	if len(keys) != 1 || tried < 2 || answered != 1 {
+		t.Errorf("chapter 6's Progress was tried %d times under keys %v and answered %d times, want a failed try and a sent one under one key", tried, keys, answered)
+	}
 	var bookmarks int
 	step("count", h.pool.QueryRow(ctx, `SELECT count(*) FROM bookmarks WHERE reader_id = $1`, reader).Scan(&bookmarks))
 	if bookmarks != 1 {
@@ -292,8 +338,21 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 		}
 	}
 
+	// A single-page Site moves to chapter 7 without loading a page: the
+	// script follows the address, and reading it records 7.
+	_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 0); history.pushState({}, '', '/comics/nano-machine-7f873ca6/chapter/7'); document.title = 'Nano Machine Chapter 7'; true`))
+	step("move within the page", err)
+	for i := 0; progress() != "7"; i++ {
+		if i == 100 {
+			t.Fatalf("after moving to chapter 7 in place and reading it, Progress is %s", progress())
+		}
+		_, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 0); window.scrollTo(0, document.documentElement.scrollHeight), true`))
+		step("read chapter 7", err)
+		time.Sleep(100 * time.Millisecond)
+	}
+
 	// A revoked token: the panel says to set a new one, and nothing is retried.
-	step("revoke", h.store.RevokeToken(ctx, reader, tokenID))
+	step("revoke", h.store.RevokeToken(ctx, reader, tokens[0].ID))
 	open("/comics/nano-machine-7f873ca6/chapter/6")
 	msg := panelWaits("the 401 message", `t.includes('/tokens') && t.includes('new one')`)
 	if !strings.Contains(msg, deps.PublicBaseURL+"/tokens") {

@@ -170,3 +170,22 @@ func TestABaseURLThatCannotBeTemplatedIsRefusedNotServedBroken(t *testing.T) {
 		t.Error("a quote in the base URL is not escaped in the script's string")
 	}
 }
+
+// The install link is the bare .user.js address: managers offer to install
+// only an address that ends so, and a query breaks that.
+func TestTheTokensPageLinksTheUserscriptToInstall(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	a := h.get(h.client("reader-2"), "/tokens")
+	if a.status != http.StatusOK {
+		t.Fatalf("/tokens answered %d", a.status)
+	}
+	href := a.testid("install-userscript").AttrOr("href", "")
+	if href != "/userscript/mangabookmark.user.js" {
+		t.Fatalf("the install link points at %q", href)
+	}
+	resp, body := get(t, h.srv.URL+href)
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(body, "// ==UserScript==") {
+		t.Errorf("the install link answers %d, %.40q", resp.StatusCode, body)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -780,4 +781,126 @@ func TestTheLanePrunesAtMostHourly(t *testing.T) {
 	}
 	r.clk.Advance(61 * time.Minute)
 	waitFor(t, "the hourly prune", func() bool { return r.passes(site)[0].StartedAt != old })
+}
+
+// After every session of the database is cut (what a PostgreSQL restart
+// does), the resting leader takes its lock and LISTEN back within seconds,
+// so a Forced Poll the owner asks for then is served, not left to the
+// Lane's hour-long rest.
+func TestAfterTheDatabaseCutsEverySessionAForcedPollIsStillServed(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "the first pass", func() bool { return r.rd.readsOf(url("a")) == 1 })
+	r.clk.Advance(time.Minute) // not due for 59 more minutes; the Lane rests
+
+	other := r.second()
+	if _, err := other.Pool().Exec(r.ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the lock taken again", func() bool {
+		var n int
+		err := other.Pool().QueryRow(r.ctx, `SELECT count(*) FROM pg_locks
+			WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&n)
+		return err == nil && n == 1
+	})
+	// The admin's control writes through the database alone.
+	if err := other.ForceSeriesPoll(r.ctx, site, "a", r.clk.Now().UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the Forced Poll", func() bool { return r.rd.readsOf(url("a")) == 2 })
+	if !strings.Contains(r.logs.String(), "lane lock taken again") {
+		t.Errorf("the re-take was not logged:\n%s", r.logs)
+	}
+}
+
+// outage cuts the rig's database: every session ends and no new one is let
+// in (superusers excepted), until the returned function lets them back.
+func (r *rig) outage() (back func()) {
+	db := pgx.Identifier{r.pool.Config().ConnConfig.Database}.Sanitize()
+	admin := func(sql string) {
+		conn, err := pgx.Connect(context.Background(), storetest.ServerURL(r.t))
+		if err != nil {
+			panic(err)
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), sql); err != nil {
+			panic(err)
+		}
+	}
+	admin(`REVOKE CONNECT ON DATABASE ` + db + ` FROM PUBLIC, pgtdbuser`)
+	admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = ` + "'" + r.pool.Config().ConnConfig.Database + "'" + ` AND pid <> pg_backend_pid()`)
+	return func() { admin(`GRANT CONNECT ON DATABASE ` + db + ` TO PUBLIC, pgtdbuser`) }
+}
+
+func TestAtShutdownHeldBackPassRowsGetOneLastTry(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	// A session of the test's own on the rig's database, as a superuser (the
+	// outage does not shut it out): it takes the Lane's lock once the
+	// leader's session is cut, so the Lane stops passing and its held-back
+	// row can only be written by the shutdown.
+	u, _ := neturl.Parse(storetest.ServerURL(t))
+	u.Path = "/" + r.pool.Config().ConnConfig.Database
+	var holder *pgx.Conn
+	defer func() {
+		if holder != nil {
+			holder.Close(r.ctx)
+		}
+	}()
+	var back func()
+	r.rd.before = func(string) {
+		back = r.outage()
+		var err error
+		if holder, err = pgx.Connect(r.ctx, u.String()); err != nil {
+			panic(err)
+		}
+		// Waits for the leader's cut session to let the lock go.
+		if _, err := holder.Exec(r.ctx, `SELECT pg_advisory_lock(hashtext('mangabookmark.lane'), hashtext($1))`, site); err != nil {
+			panic(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	waitFor(t, "the pass row held back", func() bool { return strings.Contains(r.logs.String(), "pass not logged") })
+	back()
+	waitFor(t, "the lock found taken", func() bool { return strings.Contains(r.logs.String(), "leader=false") })
+	if rows := r.passes(site); len(rows) != 0 {
+		t.Fatalf("the held-back row was written before shutdown: %+v", rows)
+	}
+	cancel()
+	<-done
+	if rows := r.passes(site); len(rows) != 1 || rows[0].Errors != 1 {
+		t.Fatalf("after shutdown: %+v; want the held-back row written", rows)
+	}
+	if strings.Contains(r.logs.String(), "not written at shutdown") {
+		t.Fatalf("reported a row as lost that was written:\n%s", r.logs)
+	}
+}
+
+func TestAtShutdownPassRowsTheDatabaseStillRefusesAreCountedInOneLine(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	var back func()
+	r.rd.before = func(string) { back = r.outage() }
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	waitFor(t, "the pass row held back", func() bool { return strings.Contains(r.logs.String(), "pass not logged") })
+	cancel()
+	<-done
+	back()
+	logs := r.logs.String()
+	if n := strings.Count(logs, "pass rows not written at shutdown"); n != 1 || !strings.Contains(logs, "rows=1 sites=novelfull") {
+		t.Fatalf("want one line counting the row:\n%s", logs)
+	}
 }

@@ -54,6 +54,8 @@ type Reader interface {
 type Poller struct {
 	Store  *store.Store
 	Reader Reader
+	// Covers fetches Series covers while a Lane rests; nil fetches none.
+	Covers CoverFetcher
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger

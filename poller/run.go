@@ -2,6 +2,7 @@ package poller
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 )
@@ -15,7 +16,45 @@ func (p *Poller) Run(ctx context.Context) {
 		wg.Go(func() { p.runLane(ctx, site) })
 	}
 	wg.Wait()
+	p.flushUnlogged()
 	p.Close()
+}
+
+// flushTimeout bounds the last try at writing held-back pass rows at
+// shutdown, for all Lanes together.
+const flushTimeout = 5 * time.Second
+
+// flushUnlogged gives the pass rows an outage held back (lane.unlogged) one
+// last bounded try once every Lane has stopped, and reports any still
+// unwritten in one log line with their count, so none vanishes silently.
+func (p *Poller) flushUnlogged() {
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	p.mu.Lock()
+	lanes := make([]*lane, 0, len(p.lanes))
+	for _, l := range p.lanes {
+		lanes = append(lanes, l)
+	}
+	p.mu.Unlock()
+	lost := 0
+	var sites []string
+	var last error
+	for _, l := range lanes {
+		l.pass.Lock()
+		for i, r := range l.unlogged {
+			if err := p.Store.InsertPass(ctx, r); err != nil {
+				lost += len(l.unlogged) - i
+				sites = append(sites, r.Site)
+				last = err
+				break
+			}
+		}
+		l.unlogged = nil
+		l.pass.Unlock()
+	}
+	if lost > 0 {
+		p.log().Error("pass rows not written at shutdown", "rows", lost, "sites", strings.Join(sites, ","), "err", last)
+	}
 }
 
 // runLane is one Lane: pass, rest, pass. A Lane of a process that is not the
@@ -35,11 +74,15 @@ func (p *Poller) runLane(ctx context.Context, site string) {
 		}
 		l.pass.Unlock()
 		if !lead {
-			p.rest(ctx, l, or(p.LeaderRetry, DefaultLeaderRetry))
+			p.rest(ctx, site, l, or(p.LeaderRetry, DefaultLeaderRetry), nil)
 			continue
 		}
 		p.prune(ctx, site, l)
-		p.rest(ctx, l, pass.Rest)
+		var meanwhile func(context.Context)
+		if coversWelcome(pass) {
+			meanwhile = func(rctx context.Context) { p.fetchCovers(rctx, site, l) }
+		}
+		p.rest(ctx, site, l, pass.Rest, meanwhile)
 	}
 }
 
@@ -59,10 +102,27 @@ func (p *Poller) safePass(ctx context.Context, site string, l *lane) (pass Pass)
 // rest waits d (at most DefaultRest), or until the Lane is woken, or ctx
 // ends. A wake comes in-process (the channel) or through the database: the
 // leader's lock session LISTENs, so a Forced Poll written by any process,
-// through poller or store, ends the rest at once.
-func (p *Poller) rest(ctx context.Context, l *lane, d time.Duration) {
+// through poller or store, ends the rest at once. When that session dies
+// (a database restart, a terminated backend), the Lane takes its lock and
+// its LISTEN again at once (retake) instead of resting on the timer alone.
+// meanwhile (nil: nothing) runs during the rest under a context that ends
+// with it, so a wake also cancels whatever it has in flight; rest returns
+// only after it has.
+func (p *Poller) rest(ctx context.Context, site string, l *lane, d time.Duration, meanwhile func(context.Context)) {
 	wctx, cancel := context.WithTimeout(ctx, p.clampRest(d))
 	defer cancel()
+	var done sync.WaitGroup
+	if meanwhile != nil {
+		done.Go(func() { meanwhile(wctx) })
+	}
+	p.awaitWake(wctx, cancel, site, l)
+	cancel()
+	done.Wait()
+}
+
+// awaitWake returns when wctx ends, the Lane is woken, or a lost wake
+// session has been taken again.
+func (p *Poller) awaitWake(wctx context.Context, cancel context.CancelFunc, site string, l *lane) {
 	l.pass.Lock()
 	lock := l.lock
 	l.pass.Unlock()
@@ -74,8 +134,8 @@ func (p *Poller) rest(ctx context.Context, l *lane, d time.Duration) {
 			if err == nil || wctx.Err() != nil {
 				return
 			}
-			// The session failed: the next pass finds out and steps down.
-			// Until then, rest on the timer alone.
+			p.retake(wctx, site, l, err)
+			return
 		case <-l.wake:
 			cancel()
 			<-woke
@@ -85,6 +145,54 @@ func (p *Poller) rest(ctx context.Context, l *lane, d time.Duration) {
 	select {
 	case <-wctx.Done():
 	case <-l.wake:
+	}
+}
+
+// The backoff between attempts to take a lost Lane lock again.
+const (
+	retakeFirst = 250 * time.Millisecond
+	retakeMax   = 5 * time.Second
+)
+
+// retake replaces a lock whose session died: it tries the lock again with a
+// backoff from retakeFirst to retakeMax until the database answers, the
+// Lane is woken in-process, or ctx ends. It returns so the Lane passes at
+// once: a Forced Poll written while no session listened sent its wake to
+// nobody, and the pass is what serves it. If another process took the lock
+// meanwhile, that pass finds out and the Lane waits as a non-leader. One log
+// line when the session is lost and one when the lock is back, however long
+// the database is away.
+func (p *Poller) retake(ctx context.Context, site string, l *lane, cause error) {
+	p.log().Warn("lane wake session lost; taking the lock again", "site", site, "err", cause)
+	l.pass.Lock()
+	if l.lock != nil {
+		l.lock.Release()
+		l.lock = nil
+	}
+	l.pass.Unlock()
+	delay := retakeFirst
+	for attempts := 1; ; attempts++ {
+		l.pass.Lock()
+		lock, err := p.Store.TryLockLane(ctx, site)
+		if err == nil {
+			l.lock = lock
+		}
+		l.pass.Unlock()
+		if err == nil {
+			p.log().Info("lane lock taken again", "site", site, "attempts", attempts, "leader", lock != nil)
+			return
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-l.wake:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		delay = min(2*delay, retakeMax)
 	}
 }
 

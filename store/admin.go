@@ -92,20 +92,25 @@ type AdminSeries struct {
 	RaisedByName   string       `db:"raised_by_name"`
 }
 
-const adminSeriesColumns = `s.site, s.series_id, s.url, s.title, s.cover_url, s.kind,
+const adminSeriesColumns = `s.site, s.series_id, s.url, s.title, s.cover_url, s.cover_tried, s.kind,
 	s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url, s.latest_raised_by,
 	s.checked_at, s.force_poll_at, s.finished_at, s.site_completed_at, s.created_at,
 	s.failure_outcome, s.failing_since, coalesce(r.name, '') AS raised_by_name`
 
-// SeriesQuery is one page request of the owner's Series list. Site and Kind
-// stack on the Filter; AfterSite/AfterID is the keyset cursor (the last row
-// of the previous page), empty for the first page.
+// SeriesQuery is one page request of the owner's Series list. Site, Kind
+// and the title search Q stack on the Filter; Sort orders it (admin_sort.go).
+// AfterSite/AfterID is the keyset cursor: the last row of the previous page,
+// or with Before the first row of the next one (paging back); empty for the
+// first page.
 type SeriesQuery struct {
 	Filter    Filter
 	Site      string
 	Kind      string
+	Q         string
+	Sort      Sort
 	AfterSite string
 	AfterID   string
+	Before    bool
 	Limit     int
 }
 
@@ -113,8 +118,9 @@ type SeriesQuery struct {
 // site/kind equalities. Conditions are added only when present, so each
 // query the planner sees has a plain shape it can match to a partial index.
 //
-// Every statement names the Sites it reads with "s.site = ANY(@sites)": one
-// Site, the Sites of the kind asked for, or all six. A Series' kind is its
+// Every count, and every list of one Site or one kind, names the Sites it
+// reads with "s.site = ANY(@sites)": one Site, the Sites of the kind asked
+// for, or all six. A Series' kind is its
 // Site's (each adapter has one kind, and CreateSeries writes it), so the
 // kind is read as its Sites and never as a second condition the planner
 // could answer by intersecting the kind's whole key set. Every index is led
@@ -136,8 +142,12 @@ func (q SeriesQuery) where(now time.Time, keyset bool) (string, pgx.NamedArgs, e
 		conds = append(conds, `s.site = ANY(@sites)`)
 		args["sites"] = q.sites()
 	}
+	if q.Q != "" {
+		conds = append(conds, searchSQL)
+		args["q"] = likePattern(q.Q)
+	}
 	if keyset && (q.AfterSite != "" || q.AfterID != "") {
-		conds = append(conds, keysetSQL("s"))
+		conds = append(conds, q.cursorSQL())
 		args["after_site"], args["after_id"] = q.AfterSite, q.AfterID
 	}
 	return strings.Join(conds, " AND "), args, nil
@@ -205,7 +215,7 @@ func (q SeriesQuery) listSQL(now time.Time) (string, pgx.NamedArgs, error) {
 	sql := `SELECT ` + adminSeriesColumns + `
 	  FROM series s LEFT JOIN readers r ON r.discord_id = s.latest_raised_by
 	 WHERE ` + where + `
-	 ORDER BY s.site, s.series_id LIMIT @limit`
+	 ORDER BY ` + q.orderSQL() + ` LIMIT @limit`
 	return sql, args, nil
 }
 

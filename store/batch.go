@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,6 +68,10 @@ func (b *Batch) ListAdminSeries(q SeriesQuery, now time.Time, page *AdminSeriesP
 		page.Rows, page.More = v, false
 		if len(v) > limit {
 			page.Rows, page.More = v[:limit], true
+		}
+		if q.Before {
+			// Read backwards from the cursor; shown in the list's own order.
+			slices.Reverse(page.Rows)
 		}
 		return nil
 	})

@@ -27,6 +27,7 @@ type Bookmark struct {
 	URL           string  `db:"url"`
 	Title         string  `db:"title"`
 	CoverURL      string  `db:"cover_url"`
+	CoverTried    string  `db:"cover_tried"` // see Series.CoverTried
 	Kind          string  `db:"kind"`
 	LatestChapter *string `db:"latest_chapter"`
 	LatestURL     string  `db:"latest_chapter_url"`
@@ -49,7 +50,7 @@ type BookmarkQuery struct {
 // prefix): one Reader's list is sorted, never the whole table. $3 is the
 // title piece with LIKE's own characters escaped, "" for none.
 const bookmarkSelect = `
-SELECT b.site, b.series_id, s.url, s.title, s.cover_url, s.kind,
+SELECT b.site, b.series_id, s.url, s.title, s.cover_url, s.cover_tried, s.kind,
        s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url, s.latest_chapter_at,
        b.progress_num::text AS progress, b.progress_url,
        (s.latest_chapter_num IS NOT NULL AND (b.progress_num IS NULL OR s.latest_chapter_num > b.progress_num)) AS new,

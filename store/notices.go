@@ -345,7 +345,11 @@ LEFT JOIN owner_notice_claims c ON c.kind = n.kind AND c.site = n.site`
 
 // claimNoticeSQL takes the claim of an open, unsent notice whose retry time
 // ($5) has come, in one committed statement (docs/adr/0005). A claim another
-// process holds makes it insert nothing. All three tables are keyed
+// process holds makes it insert nothing. FOR UPDATE makes the statement read
+// the notice as it is now, not as its snapshot had it: without it, a claim
+// whose snapshot predates another process recording "sent" (which deletes
+// that process's claim in the same statement) finds notified_at = 0 and no
+// conflicting claim, and sends the message a second time. All three tables are keyed
 // (kind, site) and hold at most 19 rows.
 const claimNoticeSQL = `
 INSERT INTO owner_notice_claims (kind, site, claimed_by, claimed_at)
@@ -353,6 +357,7 @@ SELECT n.kind, n.site, $3, $4
 FROM owner_notices n
 LEFT JOIN owner_notice_attempts a ON a.kind = n.kind AND a.site = n.site
 WHERE n.kind = $1 AND n.site = $2 AND n.notified_at = 0 AND coalesce(a.retry_not_before, 0) <= $5
+FOR UPDATE OF n
 ON CONFLICT (kind, site) DO NOTHING`
 
 // ClaimNotice claims the open notice (kind, site) for by, at the wall-clock

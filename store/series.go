@@ -10,11 +10,14 @@ import (
 // Series is one work on one Site. LatestChapter is a canonical decimal
 // string, or nil when no chapter was ever known.
 type Series struct {
-	Site             string  `db:"site"`
-	SeriesID         string  `db:"series_id"`
-	URL              string  `db:"url"`
-	Title            string  `db:"title"`
-	CoverURL         string  `db:"cover_url"`
+	Site     string `db:"site"`
+	SeriesID string `db:"series_id"`
+	URL      string `db:"url"`
+	Title    string `db:"title"`
+	CoverURL string `db:"cover_url"`
+	// CoverTried is the cover address whose image is stored ("" = none yet):
+	// pages show /covers/… only when it is set, else the drawn initial.
+	CoverTried       string  `db:"cover_tried"`
 	Kind             string  `db:"kind"`
 	LatestChapter    *string `db:"latest_chapter"`
 	LatestChapterURL string  `db:"latest_chapter_url"`
@@ -27,7 +30,7 @@ type Series struct {
 }
 
 // SeriesColumns is the projection every Series read uses.
-const SeriesColumns = `site, series_id, url, title, cover_url, kind,
+const SeriesColumns = `site, series_id, url, title, cover_url, cover_tried, kind,
 	latest_chapter_num::text AS latest_chapter, latest_chapter_url, latest_raised_by,
 	checked_at, force_poll_at, finished_at, site_completed_at, created_at`
 

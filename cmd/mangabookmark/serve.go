@@ -114,7 +114,8 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 	lanes := poller.New(st.Lanes(), reader, log)
 	lanes.Spacing = cfg.PollSpacing
 	lanes.Notifier = notifier.Hook()
-	deps.Reads = lanes // Test read: the Lanes' own read path and spacing
+	deps.Reads = lanes    // Test read: the Lanes' own read path and spacing
+	lanes.Covers = reader // covers are fetched while each Lane rests
 	lanesCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
 	lanesDone := make(chan struct{})
 	go func() {

@@ -1,7 +1,7 @@
 // ==UserScript==
 // @name         MangaBookmark
 // @namespace    https://github.com/mangabookmark/mangabookmark
-// @version      1.0.2
+// @version      1.0.3
 // @description  Your group's Bookmarks, Progress and Latest Chapter on the Sites' own pages; Progress recorded as you read.
 // @match        https://*.asurascans.com/*
 // @match        https://*.asuracomic.net/*
@@ -51,7 +51,7 @@
 })(function () {
   'use strict';
 
-  const VERSION = '1.0.2';
+  const VERSION = '1.0.3';
   const BASE_URL = '__BASE_URL__';
 
   // The queue holds at most this many Series; past it the oldest Sightings go
@@ -774,65 +774,108 @@ a { color: var(--accent); }
     const gm = manager(managerGlobals());
     const base = BASE_URL.replace(/\/+$/, '');
     if (isTokensPage(win.location.href, base)) return tokensPage(win, gm);
-    const here = recognise(win.location.href);
-    const state = { title: '', known: false, bookmarked: null, progress: null, latest: null, offline: false, cacheAt: 0, pending: 0, message: '', collapsed: false };
-    let host = null;
-    const redraw = async () => {
-      if (!host) return;
-      state.pending = (await s.load()).length;
-      const latest = await gm.get(KEY.latest, '');
-      const view = panelView({ ...state, now: Date.now(), update: newerVersion(latest, VERSION) ? latest : '' });
-      view.collapsed = state.collapsed;
-      view.message = state.message;
-      renderPanel(host, view, {
-        collapse: async () => { state.collapsed = true; await gm.set(KEY.collapsed, true); redraw(); },
-        expand: async () => { state.collapsed = false; await gm.set(KEY.collapsed, false); redraw(); },
-        dismiss: () => { state.message = ''; redraw(); },
-        bookmark: () => bookmarkThis(),
-      });
-    };
-    const notifyUser = (kind, text) => { state.message = text; redraw(); };
+    let page = null;
+    const notifyUser = (kind, text) => page && page.say(text);
     const api = client(gm, base, Date.now);
     const s = sync(gm, api, { base, notify: notifyUser });
+    page = pageController(win, gm, api, s);
 
     gm.menu('Set the server token…', async () => {
       const t = win.prompt('MangaBookmark: paste a token from ' + base + '/tokens');
       if (t && t.trim()) {
         await gm.set(KEY.token, t.trim());
-        state.message = '';
+        page.say('');
         await s.drain(true);
-        if (here) refresh();
+        page.refresh();
       }
     });
-    gm.menu('Send pending writes now', () => s.drain(true).then(redraw));
-    win.addEventListener('online', () => s.drain(true).then(redraw));
-    scheduleDrains(s, win, redraw);
+    gm.menu('Send pending writes now', () => s.drain(true).then(page.redraw));
+    win.addEventListener('online', () => s.drain(true).then(page.redraw));
+    scheduleDrains(s, win, page.redraw);
     await s.drain(true);
-    if (!here) return;
+    await page.arm();
+    watchAddress(win, page.arm);
+  }
 
-    host = win.document.createElement('mangabookmark-panel');
-    host.attachShadow({ mode: 'open' });
-    host.setAttribute('data-theme', pageTheme(win));
-    state.collapsed = here.chapterPage ? (await gm.get(KEY.collapsed, true)) !== false : (await gm.get(KEY.collapsed, false)) === true;
-    win.document.documentElement.append(host);
-    await refresh();
-    if (here.chapterPage) watchReading(win, here, s, state, redraw);
-    if (state.known) reportSightings(win, here, s, gm);
+  // watchAddress re-arms the page when a single-page Site (Comix, Kagane)
+  // moves to another chapter without loading a page: the script runs once
+  // per load, so the address is what tells.
+  function watchAddress(win, onChange) {
+    const bare = () => win.location.href.split('#')[0];
+    let last = bare();
+    const check = () => {
+      if (bare() === last) return;
+      last = bare();
+      onChange();
+    };
+    win.addEventListener('popstate', check);
+    win.setInterval(check, 1000);
+  }
 
-    async function refresh() {
-      await readState(win, here, gm, api, state);
-      redraw();
-    }
-
-    // bookmarkThis creates the Bookmark (and the Series, if the server does
-    // not know it yet) and records no Progress: nothing has been read.
-    async function bookmarkThis() {
-      await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: win.location.href, chapter: null, bookmark: true, title: state.title });
-      state.bookmarked = true;
-      await refresh();
-      // The server knows the Series now: what this page lists can count.
-      if (state.known) reportSightings(win, here, s, gm);
-    }
+  // pageController owns the panel and what the page does for the address it
+  // is at; arm() starts over for a new address.
+  function pageController(win, gm, api, s) {
+    const fresh = () => ({ title: '', known: false, bookmarked: null, progress: null, latest: null, offline: false, cacheAt: 0, pending: 0, message: '', collapsed: false });
+    let state = fresh();
+    let here = null;
+    let host = null;
+    let armed = null; // aborts the listeners of the address before
+    const c = {
+      async redraw() {
+        if (!host) return;
+        state.pending = (await s.load()).length;
+        const latest = await gm.get(KEY.latest, '');
+        const view = panelView({ ...state, now: Date.now(), update: newerVersion(latest, VERSION) ? latest : '' });
+        view.collapsed = state.collapsed;
+        view.message = state.message;
+        renderPanel(host, view, {
+          collapse: async () => { state.collapsed = true; await gm.set(KEY.collapsed, true); c.redraw(); },
+          expand: async () => { state.collapsed = false; await gm.set(KEY.collapsed, false); c.redraw(); },
+          dismiss: () => c.say(''),
+          bookmark: () => c.bookmark(),
+        });
+      },
+      say(text) {
+        state.message = text;
+        c.redraw();
+      },
+      async refresh() {
+        if (!here) return;
+        await readState(win, here, gm, api, state);
+        c.redraw();
+      },
+      async arm() {
+        if (armed) armed.abort();
+        armed = new AbortController();
+        here = recognise(win.location.href);
+        state = { ...fresh(), message: state.message };
+        if (!here) {
+          if (host) host.remove();
+          host = null;
+          return;
+        }
+        if (!host) {
+          host = win.document.createElement('mangabookmark-panel');
+          host.attachShadow({ mode: 'open' });
+          host.setAttribute('data-theme', pageTheme(win));
+          win.document.documentElement.append(host);
+        }
+        state.collapsed = here.chapterPage ? (await gm.get(KEY.collapsed, true)) !== false : (await gm.get(KEY.collapsed, false)) === true;
+        await c.refresh();
+        if (here.chapterPage) watchReading(win, here, s, state, c.redraw, armed.signal);
+        if (state.known) reportSightings(win, here, s, gm);
+      },
+      // bookmark creates the Bookmark (and the Series, if the server does
+      // not know it yet) and records no Progress: nothing has been read.
+      async bookmark() {
+        await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: win.location.href, chapter: null, bookmark: true, title: state.title });
+        state.bookmarked = true;
+        await c.refresh();
+        // The server knows the Series now: what this page lists can count.
+        if (state.known) reportSightings(win, here, s, gm);
+      },
+    };
+    return c;
   }
 
   function isTokensPage(href, base) {
@@ -941,7 +984,7 @@ a { color: var(--accent); }
   // watchReading records Progress once the chapter has been read: scrolled
   // past READ_SHARE of it, or a later chapter's link followed. Opening a
   // chapter records nothing.
-  function watchReading(win, here, s, state, redraw) {
+  function watchReading(win, here, s, state, redraw, signal) {
     let recorded = false;
     const record = async () => {
       if (recorded) return;
@@ -954,7 +997,7 @@ a { color: var(--accent); }
     };
     win.addEventListener('scroll', () => {
       if (readShare(win) >= READ_SHARE) record();
-    }, { passive: true });
+    }, { passive: true, signal });
     win.document.addEventListener('click', (ev) => {
       const a = ev.target && ev.target.closest ? ev.target.closest('a[href]') : null;
       if (!a || !isNextChapterLink(a.href, here, chapterOfPage(win.document, here))) return;
@@ -969,7 +1012,7 @@ a { color: var(--accent); }
       ev.stopPropagation();
       const go = () => win.location.assign(a.href);
       Promise.race([record(), new Promise((r) => win.setTimeout(r, 3000))]).then(go, go);
-    }, true);
+    }, { capture: true, signal });
   }
 
   // reportSightings sends the page's chapter numbers once per new highest.

@@ -5,6 +5,10 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
+// Browsers and managers give the script Web Crypto; Node gives it globally
+// only from version 19 (Debian bookworm's nodejs is 18).
+if (!globalThis.crypto) globalThis.crypto = require('node:crypto').webcrypto;
+
 const script = path.join(__dirname, 'mangabookmark.user.js');
 const mb = require(script);
 

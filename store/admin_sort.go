@@ -1,0 +1,83 @@
+package store
+
+import "strings"
+
+// Sort is an order of the owner's Series list. Each is a key followed by
+// the primary key, so every order is total and a keyset cursor (the key of
+// one row) pages it both ways; each has its index (migration 0010).
+type Sort string
+
+// The four orders; SortSite, the empty Sort, is the list's own order.
+const (
+	SortSite    Sort = ""
+	SortTitle   Sort = "title"   // by title, A to Z
+	SortFailing Sort = "failing" // the longest run of failures first; Series without one last
+	SortChecked Sort = "checked" // the least recently checked first (never checked before all)
+)
+
+// Sorts lists them in the order the list page offers them.
+var Sorts = []Sort{SortSite, SortTitle, SortFailing, SortChecked}
+
+// sortKeys is each order's key over a Series aliased as {a}. The failing
+// key puts "no failure row" (failing_since 0) after every real age; its
+// expression is the very one series_by_failing indexes.
+var sortKeys = map[Sort]string{
+	SortTitle:   `{a}.title`,
+	SortFailing: `(CASE WHEN {a}.failing_since = 0 THEN 9223372036854775807 ELSE {a}.failing_since END)`,
+	SortChecked: `{a}.checked_at`,
+}
+
+// ParseSort accepts an order's name from a query string.
+func ParseSort(name string) (Sort, bool) {
+	s := Sort(name)
+	_, ok := sortKeys[s]
+	return s, ok || s == SortSite
+}
+
+func sortKey(s Sort, alias string) string { return strings.ReplaceAll(sortKeys[s], "{a}", alias) }
+
+// orderSQL is the ORDER BY of a page: the key and then the primary key,
+// reversed when paging back from a cursor (the page is turned round after
+// reading, see Batch.ListAdminSeries).
+func (q SeriesQuery) orderSQL() string {
+	dir := ""
+	if q.Before {
+		dir = " DESC"
+	}
+	cols := []string{"s.site" + dir, "s.series_id" + dir}
+	if q.Sort != SortSite {
+		cols = append([]string{sortKey(q.Sort, "s") + dir}, cols...)
+	}
+	return strings.Join(cols, ", ")
+}
+
+// cursorSQL is the keyset condition: rows after the cursor row in the
+// page's order (before it, paging back). A sorted order reads the cursor
+// row's own key by its primary key, so the address carries only (site, id)
+// and never a title. A cursor row deleted meanwhile yields an empty page,
+// whose links lead back to the first.
+func (q SeriesQuery) cursorSQL() string {
+	op := ">"
+	if q.Before {
+		op = "<"
+	}
+	if q.Sort == SortSite {
+		if q.Before {
+			return `(s.site <= @after_site AND (s.site, s.series_id) < (@after_site, @after_id))`
+		}
+		return keysetSQL("s")
+	}
+	return `((` + sortKey(q.Sort, "s") + `, s.site, s.series_id) ` + op + ` ((SELECT ` + sortKey(q.Sort, "c") +
+		` FROM series c WHERE c.site = @after_site AND c.series_id = @after_id), @after_site, @after_id))`
+}
+
+// searchSQL is the title search: a case-insensitive substring, which the
+// trigram index (series_title_trgm) answers without reading every row.
+const searchSQL = `s.title ILIKE @q`
+
+// likePattern makes the owner's words a LIKE pattern that matches them as
+// typed: %, _ and \ are literal, and the words may sit anywhere in a title.
+func likePattern(q string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(strings.TrimSpace(q)) + "%"
+}
