@@ -40,7 +40,7 @@ const (
 
 // asuraChapterPath reads the slug and number of a chapter address's whole path,
 // /comics/<slug>[-<8 hex>]/chapter/<n>.
-var asuraChapterPath = regexp.MustCompile(`^/comics/([a-z0-9-]+?)(?:-[0-9a-f]{8})?/chapter/(\d+(?:\.\d+)?)/?$`)
+var asuraChapterPath = regexp.MustCompile(`(?i)^/comics/([a-z0-9-]+?)(?:-[0-9a-f]{8})?/chapter/(\d+(?:\.\d+)?)/?$`)
 
 // asuraSuffix is the random part Asura appends to a slug and rotates; the bare slug
 // is the stable identity.
@@ -251,16 +251,8 @@ func asuraIslandChapters(l *latest, base *url.URL, islands []astroIsland, slug s
 // only links whose whole path is a chapter address of this Series count.
 func asuraLinkChapters(l *latest, base *url.URL, doc *goquery.Document, slug string) {
 	doc.Find(asuraChapterLinks).Each(func(_ int, s *goquery.Selection) {
-		abs := cleanURL(base, s.AttrOr("href", ""))
-		if abs == "" {
-			return
-		}
-		u, err := url.Parse(abs)
-		if err != nil {
-			return
-		}
-		m := asuraChapterPath.FindStringSubmatch(strings.ToLower(u.EscapedPath()))
-		if m == nil || m[1] != slug {
+		abs, _, m := matchLink(base, s.AttrOr("href", ""), asuraChapterPath)
+		if m == nil || strings.ToLower(m[1]) != slug {
 			return
 		}
 		if num, ok := word.Chapter(m[2]); ok {

@@ -126,15 +126,7 @@ func comixChapter(base *url.URL, row *goquery.Selection, hid string) (num, abs s
 	if href == "" && row.Is("a[href]") {
 		href = row.AttrOr("href", "")
 	}
-	abs = cleanURL(base, href)
-	if abs == "" {
-		return "", "", false
-	}
-	u, err := url.Parse(abs)
-	if err != nil {
-		return "", "", false
-	}
-	m := comixChapterPath.FindStringSubmatch(u.EscapedPath())
+	abs, _, m := matchLink(base, href, comixChapterPath)
 	if m == nil || (hid != "" && strings.ToLower(m[1]) != hid) {
 		return "", "", false
 	}

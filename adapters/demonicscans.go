@@ -106,15 +106,7 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 // segment is the Series' (both fully decoded: the Site encodes it differently
 // in a chapter link than in the Series address). id "" accepts any title.
 func demonicChapter(base *url.URL, s *goquery.Selection, id string) (num, abs string, ok bool) {
-	abs = cleanURL(base, s.AttrOr("href", ""))
-	if abs == "" {
-		return "", "", false
-	}
-	u, err := url.Parse(abs)
-	if err != nil {
-		return "", "", false
-	}
-	m := demonicChapterPath.FindStringSubmatch(u.EscapedPath())
+	abs, _, m := matchLink(base, s.AttrOr("href", ""), demonicChapterPath)
 	if m == nil || (id != "" && demonicKey(m[1]) != demonicKey(id)) {
 		return "", "", false
 	}

@@ -132,15 +132,7 @@ func (a lightnovelworld) Parse(body []byte, ref Ref) (Facts, error) {
 // sees it), its whole path a chapter address of this Series (slug), the query
 // and fragment dropped. slug "" accepts any Series' chapter (no address known).
 func lnwChapter(base *url.URL, link, slug string) (num, abs string, ok bool) {
-	abs = cleanURL(base, link)
-	if abs == "" {
-		return "", "", false
-	}
-	u, err := url.Parse(abs)
-	if err != nil {
-		return "", "", false
-	}
-	m := lnwChapterPath.FindStringSubmatch(u.EscapedPath())
+	_, u, m := matchLink(base, link, lnwChapterPath)
 	if m == nil || (slug != "" && strings.ToLower(m[1]) != slug) {
 		return "", "", false
 	}

@@ -119,15 +119,7 @@ func (a novelfull) Parse(body []byte, ref Ref) (Facts, error) {
 // slug (slug "" accepts any). The number is the label's ("Chapter 12.5: ..."),
 // else the address's.
 func novelfullChapter(base *url.URL, s *goquery.Selection, slug string) (num, abs string, ok bool) {
-	abs = cleanURL(base, s.AttrOr("href", ""))
-	if abs == "" {
-		return "", "", false
-	}
-	u, err := url.Parse(abs)
-	if err != nil {
-		return "", "", false
-	}
-	m := novelfullChapterPath.FindStringSubmatch(u.EscapedPath())
+	abs, _, m := matchLink(base, s.AttrOr("href", ""), novelfullChapterPath)
 	if m == nil || (slug != "" && strings.ToLower(m[1]) != slug) {
 		return "", "", false
 	}

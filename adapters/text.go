@@ -109,6 +109,27 @@ func cleanURL(base *url.URL, ref string) string {
 	return s
 }
 
+// matchLink resolves a link of the page against its address (cleanURL: only an
+// absolute http(s) address survives) and matches pattern against its whole
+// escaped path. The address keeps the link's own host, so the off-site rule in
+// latest.offer judges the host the link really names (doc.go, "Where an
+// adapter may look"). m is nil when the link is dropped or its path does not
+// match.
+func matchLink(base *url.URL, href string, pattern *regexp.Regexp) (abs string, u *url.URL, m []string) {
+	abs = cleanURL(base, href)
+	if abs == "" {
+		return "", nil, nil
+	}
+	u, err := url.Parse(abs)
+	if err != nil {
+		return "", nil, nil
+	}
+	if m = pattern.FindStringSubmatch(u.EscapedPath()); m == nil {
+		return "", nil, nil
+	}
+	return abs, u, m
+}
+
 // offSite reports whether u (from cleanURL) is on a host that is not a's, so
 // a link out of the page (a comment, an ad, a lookalike) is never taken for
 // one of its chapters.

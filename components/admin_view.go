@@ -112,6 +112,9 @@ type Verdict struct {
 type Landing struct {
 	Verdict Verdict
 	Stats   []Stat
+	// Demo is true while `mangabookmark demo` runs: the page links to the
+	// notices its webhook sink received.
+	Demo bool
 	Empty   bool // no Series at all yet: say how the first one arrives
 }
 

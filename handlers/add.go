@@ -29,12 +29,7 @@ func addFromForm(d Deps, w http.ResponseWriter, r *http.Request, readerID string
 		box.Message = "That paste is too large: at most 200 addresses at once. Nothing was added."
 		return box, http.StatusRequestEntityTooLarge
 	}
-	var lines []string
-	for l := range strings.SplitSeq(r.PostForm.Get("urls"), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines := addLines(r.PostForm.Get("urls"))
 	switch {
 	case len(lines) == 0:
 		box.Message = "Paste one Series or chapter address per line."
@@ -53,6 +48,18 @@ func addFromForm(d Deps, w http.ResponseWriter, r *http.Request, readerID string
 		box.Results = append(box.Results, res)
 	}
 	return box, status
+}
+
+// addLines splits a paste into its addresses: one per line (any line
+// ending), blank lines and surrounding spaces dropped.
+func addLines(raw string) []string {
+	var lines []string
+	for l := range strings.SplitSeq(strings.ReplaceAll(raw, "\r", "\n"), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
 
 // addLine adds one address and says what happened to it.

@@ -50,6 +50,7 @@ func handleAdminLanding(d Deps) http.Handler {
 		case finish != nil:
 			l.Verdict = verdict(finish(), now)
 		}
+		l.Demo = d.Demo != nil
 		render(w, r, d.Logger, http.StatusOK, components.AdminLanding(viewerFrom(ctx), l))
 	})
 }

@@ -52,6 +52,8 @@ type Deps struct {
 	// BROWSER_SITES' default). Empty means none, as BROWSER_SITES=none does.
 	BrowserSites []string
 
+	// Demo is the demo's webhook sink; nil unless `mangabookmark demo` runs.
+	Demo DemoSink
 	// RequestTimeout bounds each request's database work
 	// (DATABASE_REQUEST_TIMEOUT); zero means DefaultRequestTimeout.
 	RequestTimeout time.Duration

@@ -1,9 +1,13 @@
 package handlers_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -30,6 +34,10 @@ import (
 func novelStandIn(t *testing.T, latest *atomic.Int64) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/uploads/ri.jpg" { // the cover: a PNG whatever its name says
+			_, _ = w.Write(coverPNG(t))
+			return
+		}
 		if r.URL.Path != "/reverend-insanity.html" {
 			http.NotFound(w, r)
 			return
@@ -49,6 +57,21 @@ func novelStandIn(t *testing.T, latest *atomic.Int64) *httptest.Server {
 	return srv
 }
 
+// coverPNG is a cover-sized PNG in two colours, so a screenshot shows it.
+func coverPNG(t *testing.T) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 96, 136))
+	for y := range 136 {
+		for x := range 96 {
+			img.Set(x, y, color.RGBA{R: uint8(40 + y), G: 90, B: uint8(200 - x), A: 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
 // TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser is the
 // Reader's end-to-end path: real Chromium, the real router, a real
 // database, a real Lane polling a loopback stand-in of the Site.
@@ -64,9 +87,11 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 	latest.Store(3)
 	site := novelStandIn(t, &latest)
 	base, _ := url.Parse(site.URL)
-	lanes := poller.New(h.store.Lanes(), adapters.NewReader(adapters.ReaderOptions{
+	siteReader := adapters.NewReader(adapters.ReaderOptions{
 		BaseURLs: map[string]*url.URL{"novelfull": base}, Timeout: 10 * time.Second,
-	}), slog.New(slog.DiscardHandler))
+	})
+	lanes := poller.New(h.store.Lanes(), siteReader, slog.New(slog.DiscardHandler))
+	lanes.Covers = siteReader
 	lanes.Sites, lanes.Spacing = []string{"novelfull"}, 0
 	lanesCtx, stopLanes := context.WithCancel(context.Background())
 	lanesDone := make(chan struct{})
@@ -138,10 +163,16 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 		step("reload", chromedp.Do(tab, chromedp.Navigate(h.srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(row))))
 	}
 	waitRow(ada, "the first Poll fills the row", `row.querySelector('.title').textContent.includes('Reverend Insanity') && row.textContent.includes('Latest 3')`)
-	hasCover, err := chromedp.Run(ada, chromedp.Evaluate[bool](`!!document.querySelector('`+row+` [data-testid="cover"], `+row+` [data-testid="cover-placeholder"]')`))
-	step("read the cover", err)
-	if !hasCover {
-		t.Error("the row shows no cover")
+	// The Lane fetches the cover while it rests; the row then shows it from
+	// our own origin, loaded.
+	waitRow(ada, "the cover is kept", `!!row.querySelector('img[data-testid="cover"]')`)
+	coverSrc, err := chromedp.Run(ada, chromedp.Poll[string](`(() => {
+		const img = document.querySelector('`+row+` img[data-testid="cover"]');
+		return img && img.complete && img.naturalWidth > 0 ? img.getAttribute('src') : null;
+	})()`, chromedp.WithPollingTimeout(10*time.Second)))
+	step("the cover loads", err)
+	if !strings.HasPrefix(coverSrc, "/covers/novelfull/reverend-insanity?v=") {
+		t.Errorf("the cover is not served from our origin: %q", coverSrc)
 	}
 	embers, err := chromedp.Run(ada, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="ember"]').length`))
 	step("count embers", err)

@@ -392,3 +392,23 @@ func TestTheOwnerSignsAReaderInByLinkAndOutEverywhere(t *testing.T) {
 		t.Errorf("a Reader made a sign-in link: %d", a.status)
 	}
 }
+
+func TestTheReaderPagesAnswer503WhileTheDatabaseIsAway(t *testing.T) {
+	t.Parallel()
+	h, proxy := outageHarness(t)
+	c := h.client(readerA)
+	h.post(c, "/", url.Values{"urls": {asuraChapter}})
+	before := h.snapshot()
+	proxy.setDown(true)
+	wantUnavailable(t, "GET /", h.get(c, "/"))
+	wantUnavailable(t, "an add", h.post(c, "/", url.Values{"urls": {novelChapter}}))
+	wantUnavailable(t, "htmx caught up", h.post(c, "/bookmarks/asurascans/nano-machine/caught-up", nil, htmxHeader, "true"))
+	wantUnavailable(t, "GET /tokens", h.get(c, "/tokens"))
+	proxy.setDown(false)
+	if a := h.get(c, "/"); a.status != http.StatusOK || a.testid("bookmark").Length() != 1 {
+		t.Fatalf("after the database came back: %d with %d rows", a.status, a.testid("bookmark").Length())
+	}
+	if h.snapshot() != before {
+		t.Fatal("something changed while the database was away")
+	}
+}

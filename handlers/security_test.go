@@ -55,6 +55,9 @@ func TestEveryPageIsUncachedAndCarriesTheCSP(t *testing.T) {
 				t.Errorf("%s: CSP %q lacks %q", p, csp, d)
 			}
 		}
+		if !strings.Contains(csp, "img-src 'self';") {
+			t.Errorf("%s: CSP %q lets images come from elsewhere than our origin", p, csp)
+		}
 		if strings.Contains(csp, "unsafe-") || strings.Contains(csp, "data:") {
 			t.Errorf("%s: CSP %q allows unsafe sources", p, csp)
 		}

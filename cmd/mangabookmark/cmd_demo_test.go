@@ -2,23 +2,333 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
 
-// The demo is the whole system end to end: the real server polls six
-// loopback stand-in Sites through the real read path, writes Latest
-// Chapters, completion hints and failure rows, and sends the owner notice
-// the seeded history calls for to the local sink.
-func TestTheDemoShowsTheWholeSystemWorking(t *testing.T) {
-	t.Parallel()
+// demoRun is one demo under test: its world, its printout and a database
+// connection to look at what it wrote.
+type demoRun struct {
+	t      *testing.T
+	w      *demoWorld
+	db     *pgx.Conn
+	stdout *syncBuffer
+	stderr *syncBuffer
+	base   string
+	done   chan error
+}
+
+// startDemo runs the demo on a fresh database with the script held back:
+// the test plays each event itself, on the demo's clock.
+func startDemo(t *testing.T) *demoRun {
+	t.Helper()
 	dbURL := storetest.URL(t)
-	env := map[string]string{"DATABASE_URL": dbURL, "LISTEN_ADDR": freeAddr(t), "DATA_DIR": t.TempDir()}
+	addr := freeAddr(t)
+	env := map[string]string{"LISTEN_ADDR": addr, "DATA_DIR": t.TempDir(), "LOG_LEVEL": "warn"}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &demoRun{t: t, stdout: &syncBuffer{}, stderr: &syncBuffer{}, base: "http://" + addr, done: make(chan error, 1)}
+	worlds := make(chan *demoWorld, 1)
+	o := demoOptions{
+		fixtures: "../../adapters/testdata", database: dbURL, pace: 2 * time.Second,
+		clock: &demoClock{}, started: func(w *demoWorld) { worlds <- w },
+	}
+	go func() { d.done <- playDemo(ctx, o, d.stdout, d.stderr, func(k string) string { return env[k] }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-d.done; err != nil {
+			t.Errorf("the demo did not stop cleanly: %v", err)
+		}
+	})
+	select {
+	case d.w = <-worlds:
+	case err := <-d.done:
+		d.done <- err
+		t.Fatalf("the demo stopped before it served: %v\n%s", err, d.stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the demo did not start within 60 s\n%s", d.stderr.String())
+	}
+	db, err := pgx.Connect(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close(context.Background()) })
+	d.db = db
+	return d
+}
+
+// waitFor waits, within a bound, until cond holds; the bound is generous
+// because the Lanes pass on their own schedule (no timing is asserted).
+func (d *demoRun) waitFor(what string, cond func() (bool, string)) {
+	d.t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("%s: not within 90 s; last seen: %s\nstdout:\n%s\nstderr (tail):\n%s", what, state, d.stdout.String(), tail(d.stderr.String(), 3000))
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// play applies the script's event by key.
+func (d *demoRun) play(key string) {
+	d.t.Helper()
+	for _, e := range demoScript(d.w.sidecar != nil) {
+		if e.Key == key {
+			if err := d.w.apply(context.Background(), e); err != nil {
+				d.t.Fatal(err)
+			}
+			return
+		}
+	}
+	d.t.Fatalf("no event %q in the script", key)
+}
+
+func (d *demoRun) scalar(sql string, args ...any) string {
+	d.t.Helper()
+	var v *string
+	if err := d.db.QueryRow(context.Background(), sql, args...).Scan(&v); err != nil && err != pgx.ErrNoRows {
+		d.t.Fatal(err)
+	}
+	if v == nil {
+		return ""
+	}
+	return *v
+}
+
+// embeds counts the sink's messages by footer word and Site in the title.
+func (d *demoRun) embeds(kind, site string) int {
+	n := 0
+	for _, m := range d.w.sink.Messages() {
+		if m.Footer == kind && strings.Contains(m.Title+" "+m.Text, site) {
+			n++
+		}
+	}
+	return n
+}
+
+var linkLine = regexp.MustCompile(`(?m)^\s+(owner|Ada)\s+(http://\S+/login/\S+)$`)
+
+// signIn spends the newest printed sign-in link of who and returns a client
+// holding the session.
+func (d *demoRun) signIn(who string) *http.Client {
+	d.t.Helper()
+	var link string
+	for _, m := range linkLine.FindAllStringSubmatch(d.stdout.String(), -1) {
+		if m[1] == who {
+			link = m[2]
+		}
+	}
+	if link == "" {
+		d.t.Fatalf("no sign-in link for %s in:\n%s", who, d.stdout.String())
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.PostForm(link, url.Values{})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		d.t.Fatalf("signing in as %s: %d, want 303 to the first page", who, resp.StatusCode)
+	}
+	c.CheckRedirect = nil
+	return c
+}
+
+func (d *demoRun) page(c *http.Client, path string) *goquery.Document {
+	d.t.Helper()
+	resp, err := c.Get(d.base + path)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		d.t.Fatalf("GET %s: %d\n%s", path, resp.StatusCode, body)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(body)))
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return doc
+}
+
+func (d *demoRun) seriesID(site, file string) string {
+	d.t.Helper()
+	s, err := d.w.sites[site].series(file)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return s.Ref.SeriesID
+}
+
+// The whole script, event by event on the demo's clock: after each, the
+// database, the sink's embeds (exactly one per episode, the right footer
+// word and Site) and the rendered admin and Reader pages show what the
+// timeline says.
+func TestTheDemoScriptShowsEverySignal(t *testing.T) {
+	t.Parallel()
+	d := startDemo(t)
+	sidecar := d.w.sidecar != nil
+
+	d.waitFor("the refusing Site's notice on its first pass", func() (bool, string) {
+		return d.embeds("no-browser-route", demoHostile) == 1, fmt.Sprint(d.w.sink.Messages())
+	})
+	published := map[string]string{}
+	for _, p := range demoPublished {
+		if p.site == "comix" && !sidecar {
+			continue
+		}
+		id := d.seriesID(p.site, p.file)
+		d.waitFor("a first Latest Chapter for "+p.site, func() (bool, string) {
+			v := d.scalar(`SELECT latest_chapter_num::text FROM series WHERE site = $1 AND series_id = $2`, p.site, id)
+			return v != "", v
+		})
+		published[p.site] = id
+	}
+	owner, ada := d.signIn("owner"), d.signIn("Ada")
+	embers := func() int { return d.page(ada, "/").Find(`[data-testid="ember"]`).Length() }
+	before := embers()
+
+	d.play("publish")
+	d.waitFor("Ada's embers for the new chapters", func() (bool, string) {
+		n := embers()
+		return n >= before+len(published), fmt.Sprintf("%d embers, %d before", n, before)
+	})
+
+	taken := d.seriesID(demoTakenSite, demoTakenFile)
+	d.play("take-down")
+	d.waitFor("a not_found row", func() (bool, string) {
+		v := d.scalar(`SELECT outcome FROM poll_failures WHERE site = $1 AND series_id = $2`, demoTakenSite, taken)
+		return v == "not_found", v
+	})
+
+	completed := d.seriesID(demoCompletedSite, demoCompletedFile)
+	d.play("complete")
+	d.waitFor("the completion hint", func() (bool, string) {
+		v := d.scalar(`SELECT (site_completed_at > 0)::text FROM series WHERE site = $1 AND series_id = $2`, demoCompletedSite, completed)
+		return v == "true", v
+	})
+	if n := d.page(owner, "/admin/series?filter=site-completed").Find(`[data-series-id="` + completed + `"]`).Length(); n == 0 {
+		t.Errorf("the site-completed list does not show %s/%s", demoCompletedSite, completed)
+	}
+
+	d.play("sighting")
+	d.waitFor("the Sighting's number on its Series", func() (bool, string) {
+		v := d.scalar(`SELECT latest_raised_by FROM series WHERE site = $1 AND series_id = $2`, demoSightedSite, d.seriesID(demoSightedSite, demoSightedFile))
+		return v == demoReaders[0].ID, v
+	})
+
+	d.play("relayout")
+	d.play("quiet")
+	if sidecar {
+		d.play("sidecar-stop")
+	}
+	d.waitFor("no_chapter on every "+demoRelaidSite+" Series", func() (bool, string) {
+		v := d.scalar(`SELECT count(*)::text FROM poll_failures WHERE site = $1 AND outcome = 'no_chapter'`, demoRelaidSite)
+		return v == fmt.Sprint(len(d.w.sites[demoRelaidSite].Series)), v
+	})
+	d.waitFor("a stall pass of "+demoQuietSite, func() (bool, string) {
+		v := d.scalar(`SELECT count(*)::text FROM poll_passes WHERE site = $1 AND skip = '' AND due > 0 AND checked = 0 AND refused = 0`, demoQuietSite)
+		return v != "0", v
+	})
+
+	d.play("skip")
+	d.waitFor("one embed each for the faults past ownerWindow", func() (bool, string) {
+		ok := d.embeds("adapter-broken", demoRelaidSite) == 1 && d.embeds("stall", demoQuietSite) == 1
+		if sidecar {
+			ok = ok && d.embeds("sidecar-down", "") == 1
+		}
+		return ok, fmt.Sprint(d.w.sink.Messages())
+	})
+	verdict := d.page(owner, "/admin").Find(`[data-testid="verdict"]`).Text()
+	for _, want := range []string{demoRelaidSite, demoQuietSite, demoHostile} {
+		if !strings.Contains(verdict, want) {
+			t.Errorf("the verdict line does not name %s: %q", want, verdict)
+		}
+	}
+	if n := d.page(owner, "/admin/series?filter=failing").Find(`[data-series-id="` + taken + `"]`).Length(); n == 0 {
+		t.Errorf("the failing list does not show the taken-down Series after 13 hours")
+	}
+	if n := d.page(owner, "/admin/series?filter=unverified").Find(`[data-series-id="` + taken + `"]`).Length(); n == 0 {
+		t.Errorf("the unverified list does not show the Series whose reported number no Poll confirms")
+	}
+	if d.page(owner, "/admin/demo/notices").Find(`[data-testid="demo-notice"]`).Length() < 3 {
+		t.Errorf("the demo's notices page lists fewer than the three embeds received")
+	}
+
+	d.play("recover")
+	d.waitFor("the recovered conditions' notices closed and the not_found row cleared", func() (bool, string) {
+		v := d.scalar(`SELECT string_agg(kind || ':' || site, ',' ORDER BY kind) FROM owner_notices`)
+		gone := d.scalar(`SELECT count(*)::text FROM poll_failures WHERE site = $1 AND series_id = $2`, demoTakenSite, taken)
+		return v == "no-browser-route:"+demoHostile && gone == "0", v + " not_found rows " + gone
+	})
+
+	d.play("quiet-again")
+	d.waitFor("a new stall run", func() (bool, string) {
+		v := d.scalar(`SELECT (skip = '' AND due > 0 AND checked = 0 AND refused = 0)::text FROM poll_passes WHERE site = $1 ORDER BY started_at DESC LIMIT 1`, demoQuietSite)
+		return v == "true", v
+	})
+	d.play("skip-again")
+	d.waitFor("a second stall embed for the second episode", func() (bool, string) {
+		return d.embeds("stall", demoQuietSite) == 2, fmt.Sprint(d.w.sink.Messages())
+	})
+	d.play("answer-again")
+	d.shoot(owner, map[string]string{"admin": "/admin", "notices": "/admin/demo/notices"})
+
+	// Exactly one embed per episode, nothing else.
+	want := map[string]int{"no-browser-route": 1, "adapter-broken": 1, "stall": 2}
+	if sidecar {
+		want["sidecar-down"] = 1
+	}
+	got := map[string]int{}
+	for _, m := range d.w.sink.Messages() {
+		got[m.Footer]++
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("embeds by footer word = %v, want %v: %v", got, want, d.w.sink.Messages())
+	}
+}
+
+// `make demo`'s own command: the demo's own local cluster under DATA_DIR,
+// the guide printed, /healthz answering; on Ctrl-C (the context) every
+// process and port it opened is gone.
+func TestTheDemoCommandStartsWithItsGuideAndStopsEverything(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	dataDir := t.TempDir()
+	env := map[string]string{"LISTEN_ADDR": addr, "DATA_DIR": dataDir, "DATABASE_URL": "postgres://must-not-be-used.invalid/x"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout, stderr syncBuffer
@@ -26,45 +336,110 @@ func TestTheDemoShowsTheWholeSystemWorking(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"mangabookmark", "demo", "--fixtures", "../../adapters/testdata"}, func(k string) string { return env[k] }, nil, &stdout, &stderr)
 	}()
-
-	conn := func() *pgx.Conn {
-		c, err := pgx.Connect(context.Background(), dbURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close(context.Background()) })
-		return c
-	}()
-	type state struct{ chapters, hints, notFound, refusing int }
-	read := func() (s state) {
-		_ = conn.QueryRow(context.Background(), `SELECT
-			(SELECT count(*) FROM series WHERE latest_chapter_num IS NOT NULL),
-			(SELECT count(*) FROM series WHERE site_completed_at > 0),
-			(SELECT count(*) FROM poll_failures WHERE outcome = 'not_found'),
-			(SELECT count(*) FROM poll_lanes WHERE site = 'novelfull' AND refuse_until > 0)`).Scan(&s.chapters, &s.hints, &s.notFound, &s.refusing)
-		return s
-	}
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(120 * time.Second)
 	for {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
 		select {
 		case err := <-done:
-			t.Fatalf("the demo stopped: %v\n%s", err, stderr.String())
+			t.Fatalf("the demo stopped: %v\n%s\n%s", err, stdout.String(), stderr.String())
 		default:
 		}
-		s := read()
-		if s.chapters >= 10 && s.hints >= 4 && s.notFound == 1 && s.refusing == 1 && strings.Contains(stdout.String(), "owner notice [no-browser-route] novelfull") {
-			break
-		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after 60 s: %+v\nstdout:\n%s\nstderr:\n%s", s, stdout.String(), stderr.String())
+			t.Fatalf("no /healthz within 120 s\n%s\n%s", stdout.String(), stderr.String())
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond)
+	}
+	guide := stdout.String()
+	for _, want := range []string{
+		"everything runs on this machine's loopback",
+		"the demo's own cluster in " + dataDir + "/demo",
+		"owner notice [<word>]",
+		"demo timeline (minutes after the start):",
+		"The clock skips 13 hours",
+		"  owner  http://" + addr + "/login/",
+		"  Ada    http://" + addr + "/login/",
+	} {
+		if !strings.Contains(guide, want) {
+			t.Errorf("the guide lacks %q:\n%s", want, guide)
+		}
+	}
+	var ports []string
+	for _, m := range regexp.MustCompile(`(?m)^  stand-in\s+\S+\s+http://(\S+)$`).FindAllStringSubmatch(guide, -1) {
+		ports = append(ports, m[1])
+	}
+	if m := regexp.MustCompile(`sidecar\s+headless Chromium on ws://(\S+) `).FindStringSubmatch(guide); m != nil {
+		ports = append(ports, m[1])
+	}
+	if len(ports) < 6 {
+		t.Fatalf("the guide names %d stand-in addresses, want six:\n%s", len(ports), guide)
 	}
 	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("the demo did not stop cleanly: %v", err)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the demo did not stop cleanly: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the demo did not stop within 60 s of Ctrl-C")
 	}
-	if n := strings.Count(stdout.String(), "owner notice ["); n != 1 {
-		t.Errorf("%d owner notices, want exactly the one the history calls for:\n%s", n, stdout.String())
+	for _, p := range append(ports, addr) {
+		if c, err := net.DialTimeout("tcp", p, time.Second); err == nil {
+			c.Close()
+			t.Errorf("%s still answers after the demo stopped", p)
+		}
+	}
+}
+
+// shoot saves each page, as the signed-in client sees it, at desktop and
+// phone widths in both schemes, under artifacts/demo (kept by CI, never
+// committed).
+func (d *demoRun) shoot(c *http.Client, pages map[string]string) {
+	d.t.Helper()
+	browser := chromiumtest.Start(d.t, "--hide-scrollbars")
+	dir := filepath.Join("..", "..", "artifacts", "demo")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		d.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	allocCtx, cancelAlloc := remote.NewAllocator(ctx, browser.WSURL)
+	defer cancelAlloc()
+	tab, cancelTab := chromedp.NewContext(allocCtx)
+	defer cancelTab()
+	u, _ := url.Parse(d.base)
+	for _, ck := range c.Jar.Cookies(u) {
+		if _, err := chromedp.Call(tab, network.SetCookie, network.SetCookieParams{Name: ck.Name, Value: ck.Value, URL: d.base}); err != nil {
+			d.t.Fatal(err)
+		}
+	}
+	for name, path := range pages {
+		for _, scheme := range []string{"light", "dark"} {
+			for _, v := range []struct {
+				w, h int64
+				kind string
+			}{{1280, 900, "desktop"}, {390, 844, "phone"}} {
+				_, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+					Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+				if err == nil {
+					err = chromedp.Do(tab, chromedp.EmulateViewport(v.w, v.h), chromedp.Navigate(d.base+path), chromedp.WaitVisible(chromedp.CSS("main")))
+				}
+				var buf []byte
+				if err == nil {
+					buf, err = chromedp.Run(tab, chromedp.FullScreenshot(100))
+				}
+				if err == nil {
+					err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s-%s.png", name, v.kind, scheme)), buf, 0o644)
+				}
+				if err != nil {
+					d.t.Fatalf("screenshot of %s: %v", path, err)
+				}
+			}
+		}
 	}
 }

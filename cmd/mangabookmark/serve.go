@@ -25,6 +25,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/localpg"
+	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
@@ -37,6 +38,29 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 	cfg, err := loadConfig(getenv)
 	if err != nil {
 		return err
+	}
+	return serve(ctx, cfg, stdout, stderr, serveOptions{})
+}
+
+// serveOptions are what `demo` changes about a server; the zero value is
+// the server `serve` runs.
+type serveOptions struct {
+	// now is the clock of the Lanes, the owner notices and the pages; nil
+	// is time.Now.
+	now func() time.Time
+	// pace, when set, is every Site's poll pace and a Lane's longest rest.
+	pace time.Duration
+	// demo is the demo's webhook sink, shown on a page of its own.
+	demo handlers.DemoSink
+	// ready is called once the server listens, with its store.
+	ready func(st *store.Store)
+	// ownLinks: the caller prints its own sign-in links (the demo).
+	ownLinks bool
+}
+
+func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOptions) error {
+	if o.now == nil {
+		o.now = time.Now
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 
@@ -62,7 +86,8 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 	deps := handlers.Deps{
 		Store:         st,
 		Logger:        log,
-		Now:           time.Now,
+		Now:           o.now,
+		Demo:          o.demo,
 		PublicBaseURL: cfg.PublicBaseURL,
 		OwnerID:       cfg.OwnerDiscordID,
 		SessionKey:    sessionKey,
@@ -90,6 +115,7 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 		PublicBaseURL: cfg.PublicBaseURL,
 		BrowserSites:  cfg.BrowserSites,
 		Logger:        log,
+		Now:           o.now,
 	}
 	notifier, err := notify.New(notices)
 	if err != nil {
@@ -114,6 +140,14 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 	lanes := poller.New(st.Lanes(), reader, log)
 	lanes.Spacing = cfg.PollSpacing
 	lanes.Notifier = notifier.Hook()
+	lanes.Now = o.now
+	if o.pace > 0 {
+		lanes.PollEvery = map[string]time.Duration{}
+		for _, site := range word.SiteNames() {
+			lanes.PollEvery[site] = o.pace
+		}
+		lanes.DefaultRest, lanes.MinRest, lanes.BrowserDownFor = o.pace, o.pace, o.pace
+	}
 	deps.Reads = lanes    // Test read: the Lanes' own read path and spacing
 	lanes.Covers = reader // covers are fetched while each Lane rests
 	lanesCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
@@ -144,9 +178,12 @@ func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Wr
 	go func() { served <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "public_base_url", cfg.PublicBaseURL)
 	fmt.Fprintf(stdout, "mangabookmark is running on %s\n", cfg.PublicBaseURL)
+	if o.ready != nil {
+		o.ready(st)
+	}
 
-	if !cfg.OAuth() {
-		link, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, cfg.OwnerDiscordID, time.Now())
+	if !cfg.OAuth() && !o.ownLinks {
+		link, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, cfg.OwnerDiscordID, o.now())
 		if err != nil {
 			log.Error("could not create the owner sign-in link", "err", err)
 		} else {
