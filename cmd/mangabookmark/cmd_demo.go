@@ -137,7 +137,7 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 	ready := func(st *store.Store) {
 		w.sight = func(ctx context.Context, site, file string) error { return seed.sight(ctx, cfg, st, w, site, file) }
 		w.lastSkip = func(ctx context.Context, site string) (word.Skip, error) {
-			rows, err := st.ListPasses(ctx, site, o.clock.Now().Add(-time.Hour).UnixMilli())
+			rows, err := st.ListPasses(ctx, site, o.clock.Now().Add(-time.Hour))
 			if err != nil || len(rows) == 0 {
 				return "", err
 			}

@@ -50,30 +50,29 @@ func seedDemo(ctx context.Context, dbURL string, sites []*demoSite, now time.Tim
 		return nil, err
 	}
 	defer st.Close()
-	history, err := st.ListPasses(ctx, demoHostile, now.Add(-30*24*time.Hour).UnixMilli())
+	history, err := st.ListPasses(ctx, demoHostile, now.Add(-30*24*time.Hour))
 	if err != nil {
 		return nil, err
 	}
 	if keep && len(history) > 0 {
 		return seed, nil
 	}
-	ms := now.UnixMilli()
 	for _, ds := range sites {
 		a, _ := adapters.ByName(ds.Site)
 		for _, s := range ds.Series {
-			if err := st.CreateSeries(ctx, store.Series{Site: ds.Site, SeriesID: s.Ref.SeriesID, URL: s.Ref.URL, Kind: a.Kind()}, ms); err != nil {
+			if err := st.CreateSeries(ctx, store.Series{Site: ds.Site, SeriesID: s.Ref.SeriesID, URL: s.Ref.URL, Kind: a.Kind()}, now); err != nil {
 				return nil, err
 			}
 		}
 	}
 	for _, rd := range demoReaders {
-		if err := seed.seedReader(ctx, st, rd, ms); err != nil {
+		if err := seed.seedReader(ctx, st, rd, now); err != nil {
 			return nil, err
 		}
 	}
 	// Yesterday's passes of the hostile Site: refused, every hour.
 	for at := now.Add(-demoHistory); at.Before(now); at = at.Add(time.Hour) {
-		if err := st.InsertPass(ctx, store.PassRow{Site: demoHostile, StartedAt: at.UnixMilli(), FinishedAt: at.UnixMilli(), Due: 2, Counts: word.Counts{Refused: 2}}); err != nil {
+		if err := st.InsertPass(ctx, store.PassRow{Site: demoHostile, StartedAt: at, FinishedAt: at, Due: 2, Counts: word.Counts{Refused: 2}}); err != nil {
 			return nil, err
 		}
 	}
@@ -82,8 +81,8 @@ func seedDemo(ctx context.Context, dbURL string, sites []*demoSite, now time.Tim
 
 // seedReader gives one Reader a Bookmark on each named page of every Site,
 // Progress set `behind` chapters before the page's Latest Chapter.
-func (seed *demoSeed) seedReader(ctx context.Context, st *store.Store, rd demoReader, ms int64) error {
-	if err := st.UpsertReader(ctx, store.Reader{DiscordID: rd.ID, Name: rd.Name}, ms); err != nil {
+func (seed *demoSeed) seedReader(ctx context.Context, st *store.Store, rd demoReader, now time.Time) error {
+	if err := st.UpsertReader(ctx, store.Reader{DiscordID: rd.ID, Name: rd.Name}, now); err != nil {
 		return err
 	}
 	for _, ds := range seed.sites {
@@ -92,7 +91,7 @@ func (seed *demoSeed) seedReader(ctx context.Context, st *store.Store, rd demoRe
 			if !ok {
 				continue
 			}
-			if err := st.AddBookmark(ctx, rd.ID, ds.Site, s.Ref.SeriesID, ms); err != nil {
+			if err := st.AddBookmark(ctx, rd.ID, ds.Site, s.Ref.SeriesID, now); err != nil {
 				return err
 			}
 			f, _ := readPage(ds.Site, s.Ref, ds.original[s.Path])
@@ -101,7 +100,7 @@ func (seed *demoSeed) seedReader(ctx context.Context, st *store.Store, rd demoRe
 			}
 			latest, _ := strconv.ParseFloat(f.LatestChapter, 64)
 			num := strconv.FormatFloat(max(latest-float64(behind), 1), 'f', -1, 64)
-			if _, err := st.SetProgress(ctx, rd.ID, ds.Site, s.Ref.SeriesID, num, "", false, ms); err != nil {
+			if _, err := st.SetProgress(ctx, rd.ID, ds.Site, s.Ref.SeriesID, num, "", false, now); err != nil {
 				return err
 			}
 		}
@@ -140,7 +139,7 @@ func (seed *demoSeed) sight(ctx context.Context, cfg Config, st *store.Store, w 
 		return err
 	}
 	token, hash := handlers.NewAPIToken(tokenKey)
-	if _, err := st.CreateToken(ctx, demoReaders[0].ID, hash, "demo userscript", w.clock.Now().UnixMilli()); err != nil {
+	if _, err := st.CreateToken(ctx, demoReaders[0].ID, hash, "demo userscript", w.clock.Now()); err != nil {
 		return err
 	}
 	body, _ := json.Marshal(map[string]any{"url": s.Ref.URL, "chapters": []float64{latest + demoSightingAhead}})
