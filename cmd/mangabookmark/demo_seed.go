@@ -108,7 +108,8 @@ func (seed *demoSeed) seedReader(ctx context.Context, st *store.Store, rd demoRe
 	return nil
 }
 
-// printLinks prints a fresh sign-in link for the owner and for Ada. The
+// printLinks prints a fresh sign-in link for the owner, for Ada and for Ben
+// (who reads in the reading room). The
 // demo prints them again after each clock skip: a link lives 15 minutes on
 // the demo's clock.
 func (seed *demoSeed) printLinks(ctx context.Context, out io.Writer, cfg Config, st *store.Store, now time.Time) error {
@@ -116,11 +117,14 @@ func (seed *demoSeed) printLinks(ctx context.Context, out io.Writer, cfg Config,
 	if err != nil {
 		return fmt.Errorf("demo: owner sign-in link: %w", err)
 	}
-	ada, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, demoReaders[0].ID, now)
-	if err != nil {
-		return fmt.Errorf("demo: reader sign-in link: %w", err)
+	fmt.Fprintf(out, "demo: sign-in links (single use, valid %s on the demo's clock):\n  owner  %s\n", handlers.LoginLinkTTL, owner)
+	for _, rd := range demoReaders[:2] {
+		link, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, rd.ID, now)
+		if err != nil {
+			return fmt.Errorf("demo: reader sign-in link: %w", err)
+		}
+		fmt.Fprintf(out, "  %-6s %s\n", rd.Name, link)
 	}
-	fmt.Fprintf(out, "demo: sign-in links (single use, valid %s on the demo's clock):\n  owner  %s\n  Ada    %s\n", handlers.LoginLinkTTL, owner, ada)
 	return nil
 }
 
@@ -134,12 +138,8 @@ func (seed *demoSeed) sight(ctx context.Context, cfg Config, st *store.Store, w 
 	}
 	f, _ := readPage(site, s.Ref, ds.original[s.Path])
 	latest, _ := strconv.ParseFloat(f.LatestChapter, 64)
-	tokenKey, err := keyFor(cfg.TokenKey, cfg.DataDir, "token.key")
+	token, err := demoToken(ctx, cfg, st, demoReaders[0].ID, w.clock.Now())
 	if err != nil {
-		return err
-	}
-	token, hash := handlers.NewAPIToken(tokenKey)
-	if _, err := st.CreateToken(ctx, demoReaders[0].ID, hash, "demo userscript", w.clock.Now()); err != nil {
 		return err
 	}
 	body, _ := json.Marshal(map[string]any{"url": s.Ref.URL, "chapters": []float64{latest + demoSightingAhead}})
@@ -158,6 +158,42 @@ func (seed *demoSeed) sight(ctx context.Context, cfg Config, st *store.Store, w 
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return fmt.Errorf("demo: the Sighting answered %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))
 	}
+	return nil
+}
+
+// demoToken makes a userscript token for a demo Reader, as /tokens does.
+func demoToken(ctx context.Context, cfg Config, st *store.Store, readerID string, now time.Time) (string, error) {
+	tokenKey, err := keyFor(cfg.TokenKey, cfg.DataDir, "token.key")
+	if err != nil {
+		return "", err
+	}
+	token, hash := handlers.NewAPIToken(tokenKey)
+	if _, err := st.CreateToken(ctx, readerID, hash, "demo userscript", now); err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// openRoom gives the reading room its Reader's token and prints where it is:
+// the chapter after the one the Reader has reached.
+func (seed *demoSeed) openRoom(ctx context.Context, out io.Writer, cfg Config, st *store.Store, w *demoWorld) error {
+	rd := demoRoomReader()
+	token, err := demoToken(ctx, cfg, st, rd.ID, w.clock.Now())
+	if err != nil {
+		return err
+	}
+	if err := w.room.set(cfg.PublicBaseURL, token); err != nil {
+		return err
+	}
+	ds := w.sites[demoRoomSite]
+	s, err := ds.series(demoRoomFile)
+	if err != nil {
+		return err
+	}
+	f, _ := readPage(ds.Site, s.Ref, ds.original[s.Path])
+	latest, _ := strconv.ParseFloat(f.LatestChapter, 64)
+	start := int(latest) - rd.behind[demoRoomFile] + 1
+	fmt.Fprintf(out, "demo: the reading room (the userscript on a stand-in chapter page, read as %s): %s%s%d\n", rd.Name, ds.server.URL(), demoRoomPath, start)
 	return nil
 }
 
