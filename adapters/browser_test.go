@@ -23,9 +23,11 @@ func browserReader(t *testing.T, site string, srv *siteServer, ws string, tweak 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Generous bounds: a loaded 2-core CI machine runs Chromium slowly, and a
+	// passing case ends as soon as its page is ready, never at the bound.
 	o := ReaderOptions{
 		BaseURLs: bases, BrowserSites: map[string]bool{site: true}, BrowserWSURL: ws,
-		Timeout: 10 * time.Second, ChallengeWait: 3 * time.Second,
+		Timeout: 30 * time.Second, ChallengeWait: 10 * time.Second,
 	}
 	if tweak != nil {
 		tweak(&o)
