@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 )
@@ -27,10 +28,11 @@ import (
 // A sidecar that cannot be dialled, or whose connection drops mid-Poll, is
 // ErrUnreachable, so the Poll can mark the browser down. The sidecar resolves and
 // connects on its own, so the gate checks the host before the navigation (it
-// must resolve to public addresses here), pauses every top-level document
-// request in the tab (each redirect hop) to check its address and resolve its
-// host the same way, and checks the final document address after; the
-// sidecar's own DNS answer is outside the gate's reach.
+// must resolve to public addresses here), pauses every request the tab makes
+// (each redirect hop of the document, every frame and subresource) to check
+// its address and resolve its host the same way, and checks the final
+// document address after; the sidecar's own DNS answer, and what a worker
+// opens, are outside the gate's reach (docs/adr/0006).
 
 // browserPoll is how often the page is looked at while waiting.
 const browserPoll = 250 * time.Millisecond
@@ -125,7 +127,9 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 		return fetchResult{}, fmt.Errorf("%w: could not connect to the sidecar", ErrUnreachable)
 	}
 
-	g, err := guardDocuments(tab, func(u *url.URL) (*url.URL, error) { return b.checkDocument(tab, fr, u) })
+	g, err := guardRequests(tab,
+		func(u *url.URL) (*url.URL, error) { return b.checkDocument(tab, fr, u) },
+		b.cachedSubresourceCheck(tab, fr))
 	if err != nil {
 		return fetchResult{}, b.failure(ctx, tab, "setting up the gate", err)
 	}
@@ -323,13 +327,65 @@ func (b *browserFetcher) checkDocument(ctx context.Context, fr fetchRequest, u *
 	return to, b.dial.checkHostPublic(ctx, to)
 }
 
-// guardDocuments pauses every request for the tab's top-level document (the
-// navigation, each redirect hop, a challenge's reload) and lets it continue only
-// if check passes it (to the address check returns), so a redirect to an
-// address the gate refuses never leaves the sidecar. Frames and subresources
-// are not paused: a challenge's own frames must load, and the Poll reads only
-// the top document.
-func guardDocuments(tab context.Context, check func(*url.URL) (*url.URL, error)) (*docGuard, error) {
+// challengeHosts are the hosts a Site's challenge provider loads its own
+// scripts and frames from (Cloudflare's Turnstile); a browser Poll may reach
+// them as well as the Site's own hosts.
+var challengeHosts = []string{"challenges.cloudflare.com"}
+
+// checkSubresource is the gate for every other request a Poll's tab makes
+// (frames, images, scripts, fetch/XHR, a frame's own navigations): the
+// Site's own https hosts or its challenge provider's, resolving to public
+// addresses here, or under SITE_BASE_URLS the operator's host as given.
+// Anything else — another host, a literal private, loopback or link-local
+// address — never leaves the sidecar (docs/adr/0006).
+func (b *browserFetcher) checkSubresource(ctx context.Context, fr fetchRequest, u *url.URL) error {
+	if fr.Base != nil && u.Scheme == fr.Base.Scheme && hostPort(u) == hostPort(fr.Base) && u.User == nil {
+		return nil
+	}
+	if err := checkSiteURL(fr.Adapter, u); err != nil {
+		if u.Scheme != "https" || u.User != nil || (u.Port() != "" && u.Port() != "443") || !hostIn(u.Hostname(), challengeHosts) {
+			return err
+		}
+	}
+	return b.dial.checkHostPublic(ctx, u)
+}
+
+// cachedSubresourceCheck is checkSubresource with one answer per scheme and
+// host:port for the Poll, so a page of a hundred images resolves its image
+// host once. The paused requests are handled one at a time, so the map needs
+// no lock.
+func (b *browserFetcher) cachedSubresourceCheck(tab context.Context, fr fetchRequest) func(*url.URL) error {
+	seen := map[string]error{}
+	return func(u *url.URL) error {
+		if u.User != nil {
+			return fmt.Errorf("%w: the address carries user-info", ErrGate)
+		}
+		key := u.Scheme + "://" + hostPort(u)
+		if err, ok := seen[key]; ok {
+			return err
+		}
+		err := b.checkSubresource(tab, fr, u)
+		seen[key] = err
+		return err
+	}
+}
+
+// wsBlock runs in every frame of a Poll's tab before the page's own
+// scripts: the Fetch domain does not pause WebSocket handshakes, so the
+// constructor is taken away instead (a page reading chapter lists needs no
+// socket). Workers are outside its reach; see docs/adr/0006.
+const wsBlock = `(() => {
+  const refuse = function () { throw new DOMException('WebSocket refused by mangabookmark', 'SecurityError'); };
+  Object.defineProperty(window, 'WebSocket', { value: refuse, writable: false, configurable: false });
+})()`
+
+// guardRequests pauses every request the tab makes and lets it continue
+// only if the gate passes it: the top-level document (the navigation, each
+// redirect hop, a challenge's reload) through checkDoc, which may rewrite it
+// onto SITE_BASE_URLS, and every frame and subresource through checkSub. A
+// refused document fails the Poll (refused reports it); a refused
+// subresource is only blocked, and the page goes on without it.
+func guardRequests(tab context.Context, checkDoc func(*url.URL) (*url.URL, error), checkSub func(*url.URL) error) (*docGuard, error) {
 	g := &docGuard{}
 	c := chromedp.FromContext(tab)
 	if c == nil || c.Target == nil {
@@ -337,10 +393,10 @@ func guardDocuments(tab context.Context, check func(*url.URL) (*url.URL, error))
 	}
 	mainFrame := string(c.Target.TargetID)
 	paused := chromedp.Events(tab, fetch.RequestPaused)
-	_, err := chromedp.Call(tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
-		{URLPattern: "*", ResourceType: network.ResourceTypeDocument},
-	}})
-	if err != nil {
+	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: wsBlock}); err != nil {
+		return nil, err
+	}
+	if _, err := chromedp.Call(tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
 		return nil, err
 	}
 	go func() {
@@ -348,28 +404,47 @@ func guardDocuments(tab context.Context, check func(*url.URL) (*url.URL, error))
 			if err != nil {
 				return
 			}
+			if ev.Request == nil {
+				chromedp.Call(tab, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+				continue
+			}
+			top := string(ev.FrameID) == mainFrame && ev.ResourceType == network.ResourceTypeDocument
+			to, err := pausedVerdict(ev.Request.URL, top, checkDoc, checkSub)
+			if err != nil {
+				if top {
+					g.refuse(err)
+				}
+				chromedp.Call(tab, fetch.FailRequest, fetch.FailRequestParams{
+					RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient,
+				})
+				continue
+			}
 			next := fetch.ContinueRequestParams{RequestID: ev.RequestID}
-			if string(ev.FrameID) == mainFrame && ev.Request != nil {
-				u, perr := url.Parse(ev.Request.URL)
-				var to *url.URL
-				if perr == nil {
-					to, perr = check(u)
-				} else {
-					perr = fmt.Errorf("%w: unreadable address", ErrGate)
-				}
-				if perr != nil {
-					g.refuse(perr)
-					chromedp.Call(tab, fetch.FailRequest, fetch.FailRequestParams{
-						RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient,
-					})
-					continue
-				}
-				if to != u { // rewritten onto SITE_BASE_URLS
-					next.URL = to.String()
-				}
+			if to != "" { // rewritten onto SITE_BASE_URLS
+				next.URL = to
 			}
 			chromedp.Call(tab, fetch.ContinueRequest, next)
 		}
 	}()
 	return g, nil
+}
+
+// pausedVerdict is the gate's answer for one paused request: an error to
+// block it, else the address to send it to instead ("" for unchanged).
+func pausedVerdict(raw string, top bool, checkDoc func(*url.URL) (*url.URL, error), checkSub func(*url.URL) error) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("%w: unreadable address", ErrGate)
+	}
+	if !top {
+		return "", checkSub(u)
+	}
+	to, err := checkDoc(u)
+	if err != nil {
+		return "", err
+	}
+	if to != u {
+		return to.String(), nil
+	}
+	return "", nil
 }

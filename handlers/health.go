@@ -22,3 +22,12 @@ func handleHealthz(d Deps) http.Handler {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 }
+
+// handleHealthzOptions says what the probe answers, without asking the
+// database.
+func handleHealthzOptions() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", "GET, HEAD, OPTIONS")
+		w.WriteHeader(http.StatusNoContent)
+	})
+}

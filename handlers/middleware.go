@@ -3,7 +3,9 @@ package handlers
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -98,20 +100,57 @@ func securityHeaders(next http.Handler) http.Handler {
 	})
 }
 
-// csrf rejects cross-origin state changes (Go's CrossOriginProtection, which
-// reads Sec-Fetch-Site and Origin). The userscript API authenticates with a
-// bearer token, not a cookie, and is called from the Sites' pages, so it is
-// exempt.
-func csrf(log *slog.Logger) func(http.Handler) http.Handler {
-	cop := http.NewCrossOriginProtection()
-	cop.AddInsecureBypassPattern("/api/")
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// csrf rejects cross-origin state changes: Go's CrossOriginProtection
+// (Sec-Fetch-Site, then Origin against Host) first, then, where the public
+// address is known, an Origin that differs from it in scheme, host or port
+// (the standard check compares hosts only, so an https page could post to
+// the http server). The userscript API authenticates with a bearer token,
+// not a cookie, and is called from the Sites' pages, so it is outside both.
+func csrf(log *slog.Logger, publicBaseURL string) func(http.Handler) http.Handler {
+	deny := func(w http.ResponseWriter, r *http.Request) {
 		// Routing has not run yet, so there is no pattern: log the first path
 		// segment only (the rest of /login/{token} is a sign-in secret).
-		log.Warn("cross-origin request refused", "method", r.Method, "route", firstSegment(r.URL.Path), "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))
+		log.Warn("cross-origin request refused", "method", r.Method, "route", firstSegment(r.URL.Path),
+			"sec_fetch_site", r.Header.Get("Sec-Fetch-Site"), "origin", r.Header.Get("Origin"))
 		http.Error(w, "Cross-origin request refused.", http.StatusForbidden)
-	}))
-	return cop.Handler
+	}
+	cop := http.NewCrossOriginProtection()
+	cop.AddInsecureBypassPattern(apiPrefix)
+	cop.SetDenyHandler(http.HandlerFunc(deny))
+	public := origin(publicBaseURL)
+	return func(next http.Handler) http.Handler {
+		whole := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			o := r.Header.Get("Origin")
+			if public != "" && o != "" && !safeMethod(r.Method) && !strings.HasPrefix(r.URL.Path, apiPrefix) && origin(o) != public {
+				deny(w, r)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+		return cop.Handler(whole)
+	}
+}
+
+// apiPrefix is the userscript API's subtree, outside the cross-origin checks.
+const apiPrefix = "/api/"
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// origin is the scheme://host:port of an absolute http(s) address, with the
+// scheme's default port written out and the host in lower case; "" when s
+// is not one.
+func origin(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // firstSegment is "/login/…" for "/login/abc": enough to say what was refused.

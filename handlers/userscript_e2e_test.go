@@ -296,8 +296,23 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	}
 	// A page load while the server is away reads from the cache and says so.
 	open("/comics/nano-machine-7f873ca6/chapter/6")
+	panelWaits("a chapter page opens collapsed, offline and pending", `t.includes('offline') && t.includes('⟳ 1 pending') && !t.includes('Bookmarked')`)
+	click("mb-expand")
 	panelWaits("the panel reads the cache, offline", `t.includes('offline · as of') && t.includes('Bookmarked') && t.includes('⟳ 1 pending')`)
 	shot("04-chapter-offline")
+
+	// Scrolling down mid-chapter, the panel steps aside; scrolling up brings it back.
+	_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 0); true`))
+	step("to the top", err)
+	_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 1500); true`))
+	step("read on", err)
+	_, err = chromedp.Run(tab, chromedp.Poll[bool](`document.querySelector('mangabookmark-panel').hasAttribute('data-reading') && !!document.querySelector('mangabookmark-panel').shadowRoot.querySelector('[data-testid="mb-expand"]')`,
+		chromedp.WithPollingTimeout(10*time.Second)))
+	step("the panel collapses and steps aside while the Reader reads on", err)
+	_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 500); true`))
+	step("scroll back", err)
+	_, err = chromedp.Run(tab, chromedp.Poll[bool](`!document.querySelector('mangabookmark-panel').hasAttribute('data-reading')`, chromedp.WithPollingTimeout(10*time.Second)))
+	step("the panel is back on scrolling up", err)
 
 	// The server comes back; the next page load drains the queue.
 	api.start()

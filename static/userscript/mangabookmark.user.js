@@ -1,7 +1,7 @@
 // ==UserScript==
 // @name         MangaBookmark
 // @namespace    https://github.com/mangabookmark/mangabookmark
-// @version      1.0.3
+// @version      1.0.4
 // @description  Your group's Bookmarks, Progress and Latest Chapter on the Sites' own pages; Progress recorded as you read.
 // @match        https://*.asurascans.com/*
 // @match        https://*.asuracomic.net/*
@@ -51,7 +51,7 @@
 })(function () {
   'use strict';
 
-  const VERSION = '1.0.3';
+  const VERSION = '1.0.4';
   const BASE_URL = '__BASE_URL__';
 
   // The queue holds at most this many Series; past it the oldest Sightings go
@@ -681,6 +681,7 @@ button.primary { border-color: var(--accent); color: var(--accent); }
 .ember { color: var(--ember); font-weight: 700; }
 .msg { margin-top: 6px; padding: 6px; border-left: 3px solid var(--danger); background: color-mix(in srgb, var(--danger) 10%, transparent); }
 .msg button { margin-top: 4px; }
+:host([data-reading]) { opacity: 0; pointer-events: none; transition: opacity .2s; }
 .pill { display: inline-flex; align-items: center; gap: 6px; padding: 2px 10px; min-height: 28px; border-radius: 999px; background: var(--bg); color: var(--fg); border: 1px solid var(--line); box-shadow: 0 1px 6px rgba(0,0,0,.25); cursor: pointer; }
 a { color: var(--accent); }
 `;
@@ -829,8 +830,9 @@ a { color: var(--accent); }
         view.collapsed = state.collapsed;
         view.message = state.message;
         renderPanel(host, view, {
-          collapse: async () => { state.collapsed = true; await gm.set(KEY.collapsed, true); c.redraw(); },
-          expand: async () => { state.collapsed = false; await gm.set(KEY.collapsed, false); c.redraw(); },
+          // Remembered for Series pages only; chapter pages always open collapsed.
+          collapse: async () => { state.collapsed = true; if (!here.chapterPage) await gm.set(KEY.collapsed, true); c.redraw(); },
+          expand: async () => { state.collapsed = false; if (!here.chapterPage) await gm.set(KEY.collapsed, false); c.redraw(); },
           dismiss: () => c.say(''),
           bookmark: () => c.bookmark(),
         });
@@ -860,9 +862,15 @@ a { color: var(--accent); }
           host.setAttribute('data-theme', pageTheme(win));
           win.document.documentElement.append(host);
         }
-        state.collapsed = here.chapterPage ? (await gm.get(KEY.collapsed, true)) !== false : (await gm.get(KEY.collapsed, false)) === true;
+        // A chapter page opens collapsed whatever was chosen elsewhere: the
+        // page is for reading.
+        state.collapsed = here.chapterPage || (await gm.get(KEY.collapsed, false)) === true;
+        host.removeAttribute('data-reading');
         await c.refresh();
-        if (here.chapterPage) watchReading(win, here, s, state, c.redraw, armed.signal);
+        if (here.chapterPage) {
+          watchReading(win, here, s, state, c.redraw, armed.signal);
+          stepAside(win, host, state, c.redraw, armed.signal);
+        }
         if (state.known) reportSightings(win, here, s, gm);
       },
       // bookmark creates the Bookmark (and the Series, if the server does
@@ -1013,6 +1021,26 @@ a { color: var(--accent); }
       const go = () => win.location.assign(a.href);
       Promise.race([record(), new Promise((r) => win.setTimeout(r, 3000))]).then(go, go);
     }, { capture: true, signal });
+  }
+
+  // stepAside keeps the panel off the reading area on a chapter page: while
+  // the Reader scrolls down it collapses and fades out; scrolling up, or
+  // reaching the chapter's end, brings it back. A message stays in view.
+  function stepAside(win, host, state, redraw, signal) {
+    let lastY = win.scrollY;
+    win.addEventListener('scroll', () => {
+      const down = win.scrollY > lastY + 4;
+      const up = win.scrollY < lastY - 4;
+      if (!down && !up) return;
+      lastY = win.scrollY;
+      const reading = down && !state.message && readShare(win) < READ_SHARE;
+      if (reading && !state.collapsed) {
+        state.collapsed = true;
+        redraw();
+      }
+      if (reading) host.setAttribute('data-reading', '');
+      else host.removeAttribute('data-reading');
+    }, { passive: true, signal });
   }
 
   // reportSightings sends the page's chapter numbers once per new highest.
