@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,8 +26,12 @@ func TestACoverIsKeptOnlyWhenItIsASmallImageOnAnAllowedHost(t *testing.T) {
 		case "/ok.png":
 			w.Header().Set("Content-Type", "text/html") // the header is not believed
 			_, _ = w.Write(pngPixel)
-		case "/large.jpg":
-			_, _ = w.Write(append([]byte{0xFF, 0xD8, 0xFF}, bytes.Repeat([]byte{0}, MaxCoverBytes)...))
+		case "/large.jpg", "/large-declared.jpg":
+			body := append([]byte{0xFF, 0xD8, 0xFF}, bytes.Repeat([]byte{0}, MaxCoverBytes)...)
+			if r.URL.Path == "/large-declared.jpg" {
+				w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			}
+			_, _ = w.Write(body)
 		case "/page.jpg":
 			w.Header().Set("Content-Type", "image/jpeg")
 			_, _ = w.Write([]byte("<!doctype html><title>Just a moment...</title>"))
@@ -43,10 +48,12 @@ func TestACoverIsKeptOnlyWhenItIsASmallImageOnAnAllowedHost(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	})
-	// The bound only ends the slow case: a loaded machine may take a while
-	// over the others.
-	rd := readerFor(t, "asurascans", srv, func(o *ReaderOptions) { o.Timeout = 3 * time.Second })
+	rd := readerFor(t, "asurascans", srv, func(o *ReaderOptions) { o.Timeout = 10 * time.Second })
+	impatient := readerFor(t, "asurascans", srv, func(o *ReaderOptions) { o.Timeout = 300 * time.Millisecond })
 	fetch := func(u string) (CoverImage, error) {
+		if strings.HasSuffix(u, "/slow.jpg") {
+			return impatient.FetchCover(context.Background(), "asurascans", u)
+		}
 		return rd.FetchCover(context.Background(), "asurascans", u)
 	}
 	img, err := fetch("https://cdn.asurascans.com/ok.png")
@@ -61,6 +68,7 @@ func TestACoverIsKeptOnlyWhenItIsASmallImageOnAnAllowedHost(t *testing.T) {
 		want      func(error) bool
 	}{
 		{"too large", "https://asurascans.com/large.jpg", func(e error) bool { return errors.Is(e, ErrCoverTooLarge) }},
+		{"declared too large", "https://asurascans.com/large-declared.jpg", func(e error) bool { return errors.Is(e, ErrCoverTooLarge) }},
 		{"not an image", "https://asurascans.com/page.jpg", func(e error) bool { return errors.Is(e, ErrNotImage) }},
 		{"a redirect off the allowed hosts", "https://asurascans.com/away.jpg", func(e error) bool { return errors.Is(e, ErrGate) }},
 		{"slow", "https://asurascans.com/slow.jpg", func(e error) bool { return errors.Is(e, context.DeadlineExceeded) }},

@@ -114,8 +114,8 @@ type Landing struct {
 	Stats   []Stat
 	// Demo is true while `mangabookmark demo` runs: the page links to the
 	// notices its webhook sink received.
-	Demo bool
-	Empty   bool // no Series at all yet: say how the first one arrives
+	Demo  bool
+	Empty bool // no Series at all yet: say how the first one arrives
 }
 
 // BookmarkRow is one Reader's Bookmark on the detail page.

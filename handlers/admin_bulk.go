@@ -76,7 +76,7 @@ func handleBulk(d Deps) http.Handler {
 		}
 		ctx, now := r.Context(), d.now()
 		if f.action == "poll" {
-			n, err := d.Store.ForceMany(ctx, f.picks, now.UnixMilli())
+			n, err := d.Store.ForceMany(ctx, f.picks, now)
 			if err != nil {
 				failStore(w, r, d.Logger, err, "The Polls could not be requested. Nothing was changed; try again.", "admin bulk poll")
 				return
@@ -98,7 +98,7 @@ func handleBulk(d Deps) http.Handler {
 			bulkAnswer(d, w, r, status, f, step, false)
 			return
 		}
-		n, err := d.Store.FinishMany(ctx, f.picks, now.UnixMilli())
+		n, err := d.Store.FinishMany(ctx, f.picks, now)
 		if err != nil {
 			failStore(w, r, d.Logger, err, "The Series could not be finished. Nothing was changed; try again.", "admin bulk finish")
 			return
@@ -119,7 +119,7 @@ func confirmStep(d Deps, r *http.Request, f bulkForm, step *components.BulkStep)
 	step.Confirm = true
 	for _, s := range rows {
 		p := components.BulkPick{Key: s.Site + ":" + s.SeriesID, Title: titleOr(s.Title, s.SeriesID) + " (" + s.Site + ")"}
-		if s.SiteCompletedAt > 0 && s.FinishedAt == 0 {
+		if !s.SiteCompletedAt.IsZero() && s.FinishedAt.IsZero() {
 			p.Hint = s.Site + " marks it completed (seen " + since(now, s.SiteCompletedAt) + " ago)."
 		}
 		step.Picks = append(step.Picks, p)

@@ -87,7 +87,7 @@ func laneRowOf(d Deps, l store.AdminLane, facts laneFacts, now time.Time) compon
 	}
 	laneState(d, l, now, &row)
 	row.Problem = row.StateFault || len(row.Fixes) > 0
-	if l.LastStartedAt == 0 {
+	if l.LastStartedAt.IsZero() {
 		row.LastPass = "never"
 	} else {
 		row.LastPass = fmt.Sprintf("%s ago: %d due, %d checked", since(now, l.LastStartedAt), l.LastDue, l.LastChecked)
@@ -96,7 +96,7 @@ func laneRowOf(d Deps, l store.AdminLane, facts laneFacts, now time.Time) compon
 		}
 	}
 	switch {
-	case l.ForcePollAt > 0 && l.ForcePollAt > l.LastStartedAt:
+	case !l.ForcePollAt.IsZero() && l.ForcePollAt.After(l.LastStartedAt):
 		row.ForcePending = since(now, l.ForcePollAt)
 		row.Live = row.Base + "?was=force"
 	case row.Paused && l.LastSkip != word.SkipPaused:
@@ -153,22 +153,21 @@ func handleAdminLaneRow(d Deps) http.Handler {
 
 // laneState sets the row's state, its end and what it means.
 func laneState(d Deps, l store.AdminLane, now time.Time, row *components.LaneRow) {
-	nowMS := now.UnixMilli()
 	switch {
-	case l.PausedUntil > nowMS:
+	case l.PausedUntil.After(now):
 		row.State, row.StateUntil, row.Paused = "paused until", stamp(now, l.PausedUntil), true
 		row.StateNote = "Your own Pause: no Poll of this Site until then. Resume to poll it now."
-	case l.RefuseUntil > nowMS:
+	case l.RefuseUntil.After(now):
 		row.State, row.StateUntil, row.StateFault = "refusing until", stamp(now, l.RefuseUntil), true
 		row.StateNote = "The Site answered with challenges instead of pages, so the Lane waits and then tries again. " +
 			"A Refusal says nothing about any Series."
 		if !d.browserSite(l.Site) {
 			row.StateNote += " If it lasts over 12 hours it becomes a fault; to fix it, " + word.NoBrowserRoute.Repair(l.Site) + "."
 		}
-	case l.LastSkip == "browser-down":
+	case l.LastSkip == word.SkipBrowserDown:
 		row.State, row.StateFault = "browser down", true
 		row.StateNote = "The browser sidecar did not answer; browser Lanes wait, then try again. To fix: " + word.SidecarDown.Repair("") + "."
-	case l.LastSkip == "no-browser":
+	case l.LastSkip == word.SkipNoBrowser:
 		row.State, row.StateFault = "browser down: no sidecar configured", true
 		row.StateNote = "BROWSER_WS_URL is not set, so this browser Site is not polled. To fix: " + word.SidecarDown.Repair("") + "."
 	default:
@@ -307,7 +306,7 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 
 func handleForceLanePoll(d Deps) http.Handler {
 	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
-		st, msg := storeResult(d, "force lane", d.Store.ForceLanePoll(r.Context(), site, d.now().UnixMilli()))
+		st, msg := storeResult(d, "force lane", d.Store.ForceLanePoll(r.Context(), site, d.now()))
 		return "Pass requested.", st, msg
 	})
 }
@@ -317,7 +316,7 @@ func handlePauseLane(d Deps) http.Handler {
 		choice := r.PostForm.Get("for")
 		for _, c := range pauseChoices {
 			if c.value == choice {
-				st, msg := storeResult(d, "pause lane", d.Store.PauseLane(r.Context(), site, d.now().Add(c.d).UnixMilli()))
+				st, msg := storeResult(d, "pause lane", d.Store.PauseLane(r.Context(), site, d.now().Add(c.d)))
 				return "Paused for " + c.label + ".", st, msg
 			}
 		}
@@ -335,8 +334,8 @@ func handleResumeLane(d Deps) http.Handler {
 // stamp is a future moment as the owner reads it: the clock time (UTC
 // until the page's script shows it in the owner's own zone) and how far off
 // it is.
-func stamp(now time.Time, ms int64) *components.Stamp {
-	t := time.UnixMilli(ms).UTC()
+func stamp(now, t time.Time) *components.Stamp {
+	t = t.UTC()
 	return &components.Stamp{ISO: t.Format(time.RFC3339), UTC: t.Format("2 Jan 15:04") + " UTC", In: word.Age(t.Sub(now))}
 }
 

@@ -36,7 +36,7 @@ func NewReaderLink(ctx context.Context, s *store.Store, baseURL, name string, no
 		return "", err
 	}
 	tok := randomToken()
-	if err := s.CreateLoginLink(ctx, hashToken(tok), id, now.Add(ReaderLinkTTL).UnixMilli(), now.UnixMilli()); err != nil {
+	if err := s.CreateLoginLink(ctx, hashToken(tok), id, now.Add(ReaderLinkTTL), now); err != nil {
 		return "", err
 	}
 	return baseURL + "/login/" + tok, nil
@@ -52,8 +52,8 @@ func showReaders(d Deps, w http.ResponseWriter, r *http.Request, status int, p c
 	for _, rd := range l {
 		row := components.ReaderRow{ID: url.PathEscape(rd.DiscordID), Name: titleOf(rd.Name, rd.DiscordID), LastSeen: "never signed in",
 			Local: strings.HasPrefix(rd.DiscordID, localReaderPrefix)}
-		if rd.LastSeenAt > 0 {
-			row.LastSeen = "last seen " + word.Age(now.Sub(time.UnixMilli(rd.LastSeenAt))) + " ago"
+		if !rd.LastSeenAt.IsZero() {
+			row.LastSeen = "last seen " + word.Age(now.Sub(rd.LastSeenAt)) + " ago"
 		}
 		p.Readers = append(p.Readers, row)
 	}

@@ -236,16 +236,16 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 	v := components.SeriesDetail{
 		Site: s.Site, ID: s.SeriesID, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Cover: coverSrc(s.Site, s.SeriesID, s.CoverTried), Address: s.URL, AddressHref: webURL(s.URL),
 		Base: seriesHref(s.Site, s.SeriesID), Fact: factOf(s.AdminSeries, now),
-		Raised: s.LatestRaisedBy != nil, Unverified: s.Unverified, Finished: s.FinishedAt > 0,
+		Raised: s.LatestRaisedBy != nil, Unverified: s.Unverified, Finished: !s.FinishedAt.IsZero(),
 		Orphan: s.Bookmarks == 0, CanTestRead: d.Reads != nil,
 	}
 	if s.LatestChapter != nil {
 		v.Latest = *s.LatestChapter
 	}
-	if s.SiteCompletedAt > 0 && s.FinishedAt == 0 {
+	if !s.SiteCompletedAt.IsZero() && s.FinishedAt.IsZero() {
 		v.Hint = s.Site + " marks this work completed (seen by the read " + since(now, s.SiteCompletedAt) + " ago)."
 	}
-	if s.ForcePollAt > s.CheckedAt {
+	if s.ForcePollAt.After(s.CheckedAt) {
 		v.ForcePending = since(now, s.ForcePollAt)
 		v.Live = v.Base + "/poll-state?was=pending"
 	}
@@ -258,7 +258,7 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 		if b.Progress != nil {
 			row.Progress = "ch. " + *b.Progress
 		}
-		if b.UpdatedAt > 0 {
+		if !b.UpdatedAt.IsZero() {
 			row.Updated = "updated " + since(now, b.UpdatedAt) + " ago"
 		}
 		v.Bookmarks = append(v.Bookmarks, row)
@@ -363,7 +363,7 @@ func handleFinish(d Deps) http.Handler {
 		if r.PostForm.Get("confirm") != "yes" {
 			return "", http.StatusUnprocessableEntity, "Tick the box to confirm, or cancel. The Series was not finished.", confirmStep
 		}
-		st, msg := storeResult(d, "finish", d.Store.FinishSeries(r.Context(), site, id, d.now().UnixMilli()))
+		st, msg := storeResult(d, "finish", d.Store.FinishSeries(r.Context(), site, id, d.now()))
 		return "Finished: it is no longer polled.", st, msg, nil
 	})
 }
@@ -403,7 +403,7 @@ func handleClearAttribution(d Deps) http.Handler {
 
 func handleForceSeriesPoll(d Deps) http.Handler {
 	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
-		st, msg := storeResult(d, "force poll", d.Store.ForceSeriesPoll(r.Context(), site, id, d.now().UnixMilli()))
+		st, msg := storeResult(d, "force poll", d.Store.ForceSeriesPoll(r.Context(), site, id, d.now()))
 		return "Poll requested.", st, msg, nil
 	})
 }
@@ -442,7 +442,7 @@ func handleDeleteSeries(d Deps) http.Handler {
 // row's word when there is one, else a healthy read; nil before any Poll.
 func outcomeNote(s store.AdminSeries, orphan bool, now time.Time) *components.OutcomeNote {
 	if s.FailureOutcome == "" {
-		if s.CheckedAt == 0 {
+		if s.CheckedAt.IsZero() {
 			return nil
 		}
 		w := outcomeWords[word.OK]

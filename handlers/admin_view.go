@@ -21,10 +21,8 @@ func wantsFragment(r *http.Request) bool {
 		r.Header.Get("HX-History-Restore-Request") == ""
 }
 
-// since is the age of a unix-ms stamp at now.
-func since(now time.Time, ms int64) string {
-	return word.Age(now.Sub(time.UnixMilli(ms)))
-}
+// since is the age of t at now.
+func since(now, t time.Time) string { return word.Age(now.Sub(t)) }
 
 // factOf builds the fact line of one Series.
 func factOf(s store.AdminSeries, now time.Time) components.Fact {
@@ -38,10 +36,10 @@ func factOf(s store.AdminSeries, now time.Time) components.Fact {
 			}
 		}
 	}
-	if s.CheckedAt > 0 {
+	if !s.CheckedAt.IsZero() {
 		f.Checked = "checked " + since(now, s.CheckedAt) + " ago"
 	}
-	if s.FinishedAt > 0 {
+	if !s.FinishedAt.IsZero() {
 		f.Finished = since(now, s.FinishedAt)
 	}
 	if s.FailureOutcome != "" { // no failure row

@@ -21,7 +21,8 @@ import (
 // cookie and answers no CORS: the userscript calls it through its manager's
 // GM.xmlHttpRequest, which needs neither, and a bearer token is the only way
 // in. Origin and Sec-Fetch-* are ignored (managers send them inconsistently),
-// which is why the cross-origin check exempts /api/.
+// which is why the cross-origin check exempts /api/. The contract is
+// docs/adr/0008.
 
 // apiWord is the stable word an API error answers with; the userscript
 // switches on it, so a word never changes once released.
@@ -126,7 +127,7 @@ func (api *apiServer) bearer(next http.Handler) http.Handler {
 			api.fail(w, r, apiErr(http.StatusUnauthorized, apiTokenMissing, "Send a userscript token as Authorization: Bearer <token>; create one on the Tokens page."))
 			return
 		}
-		use, err := api.d.Store.ReaderByToken(r.Context(), apiTokenHash(api.d.TokenKey, tok), api.d.now().UnixMilli())
+		use, err := api.d.Store.ReaderByToken(r.Context(), apiTokenHash(api.d.TokenKey, tok), api.d.now())
 		if errors.Is(err, store.ErrNotFound) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mangabookmark", error="invalid_token"`)
 			api.fail(w, r, apiErr(http.StatusUnauthorized, apiTokenInvalid, "This token is not known here: it was revoked or never issued. Create a new one on the Tokens page."))

@@ -178,7 +178,7 @@ func (api *apiServer) handleLookup(w http.ResponseWriter, r *http.Request) {
 	}
 	out.Series = &apiSeries{
 		Title: s.Title, Kind: s.Kind, Cover: api.coverURL(s.Site, s.SeriesID, s.CoverTried),
-		LatestChapter: number(s.LatestChapter), LatestURL: s.LatestChapterURL, Finished: s.FinishedAt > 0,
+		LatestChapter: number(s.LatestChapter), LatestURL: s.LatestChapterURL, Finished: !s.FinishedAt.IsZero(),
 	}
 	b, err := api.d.Store.GetBookmark(ctx, tokenFrom(ctx).ReaderID, ref.Site, ref.SeriesID)
 	switch {
@@ -225,7 +225,7 @@ func (api *apiServer) progress(r *http.Request, body []byte) (any, *apiError) {
 		if _, err := api.d.Store.AddSeries(ctx, store.Series{Site: ref.Site, SeriesID: ref.SeriesID, URL: ref.URL, Kind: a.Kind()}, now); err != nil {
 			return nil, api.internalErr(r, "add series", err)
 		}
-		if err := api.d.Store.AddBookmark(ctx, reader, ref.Site, ref.SeriesID, now.UnixMilli()); err != nil {
+		if err := api.d.Store.AddBookmark(ctx, reader, ref.Site, ref.SeriesID, now); err != nil {
 			return nil, api.internalErr(r, "add bookmark", err)
 		}
 	}
@@ -235,7 +235,7 @@ func (api *apiServer) progress(r *http.Request, body []byte) (any, *apiError) {
 		if u := strings.TrimSpace(req.URL); u != ref.URL {
 			chapterURL = u // a chapter page: the address of the chapter read
 		}
-		res, err := api.d.Store.SetProgress(ctx, reader, ref.Site, ref.SeriesID, num, chapterURL, req.Backwards, now.UnixMilli())
+		res, err := api.d.Store.SetProgress(ctx, reader, ref.Site, ref.SeriesID, num, chapterURL, req.Backwards, now)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, apiErr(http.StatusNotFound, apiNotBookmarked, "You do not bookmark this Series; send \"bookmark\": true to add it.")
 		}

@@ -118,7 +118,7 @@ func (a *auth) requireOwner(next http.Handler) http.Handler {
 }
 
 func (a *auth) signIn(w http.ResponseWriter, r *http.Request, rd store.Reader) error {
-	if err := a.d.Store.UpsertReader(r.Context(), rd, a.d.now().UnixMilli()); err != nil {
+	if err := a.d.Store.UpsertReader(r.Context(), rd, a.d.now()); err != nil {
 		return err
 	}
 	epoch, err := a.d.Store.SessionEpoch(r.Context(), rd.DiscordID)
@@ -305,7 +305,7 @@ const LoginLinkTTL = 15 * time.Minute
 // NewLoginLink stores a single-use owner sign-in link and returns its full URL.
 func NewLoginLink(ctx context.Context, s *store.Store, baseURL, ownerID string, now time.Time) (string, error) {
 	tok := randomToken()
-	if err := s.CreateLoginLink(ctx, hashToken(tok), ownerID, now.Add(LoginLinkTTL).UnixMilli(), now.UnixMilli()); err != nil {
+	if err := s.CreateLoginLink(ctx, hashToken(tok), ownerID, now.Add(LoginLinkTTL), now); err != nil {
 		return "", err
 	}
 	return baseURL + "/login/" + tok, nil
@@ -320,7 +320,7 @@ func (a *auth) handleLinkPage() http.Handler {
 func (a *auth) handleLinkSignIn() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log := a.d.Logger
-		id, err := a.d.Store.ConsumeLoginLink(r.Context(), hashToken(chi.URLParam(r, "token")), a.d.now().UnixMilli())
+		id, err := a.d.Store.ConsumeLoginLink(r.Context(), hashToken(chi.URLParam(r, "token")), a.d.now())
 		if errors.Is(err, store.ErrNotFound) {
 			render(w, r, log, http.StatusForbidden, components.LoginPage(a.oauth != nil, "", "This sign-in link was already used or has expired. Ask the owner for a new one (the owner's own: mangabookmark link)."))
 			return

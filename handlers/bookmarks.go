@@ -58,8 +58,8 @@ func bookmarkRow(b store.Bookmark, now time.Time) components.MyBookmark {
 	}
 	if b.LatestChapter != nil {
 		r.Latest = *b.LatestChapter
-		if b.LatestAt > 0 {
-			r.LatestSeen = "seen " + word.Age(now.Sub(time.UnixMilli(b.LatestAt))) + " ago"
+		if !b.LatestAt.IsZero() {
+			r.LatestSeen = "seen " + word.Age(now.Sub(b.LatestAt)) + " ago"
 		}
 	}
 	if b.Progress != nil {
@@ -232,7 +232,7 @@ func handleSetProgress(d Deps) http.Handler {
 		if !ok {
 			return "", http.StatusBadRequest, "Type a chapter number such as 12 or 12.5. Progress was not changed."
 		}
-		res, err := d.Store.SetProgress(r.Context(), viewerFrom(r.Context()).ID, site, id, num, "", true, d.now().UnixMilli())
+		res, err := d.Store.SetProgress(r.Context(), viewerFrom(r.Context()).ID, site, id, num, "", true, d.now())
 		return progressResult(d, "set progress", res, err, num)
 	})
 }
@@ -248,7 +248,7 @@ func handleCaughtUp(d Deps) http.Handler {
 		if b.LatestChapter == nil {
 			return "", http.StatusConflict, "No chapter of this Series is known yet, so there is nothing to catch up to."
 		}
-		res, err := d.Store.SetProgress(r.Context(), reader, site, id, *b.LatestChapter, b.LatestURL, false, d.now().UnixMilli())
+		res, err := d.Store.SetProgress(r.Context(), reader, site, id, *b.LatestChapter, b.LatestURL, false, d.now())
 		return progressResult(d, "caught up", res, err, *b.LatestChapter)
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
@@ -22,9 +21,9 @@ func tokensPage(d Deps, r *http.Request, p components.TokensPage) (components.To
 	now := d.now()
 	for _, t := range l {
 		row := components.TokenRow{ID: strconv.FormatInt(t.ID, 10), Name: t.Label,
-			Created: word.Age(now.Sub(time.UnixMilli(t.CreatedAt))) + " ago", LastUsed: "never used"}
-		if t.LastUsedAt > 0 {
-			row.LastUsed = "last used " + word.Age(now.Sub(time.UnixMilli(t.LastUsedAt))) + " ago"
+			Created: word.Age(now.Sub(t.CreatedAt)) + " ago", LastUsed: "never used"}
+		if !t.LastUsedAt.IsZero() {
+			row.LastUsed = "last used " + word.Age(now.Sub(t.LastUsedAt)) + " ago"
 		}
 		p.Tokens = append(p.Tokens, row)
 	}
@@ -66,7 +65,7 @@ func handleCreateToken(d Deps) http.Handler {
 		}
 		tok, hash := NewAPIToken(d.TokenKey)
 		reader := viewerFrom(r.Context()).ID
-		if _, err := d.Store.CreateToken(r.Context(), reader, hash, name, d.now().UnixMilli()); err != nil {
+		if _, err := d.Store.CreateToken(r.Context(), reader, hash, name, d.now()); err != nil {
 			failStore(w, r, d.Logger, err, "The token could not be made just now. Try again.", "tokens: create")
 			return
 		}

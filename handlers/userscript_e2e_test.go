@@ -110,7 +110,7 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	step("reader", h.store.UpsertReader(ctx, store.Reader{DiscordID: reader, Name: "Rin"}, t0.UnixMilli()))
+	step("reader", h.store.UpsertReader(ctx, store.Reader{DiscordID: reader, Name: "Rin"}, t0))
 
 	api := &restartable{t: t, addr: "127.0.0.1:0"}
 	ln := api.listen()

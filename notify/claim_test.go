@@ -44,7 +44,7 @@ func TestNoConnectionOrLockIsHeldWhileTheWebhookIsAsked(t *testing.T) {
 	if s.lockErr != nil {
 		t.Errorf("the notice's row was locked while the webhook was asked: %v", s.lockErr)
 	}
-	if n, _ := h.notice(word.Stall, "asurascans"); n.NotifiedAt == 0 || n.ClaimedBy != "" {
+	if n, _ := h.notice(word.Stall, "asurascans"); n.NotifiedAt.IsZero() || n.ClaimedBy != "" {
 		t.Fatalf("after the send: %+v; want sent and the claim let go", n)
 	}
 }
@@ -55,7 +55,7 @@ func (h *harness) claimAs(kind word.NoticeKind, site, by string, at time.Time) {
 	if err := h.st.OpenNotice(context.Background(), kind, site); err != nil {
 		h.t.Fatal(err)
 	}
-	if ok, err := h.st.ClaimNotice(context.Background(), kind, site, by, at.UnixMilli(), 1); !ok || err != nil {
+	if ok, err := h.st.ClaimNotice(context.Background(), kind, site, by, at, msT(1)); !ok || err != nil {
 		h.t.Fatalf("claim: %v %v", ok, err)
 	}
 }
@@ -69,7 +69,7 @@ func TestAProcessThatStoppedBetweenClaimAndAnswerNeverCausesASecondMessage(t *te
 	// A claim younger than the bound: its holder may still be sending.
 	h.claimAs(word.Stall, "asurascans", "alive", time.Now())
 	h.pass("asurascans", hours(13), stallPass)
-	if n, _ := h.notice(word.Stall, "asurascans"); n.NotifiedAt != 0 || n.ClaimedBy != "alive" {
+	if n, _ := h.notice(word.Stall, "asurascans"); !n.NotifiedAt.IsZero() || n.ClaimedBy != "alive" {
 		t.Fatalf("a live claim was taken over: %+v", n)
 	}
 	h.wantMessages()
@@ -83,7 +83,7 @@ func TestAProcessThatStoppedBetweenClaimAndAnswerNeverCausesASecondMessage(t *te
 	h.run("asurascans", 14, 20, stallPass)
 	h.wantMessages()
 	n, _ := h.notice(word.Stall, "asurascans")
-	if n.NotifiedAt != stale.UnixMilli() || n.ClaimedBy != "" {
+	if !n.NotifiedAt.Equal(msT(stale.UnixMilli())) || n.ClaimedBy != "" {
 		t.Fatalf("after the stale claim: %+v; want counted as sent at the claim's time", n)
 	}
 	if !strings.Contains(h.logs.String(), "claimed_by=gone") {
@@ -112,7 +112,7 @@ func TestASendCutShortByItsContextLetsTheClaimGo(t *testing.T) {
 	// error to log, not the point here.
 	_ = h.n.Check(ctx, "asurascans", hours(13))
 	n, _ := h.notice(word.Stall, "asurascans")
-	if n.ClaimedBy != "" || n.Attempts != 1 || n.NotifiedAt != 0 {
+	if n.ClaimedBy != "" || n.Attempts != 1 || !n.NotifiedAt.IsZero() {
 		t.Fatalf("after a send cut short: %+v; want one failed attempt and no claim", n)
 	}
 	var left int
@@ -138,7 +138,7 @@ func TestHostileSeriesTitlesNeverReachTheEmbed(t *testing.T) {
 		if err := h.st.CreateSeries(ctx, store.Series{
 			Site: "demonicscans", SeriesID: id, Title: title, Kind: "manga",
 			URL: "https://demonicscans.example/series/" + id,
-		}, 1); err != nil {
+		}, msT(1)); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := h.st.Pool().Exec(ctx, `INSERT INTO poll_failures (site, series_id, outcome, failing_since)

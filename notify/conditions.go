@@ -106,40 +106,37 @@ func (n *Notifier) allSubjects() []subject {
 // returns carries that run's start in Since (and false); otherwise Since is
 // zero.
 func (n *Notifier) derive(ctx context.Context, s subject, now time.Time) (Condition, bool, error) {
-	nowMs := now.UnixMilli()
-	from := now.Add(-n.lookback).UnixMilli()
-	cutoff := now.Add(-n.window).UnixMilli()
-	var since int64
+	from := now.Add(-n.lookback)
+	cutoff := now.Add(-n.window)
+	var since time.Time
 	var ok bool
 	var err error
 	switch s.kind {
 	case word.Stall:
-		since, ok, err = n.store.StallRun(ctx, s.site, nowMs, from)
+		since, ok, err = n.store.StallRun(ctx, s.site, now, from)
 	case word.NoBrowserRoute:
 		if n.browser[s.site] {
 			return Condition{}, false, nil
 		}
-		since, ok, err = n.store.RefusingRun(ctx, s.site, nowMs, from)
+		since, ok, err = n.store.RefusingRun(ctx, s.site, now, from)
 	case word.SidecarDown:
-		since, ok, err = n.store.SidecarDownRun(ctx, n.browserList, nowMs, from)
+		since, ok, err = n.store.SidecarDownRun(ctx, n.browserList, now, from)
 	case word.AdapterBroken:
 		// The cutoff is inside the count; the share is past half at since.
 		since, ok, err = n.store.AdapterBroken(ctx, s.site, cutoff)
 		if err != nil || !ok {
 			return Condition{}, false, err
 		}
-		return Condition{Kind: s.kind, Site: s.site, Since: time.UnixMilli(since).UTC()}, true, nil
+		return Condition{Kind: s.kind, Site: s.site, Since: since}, true, nil
 	default:
 		return Condition{}, false, fmt.Errorf("notify: unknown condition %q", s.kind)
 	}
 	if err != nil || !ok {
 		return Condition{}, false, err
 	}
-	if since >= cutoff {
-		// A run must have started more than W before now.
-		return Condition{Kind: s.kind, Site: s.site, Since: time.UnixMilli(since).UTC()}, false, nil
-	}
-	return Condition{Kind: s.kind, Site: s.site, Since: time.UnixMilli(since).UTC()}, true, nil
+	c := Condition{Kind: s.kind, Site: s.site, Since: since}
+	// A run must have started more than W before now.
+	return c, since.Before(cutoff), nil
 }
 
 // Conditions returns every condition holding at now: every Site's in one
@@ -167,15 +164,15 @@ type Verdict struct {
 // with its figures in one round trip. finish reads them once b is sent.
 func (n *Notifier) QueueVerdict(b *store.Batch, now time.Time) (finish func() Verdict) {
 	conds := n.queueConditions(b, now)
-	var dead int64
+	var dead time.Time
 	if n.Enabled() {
 		b.WebhookDeadAt(n.hook.hash, &dead)
 	}
-	return func() Verdict { return Verdict{Conditions: conds(), WebhookDeadAt: msTime(dead)} }
+	return func() Verdict { return Verdict{Conditions: conds(), WebhookDeadAt: dead} }
 }
 
 func (n *Notifier) queueConditions(b *store.Batch, now time.Time) func() []Condition {
-	q := store.ConditionsQuery{Sites: word.SiteNames(), BrowserSites: n.browserList, Now: now.UnixMilli(), From: now.Add(-n.lookback).UnixMilli()}
+	q := store.ConditionsQuery{Sites: word.SiteNames(), BrowserSites: n.browserList, Now: now, From: now.Add(-n.lookback)}
 	for _, site := range q.Sites {
 		if !n.browser[site] {
 			q.RefusalSites = append(q.RefusalSites, site)
@@ -191,31 +188,31 @@ func (n *Notifier) queueConditions(b *store.Batch, now time.Time) func() []Condi
 // adapter-broken share once its moment is at least the window old. The
 // order is allSubjects' (the verdict line's).
 func (n *Notifier) holding(rows []store.SiteConditions, now time.Time) []Condition {
-	cutoff := now.Add(-n.window).UnixMilli()
+	cutoff := now.Add(-n.window)
 	bySite := map[string]store.SiteConditions{}
 	for _, r := range rows {
 		bySite[r.Site] = r
 	}
 	var out []Condition
-	add := func(k word.NoticeKind, site string, since *int64, holds bool) {
-		if since != nil && holds {
-			out = append(out, Condition{Kind: k, Site: site, Since: time.UnixMilli(*since).UTC()})
+	add := func(k word.NoticeKind, site string, since time.Time, holds bool) {
+		if !since.IsZero() && holds {
+			out = append(out, Condition{Kind: k, Site: site, Since: since})
 		}
 	}
 	for _, s := range n.allSubjects() {
 		r := bySite[s.site]
 		switch s.kind {
 		case word.Stall:
-			add(s.kind, s.site, r.StallSince, r.StallSince != nil && *r.StallSince < cutoff)
+			add(s.kind, s.site, r.StallSince, r.StallSince.Before(cutoff))
 		case word.NoBrowserRoute:
-			add(s.kind, s.site, r.RefusingSince, r.RefusingSince != nil && *r.RefusingSince < cutoff)
+			add(s.kind, s.site, r.RefusingSince, r.RefusingSince.Before(cutoff))
 		case word.AdapterBroken:
-			add(s.kind, s.site, r.BrokenSince, r.BrokenSince != nil && *r.BrokenSince <= cutoff)
+			add(s.kind, s.site, r.BrokenSince, !r.BrokenSince.After(cutoff))
 		case word.SidecarDown:
 			if len(rows) > 0 {
 				r = rows[0]
 			}
-			add(s.kind, "", r.SidecarSince, r.SidecarSince != nil && *r.SidecarSince < cutoff)
+			add(s.kind, "", r.SidecarSince, r.SidecarSince.Before(cutoff))
 		}
 	}
 	return out

@@ -224,7 +224,7 @@ func (h *harness) series(site string, n int) {
 		id := "s" + string(rune('0'+i))
 		if err := h.st.CreateSeries(context.Background(), store.Series{
 			Site: site, SeriesID: id, URL: "https://" + site + ".example/series/" + id, Kind: "manga",
-		}, 1); err != nil {
+		}, msT(1)); err != nil {
 			h.t.Fatal(err)
 		}
 	}

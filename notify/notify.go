@@ -35,18 +35,18 @@ import (
 
 // Store is what notify needs from the database; *store.Store satisfies it.
 type Store interface {
-	StallRun(ctx context.Context, site string, now, lookbackFrom int64) (int64, bool, error)
-	RefusingRun(ctx context.Context, site string, now, lookbackFrom int64) (int64, bool, error)
-	SidecarDownRun(ctx context.Context, browserSites []string, now, lookbackFrom int64) (int64, bool, error)
-	AdapterBroken(ctx context.Context, site string, cutoff int64) (int64, bool, error)
+	StallRun(ctx context.Context, site string, now, lookbackFrom time.Time) (time.Time, bool, error)
+	RefusingRun(ctx context.Context, site string, now, lookbackFrom time.Time) (time.Time, bool, error)
+	SidecarDownRun(ctx context.Context, browserSites []string, now, lookbackFrom time.Time) (time.Time, bool, error)
+	AdapterBroken(ctx context.Context, site string, cutoff time.Time) (time.Time, bool, error)
 	OpenNotice(ctx context.Context, kind word.NoticeKind, site string) error
-	CloseNotice(ctx context.Context, kind word.NoticeKind, site string, runSince int64) error
-	ClaimNotice(ctx context.Context, kind word.NoticeKind, site, by string, at, passAt int64) (bool, error)
+	CloseNotice(ctx context.Context, kind word.NoticeKind, site string, runSince time.Time) error
+	ClaimNotice(ctx context.Context, kind word.NoticeKind, site, by string, at, passAt time.Time) (bool, error)
 	RecordDelivery(ctx context.Context, kind word.NoticeKind, site, by string, d store.Delivery) error
-	SettleStaleClaim(ctx context.Context, kind word.NoticeKind, site string, olderThan int64) (by string, at int64, ok bool, err error)
+	SettleStaleClaim(ctx context.Context, kind word.NoticeKind, site string, olderThan time.Time) (by string, at time.Time, ok bool, err error)
 	Notices(ctx context.Context) ([]store.NoticeState, error)
-	WebhookDeadAt(ctx context.Context, urlHash string) (int64, error)
-	MarkWebhookDead(ctx context.Context, urlHash string, at int64) error
+	WebhookDeadAt(ctx context.Context, urlHash string) (time.Time, error)
+	MarkWebhookDead(ctx context.Context, urlHash string, at time.Time) error
 	NewBatch() *store.Batch
 	Send(ctx context.Context, b *store.Batch) error
 }
@@ -244,14 +244,10 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 			// replica whose clock reads later, may already have sent it, and
 			// that message stands for this run. Only a notice sent before the
 			// run began (an earlier episode nothing closed) goes.
-			var runSince int64
-			if !c.Since.IsZero() {
-				runSince = c.Since.UnixMilli()
-			}
-			errs = append(errs, n.store.CloseNotice(ctx, s.kind, s.site, runSince))
+			errs = append(errs, n.store.CloseNotice(ctx, s.kind, s.site, c.Since))
 			continue
 		}
-		if isOpen && st.NotifiedAt > 0 {
+		if isOpen && !st.NotifiedAt.IsZero() {
 			continue // told already: the episode stays quiet
 		}
 		if !isOpen {
@@ -280,32 +276,31 @@ const deadReason = "webhook is dead (Discord answered 404 Unknown Webhook); chan
 // Check opened it).
 func (n *Notifier) tell(ctx context.Context, st store.NoticeState, c Condition, passAt time.Time) error {
 	kind, site := c.Kind, c.Site
-	at := max(passAt.UnixMilli(), 1)
-	if st.ClaimedAt > 0 {
+	if !st.ClaimedAt.IsZero() {
 		return n.settle(ctx, kind, site)
 	}
-	if st.RetryNotBefore > at {
+	if st.RetryNotBefore.After(passAt) {
 		return nil // a 429's retry_after, or a refusal's hour, has not passed
 	}
 	deadAt, err := n.store.WebhookDeadAt(ctx, n.hook.hash)
 	if err != nil {
 		return err
 	}
-	if deadAt > 0 {
+	if !deadAt.IsZero() {
 		n.logDead()
 		if st.LastError == deadReason {
 			return nil
 		}
 	}
 	by := fmt.Sprintf("%s#%d", n.claimer, n.claims.Add(1))
-	claimed, err := n.store.ClaimNotice(ctx, kind, site, by, n.now().UnixMilli(), at)
+	claimed, err := n.store.ClaimNotice(ctx, kind, site, by, n.now(), passAt)
 	if err != nil || !claimed {
 		return err // claimed elsewhere, sent meanwhile, or closed
 	}
 	var d store.Delivery
 	died := false
-	if deadAt > 0 {
-		d = store.Delivery{AttemptAt: at, Err: deadReason}
+	if !deadAt.IsZero() {
+		d = store.Delivery{AttemptAt: passAt, Err: deadReason}
 	} else {
 		d, died = n.deliver(ctx, c, passAt)
 	}
@@ -325,19 +320,19 @@ func (n *Notifier) tell(ctx context.Context, st store.NoticeState, c Condition, 
 // A younger claim is another process sending right now; this one stays
 // quiet.
 func (n *Notifier) settle(ctx context.Context, kind word.NoticeKind, site string) error {
-	by, at, ok, err := n.store.SettleStaleClaim(ctx, kind, site, n.now().Add(-StaleClaim).UnixMilli())
+	by, at, ok, err := n.store.SettleStaleClaim(ctx, kind, site, n.now().Add(-StaleClaim))
 	if err != nil || !ok {
 		return err
 	}
 	n.log.Warn("owner notice counted as sent: the process that claimed it stopped before recording Discord's answer",
-		"kind", string(kind), "site", site, "claimed_by", by, "claimed_at", time.UnixMilli(at).UTC().Format(time.RFC3339))
+		"kind", string(kind), "site", site, "claimed_by", by, "claimed_at", at.Format(time.RFC3339))
 	return nil
 }
 
 // deliver sends one claimed message and says what to record. died reports a
 // 404 from Discord: the caller records the dead webhook too.
 func (n *Notifier) deliver(ctx context.Context, c Condition, passAt time.Time) (d store.Delivery, died bool) {
-	at := max(passAt.UnixMilli(), 1)
+	at := passAt
 	res := n.send(ctx, c, passAt)
 	switch res.verdict {
 	case delivered:
@@ -349,7 +344,7 @@ func (n *Notifier) deliver(ctx context.Context, c Condition, passAt time.Time) (
 	case retryNextPass:
 		d := store.Delivery{AttemptAt: at, Err: res.reason}
 		if res.retryAfter > 0 {
-			d.RetryNotBefore = passAt.Add(res.retryAfter).UnixMilli()
+			d.RetryNotBefore = passAt.Add(res.retryAfter)
 		}
 		n.log.Warn("owner notice not sent; retrying on a later pass",
 			"kind", string(c.Kind), "site", c.Site, "status", res.status, "error", res.reason)
@@ -362,7 +357,7 @@ func (n *Notifier) deliver(ctx context.Context, c Condition, passAt time.Time) (
 		n.log.Error("owner notice refused by Discord; trying again in an hour",
 			"kind", string(c.Kind), "site", c.Site, "status", res.status, "error", res.reason)
 		return store.Delivery{AttemptAt: at, Err: res.reason, GiveUp: true,
-			RetryNotBefore: passAt.Add(rejectedRetry).UnixMilli()}, false
+			RetryNotBefore: passAt.Add(rejectedRetry)}, false
 	}
 }
 
@@ -429,7 +424,7 @@ func (n *Notifier) WebhookDeadAt(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("notify: webhook state: %w", err)
 	}
-	return msTime(at), nil
+	return at, nil
 }
 
 // Status reads the open notices, each with the age its condition has at now.
@@ -452,9 +447,7 @@ func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
 			LastError: r.LastError,
 			GaveUp:    r.GaveUp,
 		}
-		nt.SentAt = msTime(r.NotifiedAt)
-		nt.LastAttemptAt = msTime(r.LastAttemptAt)
-		nt.RetryNotBefore = msTime(r.RetryNotBefore)
+		nt.SentAt, nt.LastAttemptAt, nt.RetryNotBefore = r.NotifiedAt, r.LastAttemptAt, r.RetryNotBefore
 		if slices.Contains(word.NoticeKinds, nt.Kind) {
 			c, ok, err := n.derive(ctx, subject{nt.Kind, nt.Site}, now)
 			if err != nil {
@@ -467,11 +460,4 @@ func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
 		out.Notices = append(out.Notices, nt)
 	}
 	return out, nil
-}
-
-func msTime(ms int64) time.Time {
-	if ms <= 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(ms).UTC()
 }

@@ -121,7 +121,7 @@ func TestOneDeadSidecarAcrossThreeBrowserLanesSendsExactlyOneMessage(t *testing.
 		h.pass("lightnovelworld", hours(x+0.3), noBrowserPass)
 	}
 	h.wantMessages("sidecar-down browser sidecar")
-	if n, ok := h.notice(word.SidecarDown, ""); !ok || n.NotifiedAt == 0 {
+	if n, ok := h.notice(word.SidecarDown, ""); !ok || n.NotifiedAt.IsZero() {
 		t.Fatalf("sidecar-down notice: %+v present=%v, want one sent row with site ''", n, ok)
 	}
 }
@@ -256,12 +256,12 @@ func TestAFailedSendLeavesTheNoticeUnsentAndTheNextPassRetries(t *testing.T) {
 	h.run("asurascans", 0, 13, stallPass)
 	h.pass("asurascans", hours(13), stallPass)
 	n, ok := h.notice(word.Stall, "asurascans")
-	if !ok || n.NotifiedAt != 0 || n.Attempts != 1 || n.LastError != "Discord answered 500" {
+	if !ok || !n.NotifiedAt.IsZero() || n.Attempts != 1 || n.LastError != "Discord answered 500" {
 		t.Fatalf("after a 500: %+v present=%v; want open, unsent, one attempt", n, ok)
 	}
 	h.pass("asurascans", hours(14), stallPass)
 	n, _ = h.notice(word.Stall, "asurascans")
-	if n.NotifiedAt != hours(14).UnixMilli() || n.Attempts != 0 {
+	if !n.NotifiedAt.Equal(hours(14)) || n.Attempts != 0 {
 		t.Fatalf("after the retry: %+v; want sent at the pass time, attempts cleared", n)
 	}
 	h.run("asurascans", 15, 30, stallPass)
@@ -401,12 +401,12 @@ func (s *noticeStatements) OpenNotice(ctx context.Context, kind word.NoticeKind,
 	return s.Store.OpenNotice(ctx, kind, site)
 }
 
-func (s *noticeStatements) CloseNotice(ctx context.Context, kind word.NoticeKind, site string, runSince int64) error {
+func (s *noticeStatements) CloseNotice(ctx context.Context, kind word.NoticeKind, site string, runSince time.Time) error {
 	s.n.Add(1)
 	return s.Store.CloseNotice(ctx, kind, site, runSince)
 }
 
-func (s *noticeStatements) ClaimNotice(ctx context.Context, kind word.NoticeKind, site, by string, at, passAt int64) (bool, error) {
+func (s *noticeStatements) ClaimNotice(ctx context.Context, kind word.NoticeKind, site, by string, at, passAt time.Time) (bool, error) {
 	s.n.Add(1)
 	return s.Store.ClaimNotice(ctx, kind, site, by, at, passAt)
 }
@@ -416,12 +416,12 @@ func (s *noticeStatements) RecordDelivery(ctx context.Context, kind word.NoticeK
 	return s.Store.RecordDelivery(ctx, kind, site, by, d)
 }
 
-func (s *noticeStatements) SettleStaleClaim(ctx context.Context, kind word.NoticeKind, site string, olderThan int64) (string, int64, bool, error) {
+func (s *noticeStatements) SettleStaleClaim(ctx context.Context, kind word.NoticeKind, site string, olderThan time.Time) (string, time.Time, bool, error) {
 	s.n.Add(1)
 	return s.Store.SettleStaleClaim(ctx, kind, site, olderThan)
 }
 
-func (s *noticeStatements) WebhookDeadAt(ctx context.Context, urlHash string) (int64, error) {
+func (s *noticeStatements) WebhookDeadAt(ctx context.Context, urlHash string) (time.Time, error) {
 	s.n.Add(1)
 	return s.Store.WebhookDeadAt(ctx, urlHash)
 }

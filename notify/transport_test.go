@@ -150,7 +150,7 @@ func TestDiscordsAnswerDecidesWhatTheNextPassDoes(t *testing.T) {
 			}})
 			h.run("asurascans", 0, 14, stallPass)
 			n, ok := h.notice(word.Stall, "asurascans")
-			if !ok || (n.NotifiedAt > 0) != tc.sent || n.LastError != tc.reason || n.GaveUp != tc.gaveUp {
+			if !ok || (!n.NotifiedAt.IsZero()) != tc.sent || n.LastError != tc.reason || n.GaveUp != tc.gaveUp {
 				t.Fatalf("after %d: %+v; want sent=%v reason=%q gaveUp=%v", tc.status, n, tc.sent, tc.reason, tc.gaveUp)
 			}
 			h.pass("asurascans", hours(14), stallPass)
@@ -193,7 +193,7 @@ func TestA429IsRetriedOnlyAfterItsRetryAfter(t *testing.T) {
 			at := hours(12.5)
 			h.pass("asurascans", at, stallPass) // 12.5 h: posts, meets the 429
 			n, _ := h.notice(word.Stall, "asurascans")
-			if n.NotifiedAt != 0 || n.RetryNotBefore != at.Add(tc.wait).UnixMilli() {
+			if !n.NotifiedAt.IsZero() || !n.RetryNotBefore.Equal(at.Add(tc.wait)) {
 				t.Fatalf("after the 429: %+v; want unsent, no attempt before +%s", n, tc.wait)
 			}
 			// Another Lane's pass inside the wait: no request.
@@ -203,7 +203,7 @@ func TestA429IsRetriedOnlyAfterItsRetryAfter(t *testing.T) {
 			}
 			h.pass("asurascans", at.Add(tc.wait), stallPass)
 			n, _ = h.notice(word.Stall, "asurascans")
-			if req, acc := h.sink.counts(); req != 2 || acc != 1 || n.NotifiedAt == 0 {
+			if req, acc := h.sink.counts(); req != 2 || acc != 1 || n.NotifiedAt.IsZero() {
 				t.Fatalf("after the wait: %d requests, %d accepted, %+v", req, acc, n)
 			}
 		})
@@ -280,11 +280,11 @@ func TestASinkThatHangsPastTheTimeoutLeavesTheNoticePending(t *testing.T) {
 		t.Fatalf("the pass waited %s; the client timeout is 200ms", el)
 	}
 	n, _ := h.notice(word.Stall, "asurascans")
-	if n.NotifiedAt != 0 || !strings.Contains(n.LastError, "timed out") || strings.Contains(n.LastError, marker) {
+	if !n.NotifiedAt.IsZero() || !strings.Contains(n.LastError, "timed out") || strings.Contains(n.LastError, marker) {
 		t.Fatalf("after the timeout: %+v; want pending, timed out, no address", n)
 	}
 	h.pass("asurascans", hours(14), stallPass)
-	if n, _ := h.notice(word.Stall, "asurascans"); n.NotifiedAt == 0 {
+	if n, _ := h.notice(word.Stall, "asurascans"); n.NotifiedAt.IsZero() {
 		t.Fatal("the next pass did not retry")
 	}
 }
@@ -451,7 +451,7 @@ func TestARefusedMessageWaitsAnHourAndAFixedSettingDeliversItInTheSameEpisode(t 
 		t.Fatalf("%d requests within the hour after a refusal; want 1", req)
 	}
 	n, _ := h.notice(word.Stall, "asurascans")
-	if n.NotifiedAt != 0 || !n.GaveUp || n.RetryNotBefore != hours(14).UnixMilli() {
+	if !n.NotifiedAt.IsZero() || !n.GaveUp || !n.RetryNotBefore.Equal(hours(14)) {
 		t.Fatalf("after the 401: %+v; want pending, refused, next attempt at 14 h", n)
 	}
 	fixed := newSink(t, nil)

@@ -266,7 +266,7 @@ func (r *rig) series(ids ...string) {
 
 func (r *rig) seriesOn(s, id string) {
 	r.t.Helper()
-	if err := r.st.CreateSeries(r.ctx, store.Series{Site: s, SeriesID: id, URL: url(id), Title: "A Title", Kind: "novel"}, 1); err != nil {
+	if err := r.st.CreateSeries(r.ctx, store.Series{Site: s, SeriesID: id, URL: url(id), Title: "A Title", Kind: "novel"}, msT(1)); err != nil {
 		r.t.Fatal(err)
 	}
 }
@@ -312,7 +312,7 @@ func (r *rig) xmin(id string) string {
 
 func (r *rig) passes(s string) []store.PassRow {
 	r.t.Helper()
-	rows, err := r.st.ListPasses(r.ctx, s, 0)
+	rows, err := r.st.ListPasses(r.ctx, s, time.Time{})
 	if err != nil {
 		r.t.Fatal(err)
 	}

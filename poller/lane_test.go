@@ -28,8 +28,8 @@ type notes struct {
 
 func (n *notes) hook(st *store.Store) func(context.Context, string, time.Time) error {
 	return func(ctx context.Context, s string, at time.Time) error {
-		rows, err := st.ListPasses(ctx, s, at.UnixMilli())
-		logged := err == nil && len(rows) > 0 && rows[len(rows)-1].StartedAt == at.UnixMilli()
+		rows, err := st.ListPasses(ctx, s, at)
+		logged := err == nil && len(rows) > 0 && rows[len(rows)-1].StartedAt.Equal(at)
 		n.mu.Lock()
 		defer n.mu.Unlock()
 		n.calls = append(n.calls, fmt.Sprintf("%s logged=%v", s, logged))
@@ -69,7 +69,7 @@ func TestEverySkipPathWritesItsOwnValue(t *testing.T) {
 			}
 		}},
 		{word.SkipRefusing, site, func(r *rig) {
-			if err := r.st.SetLaneRefusal(r.ctx, site, r.clk.Now().Add(3*time.Hour).UnixMilli()); err != nil {
+			if err := r.st.SetLaneRefusal(r.ctx, site, r.clk.Now().Add(3*time.Hour)); err != nil {
 				r.t.Fatal(err)
 			}
 		}},
@@ -122,7 +122,7 @@ func TestEverySkipPathWritesItsOwnValue(t *testing.T) {
 			}
 			rows := r.passes(c.site)
 			last := rows[len(rows)-1]
-			if last.Skip != c.skip || last.StartedAt != r.clk.Now().UnixMilli() {
+			if last.Skip != c.skip || !last.StartedAt.Equal(r.clk.Now()) {
 				t.Fatalf("pass log: %+v", last)
 			}
 			if r.rd.readsOf(url("s")) != readsBefore || r.rd.readsOf(url("k")) != 0 {
@@ -198,7 +198,7 @@ func TestTwoRefusalsBreakThePassAndTheLaneRefusesAfterwards(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := time.Duration(ln.RefuseUntil-r.clk.Now().UnixMilli()) * time.Millisecond; got != c.wantWait {
+			if got := ln.RefuseUntil.Sub(r.clk.Now()); got != c.wantWait {
 				t.Fatalf("refuse_until is now+%v, want now+%v", got, c.wantWait)
 			}
 			if pass.Rest != min(c.wantWait, time.Hour) {
@@ -286,7 +286,7 @@ func TestAPanicInOnePollIsCountedAsErrorsAndTheLaneGoesOn(t *testing.T) {
 	}
 	// errors writes (seed 001): a page that panics the adapter every hour
 	// is a failing Series, not a healthy one with a fresh check stamp.
-	if f, ok := r.failure("b"); !ok || f.Outcome != "errors" || f.FailingSince != r.clk.Now().UnixMilli() {
+	if f, ok := r.failure("b"); !ok || f.Outcome != "errors" || !f.FailingSince.Equal(r.clk.Now()) {
 		t.Fatalf("the panicked Poll left failure row %+v present=%v; want errors since now", f, ok)
 	}
 	if _, ok := r.failure("a"); ok {
@@ -346,7 +346,7 @@ func TestAForcedLaneMakesEverySeriesDueOnce(t *testing.T) {
 	if p := r.p.RunPass(r.ctx, site); p.Due != 2 {
 		t.Fatalf("forced Lane owed %d", p.Due)
 	}
-	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt != 0 {
+	if ln, _ := r.st.GetLane(r.ctx, site); !ln.ForcePollAt.IsZero() {
 		t.Fatalf("served Lane force still pending: %+v", ln)
 	}
 	r.clk.Advance(time.Minute)
@@ -370,7 +370,7 @@ func TestAForcedLaneOnAPausedLaneWaitsForTheResume(t *testing.T) {
 	if p := r.p.RunPass(r.ctx, site); p.Skip != word.SkipPaused {
 		t.Fatalf("%+v", p)
 	}
-	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt == 0 {
+	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt.IsZero() {
 		t.Fatal("the unserved force request was dropped")
 	}
 	if err := r.p.Resume(r.ctx, site); err != nil {
@@ -427,7 +427,7 @@ func TestTheLanePrunesThePassLogByAge(t *testing.T) {
 	kept := r.clk.Now().Add(-6 * 24 * time.Hour).UnixMilli()
 	for _, at := range []int64{old, kept} {
 		for _, s := range []string{site, "comix"} {
-			if err := r.st.InsertPass(r.ctx, store.PassRow{Site: s, StartedAt: at, FinishedAt: at}); err != nil {
+			if err := r.st.InsertPass(r.ctx, store.PassRow{Site: s, StartedAt: msT(at), FinishedAt: msT(at)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -437,7 +437,7 @@ func TestTheLanePrunesThePassLogByAge(t *testing.T) {
 	go func() { r.p.Run(ctx); close(done) }()
 	waitFor(t, "the prune", func() bool {
 		rows := r.passes(site)
-		return len(rows) == 2 && rows[0].StartedAt == kept
+		return len(rows) == 2 && rows[0].StartedAt.Equal(msT(kept))
 	})
 	cancel()
 	<-done
@@ -588,7 +588,7 @@ func TestTheDatabaseGoingAwayMidPassIsLoggedAndTheLaneResumes(t *testing.T) {
 		t.Fatalf("the Lane did not resume: %+v\n%s", next, r.logs.String())
 	}
 	rows := r.passes(site)
-	if len(rows) != 2 || rows[0].StartedAt != pass.StartedAt.UnixMilli() || rows[0].Errors != 2 || rows[1].OK != 4 {
+	if len(rows) != 2 || !rows[0].StartedAt.Equal(pass.StartedAt) || rows[0].Errors != 2 || rows[1].OK != 4 {
 		t.Fatalf("the outage pass was not recorded once the database returned: %+v", rows)
 	}
 	for _, id := range []string{"a", "b", "c", "d"} {
@@ -689,14 +689,14 @@ func TestABoundedPassServesAForcedLaneOnlyWhenItReachedEverySeries(t *testing.T)
 	if p := r.p.RunPass(r.ctx, site); p.Due != 1 {
 		t.Fatalf("%+v", p)
 	}
-	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt == 0 {
+	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt.IsZero() {
 		t.Fatal("the force was marked served with a Series still owed")
 	}
 	r.clk.Advance(time.Minute)
 	if p := r.p.RunPass(r.ctx, site); p.Due != 1 {
 		t.Fatalf("%+v", p)
 	}
-	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt != 0 {
+	if ln, _ := r.st.GetLane(r.ctx, site); !ln.ForcePollAt.IsZero() {
 		t.Fatal("the force was never served")
 	}
 }
@@ -716,19 +716,19 @@ func TestARequestWrittenByAnotherProcessWakesTheLeadersLane(t *testing.T) {
 	// The admin handlers of another replica write through the store alone.
 	other := r.second()
 	r.clk.Advance(time.Minute)
-	if err := other.ForceSeriesPoll(r.ctx, site, "a", r.clk.Now().UnixMilli()); err != nil {
+	if err := other.ForceSeriesPoll(r.ctx, site, "a", r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the forced Series", func() bool { return r.rd.readsOf(url("a")) == 2 })
 	r.clk.Advance(time.Minute)
-	if err := other.ForceLanePoll(r.ctx, "comix", r.clk.Now().UnixMilli()); err != nil {
+	if err := other.ForceLanePoll(r.ctx, "comix", r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the forced Lane", func() bool { return r.rd.readsOf(url("c")) == 2 })
 	if r.rd.readsOf(url("a")) != 2 {
 		t.Fatal("a wake for comix woke novelfull")
 	}
-	if err := other.ForceSeriesPoll(r.ctx, site, "missing", 1); !errors.Is(err, store.ErrNotFound) {
+	if err := other.ForceSeriesPoll(r.ctx, site, "missing", msT(1)); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("forcing a missing Series: %v", err)
 	}
 	cancel()
@@ -762,25 +762,25 @@ func TestTheLanePrunesAtMostHourly(t *testing.T) {
 	old := r.clk.Now().Add(-8 * 24 * time.Hour).UnixMilli()
 	// The first prune follows the first pass; its row's going is how the
 	// test knows it happened (the pass's own row is logged before it).
-	if err := r.st.InsertPass(r.ctx, store.PassRow{Site: site, StartedAt: old - 1, FinishedAt: old - 1}); err != nil {
+	if err := r.st.InsertPass(r.ctx, store.PassRow{Site: site, StartedAt: msT(old - 1), FinishedAt: msT(old - 1)}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
 	done := make(chan struct{})
 	go func() { r.p.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	waitFor(t, "the first prune", func() bool { rows := r.passes(site); return len(rows) >= 1 && rows[0].StartedAt != old-1 })
+	waitFor(t, "the first prune", func() bool { rows := r.passes(site); return len(rows) >= 1 && !rows[0].StartedAt.Equal(msT(old-1)) })
 
-	if err := r.st.InsertPass(r.ctx, store.PassRow{Site: site, StartedAt: old, FinishedAt: old}); err != nil {
+	if err := r.st.InsertPass(r.ctx, store.PassRow{Site: site, StartedAt: msT(old), FinishedAt: msT(old)}); err != nil {
 		t.Fatal(err)
 	}
 	first := len(r.passes(site))
 	waitFor(t, "more passes", func() bool { return len(r.passes(site)) >= first+5 })
-	if rows := r.passes(site); rows[0].StartedAt != old {
+	if rows := r.passes(site); !rows[0].StartedAt.Equal(msT(old)) {
 		t.Fatal("pruned again within the hour")
 	}
 	r.clk.Advance(61 * time.Minute)
-	waitFor(t, "the hourly prune", func() bool { return r.passes(site)[0].StartedAt != old })
+	waitFor(t, "the hourly prune", func() bool { return !r.passes(site)[0].StartedAt.Equal(msT(old)) })
 }
 
 // After every session of the database is cut (what a PostgreSQL restart
@@ -810,7 +810,7 @@ func TestAfterTheDatabaseCutsEverySessionAForcedPollIsStillServed(t *testing.T) 
 		return err == nil && n == 1
 	})
 	// The admin's control writes through the database alone.
-	if err := other.ForceSeriesPoll(r.ctx, site, "a", r.clk.Now().UnixMilli()); err != nil {
+	if err := other.ForceSeriesPoll(r.ctx, site, "a", r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the Forced Poll", func() bool { return r.rd.readsOf(url("a")) == 2 })

@@ -192,8 +192,6 @@ func (p *Poller) clampRest(d time.Duration) time.Duration {
 	return max(0, min(d, p.defaultRest()))
 }
 
-func ms(t time.Time) int64 { return t.UnixMilli() }
-
 // wakeLane makes the Lane's next wait end at once.
 func (p *Poller) wakeLane(site string) {
 	select {
@@ -208,7 +206,7 @@ func (p *Poller) wakeLane(site string) {
 // through the database just the same; this also wakes a Lane of this
 // process that is not holding its lock yet.
 func (p *Poller) ForceSeries(ctx context.Context, site, id string) error {
-	if err := p.Store.ForceSeriesPoll(ctx, site, id, ms(p.now())); err != nil {
+	if err := p.Store.ForceSeriesPoll(ctx, site, id, p.now()); err != nil {
 		return fmt.Errorf("poller: force series: %w", err)
 	}
 	p.wakeLane(site)
@@ -217,7 +215,7 @@ func (p *Poller) ForceSeries(ctx context.Context, site, id string) error {
 
 // ForceLane asks for a Poll of every Series of a Lane now and wakes it.
 func (p *Poller) ForceLane(ctx context.Context, site string) error {
-	if err := p.Store.ForceLanePoll(ctx, site, ms(p.now())); err != nil {
+	if err := p.Store.ForceLanePoll(ctx, site, p.now()); err != nil {
 		return fmt.Errorf("poller: force lane: %w", err)
 	}
 	p.wakeLane(site)
@@ -226,7 +224,7 @@ func (p *Poller) ForceLane(ctx context.Context, site string) error {
 
 // Pause stops a Lane until the given time.
 func (p *Poller) Pause(ctx context.Context, site string, until time.Time) error {
-	if err := p.Store.PauseLane(ctx, site, ms(until)); err != nil {
+	if err := p.Store.PauseLane(ctx, site, until); err != nil {
 		return fmt.Errorf("poller: pause: %w", err)
 	}
 	p.wakeLane(site) // so the Lane's rest reflects the pause now
@@ -352,15 +350,14 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 		pass.Rest = or(p.ErrorRest, DefaultErrorRest)
 		return pass
 	}
-	now := ms(start)
-	if ln.PausedUntil > now {
+	if ln.PausedUntil.After(start) {
 		pass.Skip = word.SkipPaused
-		pass.Rest = p.clampRest(time.Duration(ln.PausedUntil-now) * time.Millisecond)
+		pass.Rest = p.clampRest(ln.PausedUntil.Sub(start))
 		return pass
 	}
-	if ln.RefuseUntil > now {
+	if ln.RefuseUntil.After(start) {
 		pass.Skip = word.SkipRefusing
-		pass.Rest = p.clampRest(time.Duration(ln.RefuseUntil-now) * time.Millisecond)
+		pass.Rest = p.clampRest(ln.RefuseUntil.Sub(start))
 		return pass
 	}
 	browser := p.Reader.Route(site) == word.RouteBrowser
@@ -375,9 +372,9 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 		return pass
 	}
 
-	cutoff := ms(start.Add(-p.pollEvery(site)))
-	if ln.ForcePollAt > 0 {
-		cutoff = max(cutoff, ln.ForcePollAt)
+	cutoff := start.Add(-p.pollEvery(site))
+	if ln.ForcePollAt.After(cutoff) {
+		cutoff = ln.ForcePollAt
 	}
 	limit := 0
 	if p.MaxPerPass > 0 {
@@ -444,7 +441,7 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 			wait := max(or(p.RefuseFor, DefaultRefuseFor), retryAfter)
 			wait = min(wait, or(p.MaxRefuse, DefaultMaxRefuse))
 			until := p.now().Add(wait)
-			if err := p.Store.SetLaneRefusal(context.WithoutCancel(ctx), site, ms(until)); err != nil {
+			if err := p.Store.SetLaneRefusal(context.WithoutCancel(ctx), site, until); err != nil {
 				p.log().Error("lane refusal not recorded", "site", site, "err", err)
 			}
 			pass.Rest = p.clampRest(wait)
@@ -463,7 +460,7 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 			break
 		}
 	}
-	if completed && ln.ForcePollAt > 0 {
+	if completed && !ln.ForcePollAt.IsZero() {
 		if err := p.Store.ServeLaneForce(ctx, site, ln.ForcePollAt); err != nil {
 			p.log().Error("lane force not served", "site", site, "err", err)
 		}
@@ -499,15 +496,15 @@ func (p *Poller) space(ctx context.Context, l *lane) bool {
 
 // nextRest is the time until the Lane's next Series falls due, bounded.
 func (p *Poller) nextRest(ctx context.Context, site string) time.Duration {
-	oldest, err := p.Store.OldestCheck(ctx, site)
+	oldest, some, err := p.Store.OldestCheck(ctx, site)
 	if err != nil {
 		p.log().Error("next due unreadable", "site", site, "err", err)
 		return or(p.ErrorRest, DefaultErrorRest)
 	}
-	if oldest < 0 {
+	if !some {
 		return p.defaultRest()
 	}
-	next := time.UnixMilli(oldest).Add(p.pollEvery(site))
+	next := oldest.Add(p.pollEvery(site))
 	return p.clampRest(max(next.Sub(p.now()), or(p.MinRest, DefaultMinRest)))
 }
 
@@ -519,7 +516,7 @@ func (p *Poller) finish(ctx context.Context, l *lane, pass *Pass) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	row := store.PassRow{
-		Site: pass.Site, StartedAt: ms(pass.StartedAt), FinishedAt: ms(pass.FinishedAt),
+		Site: pass.Site, StartedAt: pass.StartedAt, FinishedAt: pass.FinishedAt,
 		Due: pass.Due, Checked: pass.Checked, Skip: pass.Skip, Counts: pass.Counts,
 	}
 	// Rows an outage kept from the log go first, so the log stays in order.
@@ -579,7 +576,7 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 		}
 	}()
 
-	failing, err := p.Store.StampChecked(ctx, s.Site, s.SeriesID, s.CheckedAt, ms(now))
+	failing, err := p.Store.StampChecked(ctx, s.Site, s.SeriesID, s.CheckedAt, now)
 	if errors.Is(err, store.ErrAlreadyChecked) {
 		p.log().Info("series taken by another pass", "site", s.Site, "series_id", s.SeriesID)
 		return adapters.Result{}, false, false
@@ -636,7 +633,7 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 }
 
 func (p *Poller) recordFailure(ctx context.Context, s store.Series, o word.Outcome, now time.Time) {
-	if err := p.Store.RecordFailure(ctx, s.Site, s.SeriesID, o, ms(now)); err != nil {
+	if err := p.Store.RecordFailure(ctx, s.Site, s.SeriesID, o, now); err != nil {
 		p.log().Error("failure row not written", "site", s.Site, "series_id", s.SeriesID,
 			"outcome", o, "err", err)
 	}
@@ -650,10 +647,10 @@ func (p *Poller) writeOK(ctx context.Context, s store.Series, f adapters.Facts, 
 			return err
 		}
 	}
-	if f.Completed != (s.SiteCompletedAt > 0) {
-		at := int64(0)
+	if f.Completed != !s.SiteCompletedAt.IsZero() {
+		var at time.Time
 		if f.Completed {
-			at = ms(now)
+			at = now
 		}
 		if err := p.Store.SetSiteCompleted(ctx, s.Site, s.SeriesID, at); err != nil {
 			return err

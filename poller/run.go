@@ -206,7 +206,7 @@ func (p *Poller) prune(ctx context.Context, site string, l *lane) {
 	l.lastPrune = now
 	days := or(p.PassRetention, DefaultPassRetention)
 	before := now.Add(-time.Duration(days) * 24 * time.Hour)
-	n, err := p.Store.PrunePasses(ctx, site, ms(before))
+	n, err := p.Store.PrunePasses(ctx, site, before)
 	if err != nil {
 		p.log().Error("pass log not pruned", "site", site, "err", err)
 		return

@@ -32,7 +32,7 @@ func TestEachWritingOutcomeInsertsAFailureRowWithItsWord(t *testing.T) {
 			r.rd.script(url("s"), c.res)
 			pass := r.pass()
 			f, ok := r.failure("s")
-			if !ok || f.Outcome != c.res.Outcome || f.FailingSince != r.clk.Now().UnixMilli() {
+			if !ok || f.Outcome != c.res.Outcome || !f.FailingSince.Equal(r.clk.Now()) {
 				t.Fatalf("failure row: %+v present=%v, want %s since now", f, ok, c.res.Outcome)
 			}
 			if pass.Counts.Of(c.res.Outcome) != 1 || pass.Checked != c.checked || pass.Due != 1 {
@@ -79,7 +79,7 @@ func TestAChangedWordUpdatesTheWordAndKeepsFailingSince(t *testing.T) {
 		t.Fatalf("word not updated: %+v %v", f, ok)
 	}
 	if f.FailingSince != first.FailingSince {
-		t.Fatalf("failing_since reset: %d -> %d", first.FailingSince, f.FailingSince)
+		t.Fatalf("failing_since reset: %v -> %v", first.FailingSince, f.FailingSince)
 	}
 }
 
@@ -124,7 +124,7 @@ func TestRefusedAndUnreachablePollsNeitherInsertNorDelete(t *testing.T) {
 					t.Fatalf("pass: %+v", pass)
 				}
 				f, ok := r.failure("s")
-				if seeded && (!ok || f.Outcome != "not_found" || f.FailingSince != 42) {
+				if seeded && (!ok || f.Outcome != "not_found" || !f.FailingSince.Equal(msT(42))) {
 					t.Fatalf("seeded row changed: %+v present=%v", f, ok)
 				}
 				if !seeded && ok {
@@ -138,7 +138,7 @@ func TestRefusedAndUnreachablePollsNeitherInsertNorDelete(t *testing.T) {
 				if q := r.trace.polls(); len(q) != 1 || !isStamp(q[0]) {
 					t.Fatalf("a %s Poll ran %q; want the check stamp alone", o, q)
 				}
-				if seeded && r.get("s").SiteCompletedAt != 7 {
+				if seeded && !r.get("s").SiteCompletedAt.Equal(msT(7)) {
 					t.Fatalf("completion hint changed by a %s Poll", o)
 				}
 			})
@@ -205,11 +205,11 @@ func TestTheCompletionWriteFiresOnlyOnATransition(t *testing.T) {
 		r.pass()
 		wrote := len(r.trace.touching("series")) > 1 // beyond the check stamp
 		got := r.get("s").SiteCompletedAt
-		if wrote != s.wantWrite || (got > 0) != s.wantMarked {
-			t.Fatalf("%s: wrote=%v site_completed_at=%d", s.name, wrote, got)
+		if wrote != s.wantWrite || (!got.IsZero()) != s.wantMarked {
+			t.Fatalf("%s: wrote=%v site_completed_at=%v", s.name, wrote, got)
 		}
-		if s.wantMarked && s.wantWrite && got != r.clk.Now().UnixMilli() {
-			t.Fatalf("%s: site_completed_at %d is not the read's time", s.name, got)
+		if s.wantMarked && s.wantWrite && !got.Equal(r.clk.Now()) {
+			t.Fatalf("%s: site_completed_at %v is not the read's time", s.name, got)
 		}
 	}
 	// Completed again, then refused: the hint keeps its value.
@@ -217,8 +217,8 @@ func TestTheCompletionWriteFiresOnlyOnATransition(t *testing.T) {
 	r.pass()
 	marked := r.get("s").SiteCompletedAt
 	r.pass()
-	if got := r.get("s").SiteCompletedAt; got != marked || got == 0 {
-		t.Fatalf("a refused Poll changed the hint: %d -> %d", marked, got)
+	if got := r.get("s").SiteCompletedAt; got != marked || got.IsZero() {
+		t.Fatalf("a refused Poll changed the hint: %v -> %v", marked, got)
 	}
 }
 

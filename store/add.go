@@ -39,7 +39,7 @@ RETURNING true`
 // Either all of it happens or none of it does.
 func (s *Store) AddAddress(ctx context.Context, in AddRequest, now time.Time) (AddResult, error) {
 	var res AddResult
-	at := now.UnixMilli()
+	at := ms(now)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// The Series, with its first Poll asked for and its Lane woken
 		// (addSeriesSQL); the notification leaves only if this commits.

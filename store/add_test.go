@@ -14,7 +14,7 @@ var addNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 func addReader(t *testing.T, s *store.Store, id string) {
 	t.Helper()
-	if err := s.UpsertReader(context.Background(), store.Reader{DiscordID: id, Name: id}, 1); err != nil {
+	if err := s.UpsertReader(context.Background(), store.Reader{DiscordID: id, Name: id}, msT(1)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -50,7 +50,7 @@ func TestAddingAnAddressCreatesTheSeriesAsksForAPollAndBookmarksIt(t *testing.T)
 		}
 	}
 	a, err := s.GetSeries(ctx, "novelfull", "a")
-	if err != nil || a.ForcePollAt != addNow.UnixMilli() || a.CheckedAt != 0 {
+	if err != nil || !a.ForcePollAt.Equal(addNow) || !a.CheckedAt.IsZero() {
 		t.Fatalf("a new Series carries a Forced Poll request: %+v, %v", a, err)
 	}
 	b, err := s.GetBookmark(ctx, "r", "novelfull", "a")
@@ -108,7 +108,7 @@ func TestMyBookmarksPutTheEmberFirstThenTheMostRecentChapter(t *testing.T) {
 	set("recent-new", "9", "Recent New", 300)
 	set("caught-up", "4", "Caught Up", 400)
 	set("100%_real", "2", "100%_Real", 200)
-	if _, err := s.SetProgress(ctx, "r", "novelfull", "caught-up", "4", "", false, 1); err != nil {
+	if _, err := s.SetProgress(ctx, "r", "novelfull", "caught-up", "4", "", false, msT(1)); err != nil {
 		t.Fatal(err)
 	}
 	ids := func(q store.BookmarkQuery) []string {
@@ -220,14 +220,14 @@ func TestASessionStampsLastSeenAtMostHourly(t *testing.T) {
 	if err := s.NameReader(ctx, "local-ada", "Ada", addNow); err != nil {
 		t.Fatal(err)
 	}
-	seen := func() int64 {
+	seen := func() time.Time {
 		r, err := s.GetReader(ctx, "local-ada")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r.LastSeenAt
 	}
-	if seen() != 0 {
+	if !seen().IsZero() {
 		t.Fatal("a named Reader who never signed in was seen")
 	}
 	for _, st := range []struct {
@@ -237,8 +237,8 @@ func TestASessionStampsLastSeenAtMostHourly(t *testing.T) {
 		if _, err := s.SeenSession(ctx, "local-ada", st.at); err != nil {
 			t.Fatal(err)
 		}
-		if got := seen(); got != st.want.UnixMilli() {
-			t.Errorf("at %v: last seen %d, want %d", st.at, got, st.want.UnixMilli())
+		if got := seen(); !got.Equal(st.want) {
+			t.Errorf("at %v: last seen %v, want %v", st.at, got, st.want)
 		}
 	}
 	if _, err := s.SeenSession(ctx, "nobody", addNow); !errors.Is(err, store.ErrNotFound) {

@@ -88,7 +88,7 @@ func ParseFilter(name string) (Filter, bool) {
 type AdminSeries struct {
 	Series
 	FailureOutcome word.Outcome `db:"failure_outcome"`
-	FailingSince   int64        `db:"failing_since"`
+	FailingSince   time.Time    `db:"failing_since"`
 	RaisedByName   string       `db:"raised_by_name"`
 }
 
@@ -132,7 +132,7 @@ func (q SeriesQuery) where(now time.Time, keyset bool) (string, pgx.NamedArgs, e
 		return "", nil, fmt.Errorf("store: unknown filter %q", q.Filter)
 	}
 	conds := []string{pred, `s.site = ANY(@sites)`}
-	args := pgx.NamedArgs{"cutoff": now.Add(-word.OwnerWindow).UnixMilli(), "sites": q.sites()}
+	args := pgx.NamedArgs{"cutoff": ms(now.Add(-word.OwnerWindow)), "sites": q.sites()}
 	if q.Q != "" {
 		conds = append(conds, searchSQL)
 		args["q"] = likePattern(q.Q)
@@ -272,9 +272,9 @@ var adminSeriesSQL = `SELECT ` + adminSeriesColumns + `,
 // AdminSeries queues one Series' detail into dst; Send returns ErrNotFound
 // when there is no such Series.
 func (b *Batch) AdminSeries(site, id string, now time.Time, dst *AdminSeriesDetail) {
-	args := pgx.NamedArgs{"site": site, "id": id, "cutoff": now.Add(-word.OwnerWindow).UnixMilli()}
+	args := pgx.NamedArgs{"site": site, "id": id, "cutoff": ms(now.Add(-word.OwnerWindow))}
 	b.b.Queue(adminSeriesSQL, args).Query(func(rows pgx.Rows) error {
-		v, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[AdminSeriesDetail])
+		v, err := pgx.CollectExactlyOneRow(rows, rowTo[AdminSeriesDetail])
 		if err != nil {
 			return fmt.Errorf("store: get admin series %s/%s: %w", site, id, translate(err))
 		}
@@ -285,10 +285,10 @@ func (b *Batch) AdminSeries(site, id string, now time.Time, dst *AdminSeriesDeta
 
 // SeriesBookmark is one Reader's Bookmark on a Series, for the detail page.
 type SeriesBookmark struct {
-	ReaderID   string  `db:"reader_id"`
-	ReaderName string  `db:"reader_name"`
-	Progress   *string `db:"progress"`
-	UpdatedAt  int64   `db:"updated_at"`
+	ReaderID   string    `db:"reader_id"`
+	ReaderName string    `db:"reader_name"`
+	Progress   *string   `db:"progress"`
+	UpdatedAt  time.Time `db:"updated_at"`
 }
 
 const seriesBookmarksSQL = `
@@ -316,8 +316,8 @@ UPDATE series SET finished_at = CASE WHEN finished_at = 0 THEN $3 ELSE finished_
 
 // FinishSeries sets the owner's Finished flag (kept if already set). Only
 // the owner's confirmed Finish control calls it; nothing else writes it.
-func (s *Store) FinishSeries(ctx context.Context, site, id string, now int64) error {
-	return s.execOne(ctx, "finish series "+site+"/"+id, finishSeriesSQL, site, id, now)
+func (s *Store) FinishSeries(ctx context.Context, site, id string, now time.Time) error {
+	return s.execOne(ctx, "finish series "+site+"/"+id, finishSeriesSQL, site, id, ms(now))
 }
 
 var unfinishSeriesSQL = wakeSQL(`UPDATE series SET finished_at = 0 WHERE site = $1 AND series_id = $2 RETURNING site`)
@@ -344,16 +344,16 @@ func (s *Store) execOne(ctx context.Context, what, sql string, args ...any) erro
 // counts over ownerWindow, and its newest pass (LastStartedAt 0 when the
 // Lane has never passed).
 type AdminLane struct {
-	Site        string `db:"site"`
-	PausedUntil int64  `db:"paused_until"`
-	RefuseUntil int64  `db:"refuse_until"`
-	ForcePollAt int64  `db:"force_poll_at"`
+	Site        string    `db:"site"`
+	PausedUntil time.Time `db:"paused_until"`
+	RefuseUntil time.Time `db:"refuse_until"`
+	ForcePollAt time.Time `db:"force_poll_at"`
 
 	Passes int64 `db:"passes"`
 	word.Counts
 
-	LastStartedAt  int64     `db:"last_started_at"`
-	LastFinishedAt int64     `db:"last_finished_at"`
+	LastStartedAt  time.Time `db:"last_started_at"`
+	LastFinishedAt time.Time `db:"last_finished_at"`
 	LastDue        int64     `db:"last_due"`
 	LastChecked    int64     `db:"last_checked"`
 	LastSkip       word.Skip `db:"last_skip"`
@@ -381,7 +381,7 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
 // AdminLanes reads every Lane for the Lanes page; counts cover
 // (now − ownerWindow, now].
 func (s *Store) AdminLanes(ctx context.Context, now time.Time) ([]AdminLane, error) {
-	v, err := getMany[AdminLane](ctx, s, adminLanesSQL, now.Add(-word.OwnerWindow).UnixMilli())
+	v, err := getMany[AdminLane](ctx, s, adminLanesSQL, ms(now.Add(-word.OwnerWindow)))
 	if err != nil {
 		return nil, fmt.Errorf("store: admin lanes: %w", err)
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // SeriesKey names one Series.
@@ -35,10 +36,10 @@ func (s *Store) AdminSeriesByKeys(ctx context.Context, keys []SeriesKey) ([]Admi
 // FinishMany sets the Finished flag on every selected Series in one
 // statement (a flag already set keeps its time), after the owner confirmed
 // the batch. It reports how many Series it found.
-func (s *Store) FinishMany(ctx context.Context, keys []SeriesKey, now int64) (int64, error) {
+func (s *Store) FinishMany(ctx context.Context, keys []SeriesKey, now time.Time) (int64, error) {
 	sites, ids := splitKeys(keys)
 	tag, err := s.pool.Exec(ctx, `UPDATE series s SET finished_at = CASE WHEN s.finished_at = 0 THEN $3 ELSE s.finished_at END
-	  FROM `+keysFrom+` WHERE s.site = k.site AND s.series_id = k.series_id`, sites, ids, now)
+	  FROM `+keysFrom+` WHERE s.site = k.site AND s.series_id = k.series_id`, sites, ids, ms(now))
 	if err != nil {
 		return 0, fmt.Errorf("store: finish selected: %w", translate(err))
 	}
@@ -47,14 +48,14 @@ func (s *Store) FinishMany(ctx context.Context, keys []SeriesKey, now int64) (in
 
 // ForceMany records a Forced Poll of every selected Series and wakes each
 // Lane concerned once, in one statement. It reports how many it found.
-func (s *Store) ForceMany(ctx context.Context, keys []SeriesKey, now int64) (int64, error) {
+func (s *Store) ForceMany(ctx context.Context, keys []SeriesKey, now time.Time) (int64, error) {
 	sites, ids := splitKeys(keys)
 	var n int64
 	err := s.pool.QueryRow(ctx, `WITH u AS (
 	    UPDATE series s SET force_poll_at = $3 FROM `+keysFrom+`
 	     WHERE s.site = k.site AND s.series_id = k.series_id RETURNING s.site),
 	  w AS (SELECT pg_notify('`+LaneWakeChannel+`', d.site) FROM (SELECT DISTINCT site FROM u) d)
-	SELECT (SELECT count(*) FROM u) + 0 * (SELECT count(*) FROM w)`, sites, ids, now).Scan(&n)
+	SELECT (SELECT count(*) FROM u) + 0 * (SELECT count(*) FROM w)`, sites, ids, ms(now)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("store: force selected: %w", translate(err))
 	}

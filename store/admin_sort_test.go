@@ -118,12 +118,12 @@ func checkOrder(t *testing.T, name string, sort store.Sort, rows []store.AdminSe
 	k := func(r store.AdminSeries) int64 {
 		switch sort {
 		case store.SortChecked:
-			return r.CheckedAt
+			return r.CheckedAt.UnixMilli()
 		case store.SortFailing:
-			if r.FailingSince == 0 {
+			if r.FailingSince.IsZero() {
 				return 1 << 62
 			}
-			return r.FailingSince
+			return r.FailingSince.UnixMilli()
 		}
 		return 0
 	}

@@ -202,7 +202,7 @@ func TestSiteAndKindStackOnAFilter(t *testing.T) {
 		{Site: "novelfull", SeriesID: "n", URL: addr, Kind: "novel"},
 		{Site: "comix", SeriesID: "c", URL: addr, Kind: "manga"},
 	} {
-		if err := s.CreateSeries(ctx, in, 0); err != nil {
+		if err := s.CreateSeries(ctx, in, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -236,14 +236,14 @@ func TestTheAdminJoinProjectsTheOutcomeWordAndItsAge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.FailureOutcome != "no_chapter" || d.FailingSince != t0.Add(-13*time.Hour).UnixMilli() {
-		t.Errorf("failure projected as %q since %d", d.FailureOutcome, d.FailingSince)
+	if d.FailureOutcome != "no_chapter" || !d.FailingSince.Equal(t0.Add(-13*time.Hour)) {
+		t.Errorf("failure projected as %q since %v", d.FailureOutcome, d.FailingSince)
 	}
 	if !d.Failing || !d.Unverified || d.RaisedByName != "Reader One" || d.Bookmarks != 1 {
 		t.Errorf("detail flags: %+v", d)
 	}
 	h, err := s.GetAdminSeries(context.Background(), "asurascans", "healthy", t0)
-	if err != nil || h.FailureOutcome != "" || h.FailingSince != 0 || h.Failing {
+	if err != nil || h.FailureOutcome != "" || !h.FailingSince.IsZero() || h.Failing {
 		t.Errorf("healthy Series: %+v %v", h, err)
 	}
 	if _, err := s.GetAdminSeries(context.Background(), "asurascans", "nope", t0); !errors.Is(err, store.ErrNotFound) {
@@ -257,7 +257,7 @@ func TestFinishAndUnfinishMoveASeriesBetweenFilters(t *testing.T) {
 	s := store.New(pool)
 	seedFixtures(t, pool, filterFixtures)
 	ctx := context.Background()
-	if err := s.FinishSeries(ctx, "asurascans", "completed", t0.UnixMilli()); err != nil {
+	if err := s.FinishSeries(ctx, "asurascans", "completed", t0); err != nil {
 		t.Fatal(err)
 	}
 	if ids := listIDs(t, s, store.SeriesQuery{Filter: store.FilterSiteCompleted}); len(ids) != 0 {
@@ -269,7 +269,7 @@ func TestFinishAndUnfinishMoveASeriesBetweenFilters(t *testing.T) {
 	if ids := listIDs(t, s, store.SeriesQuery{Filter: store.FilterSiteCompleted}); !slices.Equal(ids, []string{"completed"}) {
 		t.Errorf("un-finished Series not back: %v", ids)
 	}
-	if err := s.FinishSeries(ctx, "asurascans", "nope", 1); !errors.Is(err, store.ErrNotFound) {
+	if err := s.FinishSeries(ctx, "asurascans", "nope", msT(1)); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("finish of a missing Series: %v", err)
 	}
 }
@@ -314,7 +314,7 @@ func TestTheLanesReadCountsTheWindowAndFindsTheLastPass(t *testing.T) {
 	ins(20*time.Hour, 100, 0, "") // outside the window
 	ins(2*time.Hour, 2, 1, "")
 	ins(time.Hour, 0, 0, "paused")
-	if err := s.PauseLane(ctx, "comix", t0.Add(time.Hour).UnixMilli()); err != nil {
+	if err := s.PauseLane(ctx, "comix", t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	lanes, err := s.AdminLanes(ctx, t0)
@@ -330,7 +330,7 @@ func TestTheLanesReadCountsTheWindowAndFindsTheLastPass(t *testing.T) {
 			c = l
 		}
 	}
-	if c.Passes != 2 || c.OK != 2 || c.Refused != 1 || c.LastSkip != "paused" || c.LastStartedAt != t0.Add(-time.Hour).UnixMilli() || c.PausedUntil == 0 {
+	if c.Passes != 2 || c.OK != 2 || c.Refused != 1 || c.LastSkip != "paused" || !c.LastStartedAt.Equal(t0.Add(-time.Hour)) || c.PausedUntil.IsZero() {
 		t.Errorf("comix lane: %+v", c)
 	}
 }

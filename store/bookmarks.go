@@ -13,8 +13,8 @@ VALUES ($1, $2, $3, $4, $4)
 ON CONFLICT (reader_id, site, series_id) DO NOTHING`
 
 // AddBookmark records that a Reader follows a Series (idempotent).
-func (s *Store) AddBookmark(ctx context.Context, readerID, site, seriesID string, now int64) error {
-	if _, err := s.pool.Exec(ctx, addBookmarkSQL, readerID, site, seriesID, now); err != nil {
+func (s *Store) AddBookmark(ctx context.Context, readerID, site, seriesID string, now time.Time) error {
+	if _, err := s.pool.Exec(ctx, addBookmarkSQL, readerID, site, seriesID, ms(now)); err != nil {
 		return fmt.Errorf("store: add bookmark %s %s/%s: %w", readerID, site, seriesID, translate(err))
 	}
 	return nil
@@ -22,20 +22,20 @@ func (s *Store) AddBookmark(ctx context.Context, readerID, site, seriesID string
 
 // Bookmark is one row of a Reader's list: the Series' facts and their Progress.
 type Bookmark struct {
-	Site          string  `db:"site"`
-	SeriesID      string  `db:"series_id"`
-	URL           string  `db:"url"`
-	Title         string  `db:"title"`
-	CoverURL      string  `db:"cover_url"`
-	CoverTried    string  `db:"cover_tried"` // see Series.CoverTried
-	Kind          string  `db:"kind"`
-	LatestChapter *string `db:"latest_chapter"`
-	LatestURL     string  `db:"latest_chapter_url"`
-	LatestAt      int64   `db:"latest_chapter_at"` // when Latest Chapter reached its number (0 = not known)
-	Progress      *string `db:"progress"`
-	ProgressURL   string  `db:"progress_url"`
-	New           bool    `db:"new"` // the ember: a chapter past this Reader's Progress
-	UpdatedAt     int64   `db:"updated_at"`
+	Site          string    `db:"site"`
+	SeriesID      string    `db:"series_id"`
+	URL           string    `db:"url"`
+	Title         string    `db:"title"`
+	CoverURL      string    `db:"cover_url"`
+	CoverTried    string    `db:"cover_tried"` // see Series.CoverTried
+	Kind          string    `db:"kind"`
+	LatestChapter *string   `db:"latest_chapter"`
+	LatestURL     string    `db:"latest_chapter_url"`
+	LatestAt      time.Time `db:"latest_chapter_at"` // when Latest Chapter reached its number (0 = not known)
+	Progress      *string   `db:"progress"`
+	ProgressURL   string    `db:"progress_url"`
+	New           bool      `db:"new"` // the ember: a chapter past this Reader's Progress
+	UpdatedAt     time.Time `db:"updated_at"`
 }
 
 // BookmarkQuery narrows a Reader's list: only those with the ember, and a
@@ -124,9 +124,9 @@ const (
 // SetProgress records a Reader's Progress on a bookmarked Series. It never
 // moves Progress backwards unless backwards is set. ErrNotFound when the
 // Reader has no Bookmark on the Series.
-func (s *Store) SetProgress(ctx context.Context, readerID, site, seriesID, num, url string, backwards bool, now int64) (ProgressResult, error) {
+func (s *Store) SetProgress(ctx context.Context, readerID, site, seriesID, num, url string, backwards bool, now time.Time) (ProgressResult, error) {
 	var bookmarked, moved bool
-	if err := s.pool.QueryRow(ctx, setProgressSQL, readerID, site, seriesID, num, url, backwards, now).Scan(&bookmarked, &moved); err != nil {
+	if err := s.pool.QueryRow(ctx, setProgressSQL, readerID, site, seriesID, num, url, backwards, ms(now)).Scan(&bookmarked, &moved); err != nil {
 		return 0, fmt.Errorf("store: set progress %s %s/%s: %w", readerID, site, seriesID, translate(err))
 	}
 	switch {
@@ -162,7 +162,7 @@ ON CONFLICT (reader_id, site, series_id) DO NOTHING`
 // again already is left as it is; a Series the owner deleted meanwhile is
 // ErrConflict.
 func (s *Store) RestoreBookmark(ctx context.Context, readerID, site, seriesID, progress, progressURL string, now time.Time) error {
-	if _, err := s.pool.Exec(ctx, restoreBookmarkSQL, readerID, site, seriesID, progress, progressURL, now.UnixMilli()); err != nil {
+	if _, err := s.pool.Exec(ctx, restoreBookmarkSQL, readerID, site, seriesID, progress, progressURL, ms(now)); err != nil {
 		return fmt.Errorf("store: restore bookmark %s %s/%s: %w", readerID, site, seriesID, translate(err))
 	}
 	return nil

@@ -25,7 +25,7 @@ SELECT series_id, cover_url FROM series
 // NextCover returns one Series of the Site whose cover is due for a fetch,
 // or ErrNotFound when none is.
 func (s *Store) NextCover(ctx context.Context, site string, now time.Time) (CoverDue, error) {
-	v, err := getOne[CoverDue](ctx, s, nextCoverSQL, site, now.UnixMilli())
+	v, err := getOne[CoverDue](ctx, s, nextCoverSQL, site, ms(now))
 	if err != nil {
 		return CoverDue{}, fmt.Errorf("store: next cover %s: %w", site, err)
 	}
@@ -51,7 +51,7 @@ ON CONFLICT (site, series_id) DO UPDATE
 func (s *Store) SaveCover(ctx context.Context, site, id, sourceURL, contentType string, body []byte, now time.Time) error {
 	sum := sha256.Sum256(body)
 	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
-	if _, err := s.pool.Exec(ctx, saveCoverSQL, site, id, sourceURL, contentType, etag, body, now.UnixMilli()); err != nil {
+	if _, err := s.pool.Exec(ctx, saveCoverSQL, site, id, sourceURL, contentType, etag, body, ms(now)); err != nil {
 		return fmt.Errorf("store: save cover %s/%s: %w", site, id, translate(err))
 	}
 	return nil
@@ -62,7 +62,7 @@ const coverFailedSQL = `UPDATE series SET cover_retry_at = $3 WHERE site = $1 AN
 // CoverFailed records that a cover fetch failed: the Series is not tried
 // again before retryAt. A cover stored earlier stays.
 func (s *Store) CoverFailed(ctx context.Context, site, id string, retryAt time.Time) error {
-	if _, err := s.pool.Exec(ctx, coverFailedSQL, site, id, retryAt.UnixMilli()); err != nil {
+	if _, err := s.pool.Exec(ctx, coverFailedSQL, site, id, ms(retryAt)); err != nil {
 		return fmt.Errorf("store: cover failed %s/%s: %w", site, id, translate(err))
 	}
 	return nil

@@ -169,17 +169,17 @@ func TestTheTalliesAndCopiesStayInStepWithEveryWrite(t *testing.T) {
 		must(step, err)
 	}
 	for _, id := range []string{"a", "b", "c"} {
-		must("create "+id, s.CreateSeries(ctx, store.Series{Site: "novelfull", SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, ms))
+		must("create "+id, s.CreateSeries(ctx, store.Series{Site: "novelfull", SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, msT(ms)))
 	}
 	exec("a bulk import", `INSERT INTO series (site, series_id, url, kind, created_at)
 		SELECT (ARRAY['comix','novelfull'])[1 + i % 2], 'bulk' || i, CASE WHEN i % 5 = 0 THEN '' ELSE 'https://x/' || i END, 'manga', 0
 		  FROM generate_series(1, 200) i`)
-	must("a no_chapter failure", s.RecordFailure(ctx, "novelfull", "a", "no_chapter", ms))
-	must("the same failure again", s.RecordFailure(ctx, "novelfull", "a", "no_chapter", ms+1))
-	must("the word changes", s.RecordFailure(ctx, "novelfull", "a", "not_found", ms+2))
-	must("and changes back", s.RecordFailure(ctx, "novelfull", "a", "no_chapter", ms+3))
-	must("another no_chapter", s.RecordFailure(ctx, "novelfull", "b", "no_chapter", ms))
-	must("finish a failing Series", s.FinishSeries(ctx, "novelfull", "b", ms))
+	must("a no_chapter failure", s.RecordFailure(ctx, "novelfull", "a", "no_chapter", msT(ms)))
+	must("the same failure again", s.RecordFailure(ctx, "novelfull", "a", "no_chapter", msT(ms+1)))
+	must("the word changes", s.RecordFailure(ctx, "novelfull", "a", "not_found", msT(ms+2)))
+	must("and changes back", s.RecordFailure(ctx, "novelfull", "a", "no_chapter", msT(ms+3)))
+	must("another no_chapter", s.RecordFailure(ctx, "novelfull", "b", "no_chapter", msT(ms)))
+	must("finish a failing Series", s.FinishSeries(ctx, "novelfull", "b", msT(ms)))
 	must("un-finish it", s.UnfinishSeries(ctx, "novelfull", "b"))
 	exec("its address goes", `UPDATE series SET url = '' WHERE site = 'novelfull' AND series_id = 'b'`)
 	exec("and comes back", `UPDATE series SET url = 'https://novelfull.com/b.html' WHERE site = 'novelfull' AND series_id = 'b'`)

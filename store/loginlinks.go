@@ -3,17 +3,18 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 const createLoginLinkSQL = `INSERT INTO login_links (token_hash, discord_id, expires_at) VALUES ($1, $2, $3)`
 
 // CreateLoginLink stores a one-time sign-in link by the hash of its token.
 // Expired links are swept in the same call; the table holds a handful of rows.
-func (s *Store) CreateLoginLink(ctx context.Context, tokenHash []byte, discordID string, expiresAt, now int64) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM login_links WHERE expires_at <= $1`, now); err != nil {
+func (s *Store) CreateLoginLink(ctx context.Context, tokenHash []byte, discordID string, expiresAt, now time.Time) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM login_links WHERE expires_at <= $1`, ms(now)); err != nil {
 		return fmt.Errorf("store: sweep login links: %w", translate(err))
 	}
-	if _, err := s.pool.Exec(ctx, createLoginLinkSQL, tokenHash, discordID, expiresAt); err != nil {
+	if _, err := s.pool.Exec(ctx, createLoginLinkSQL, tokenHash, discordID, ms(expiresAt)); err != nil {
 		return fmt.Errorf("store: create login link: %w", translate(err))
 	}
 	return nil
@@ -23,13 +24,13 @@ const consumeLoginLinkSQL = `DELETE FROM login_links WHERE token_hash = $1 RETUR
 
 // ConsumeLoginLink spends a link: it works once, and only before it expires.
 // The DELETE makes a second use impossible even between two replicas.
-func (s *Store) ConsumeLoginLink(ctx context.Context, tokenHash []byte, now int64) (string, error) {
+func (s *Store) ConsumeLoginLink(ctx context.Context, tokenHash []byte, now time.Time) (string, error) {
 	var id string
 	var exp int64
 	if err := s.pool.QueryRow(ctx, consumeLoginLinkSQL, tokenHash).Scan(&id, &exp); err != nil {
 		return "", fmt.Errorf("store: consume login link: %w", translate(err))
 	}
-	if exp <= now {
+	if exp <= ms(now) {
 		return "", fmt.Errorf("store: consume login link: expired: %w", ErrNotFound)
 	}
 	return id, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -117,26 +118,26 @@ var (
 
 // StallRun returns when the Site's current run of stall passes began, and
 // false when its newest pass at or before now is not a stall pass.
-func (s *Store) StallRun(ctx context.Context, site string, now, lookbackFrom int64) (int64, bool, error) {
+func (s *Store) StallRun(ctx context.Context, site string, now, lookbackFrom time.Time) (time.Time, bool, error) {
 	return s.runStart(ctx, string(word.Stall), stallRunSQL, site, now, lookbackFrom)
 }
 
 // RefusingRun returns when the Site's current run of refusing passes began,
 // and false when its newest pass at or before now is not a refusing pass.
-func (s *Store) RefusingRun(ctx context.Context, site string, now, lookbackFrom int64) (int64, bool, error) {
-	return s.runStart(ctx, "refusing", refusingRunSQL, site, now, lookbackFrom)
+func (s *Store) RefusingRun(ctx context.Context, site string, now, lookbackFrom time.Time) (time.Time, bool, error) {
+	return s.runStart(ctx, string(word.SkipRefusing), refusingRunSQL, site, now, lookbackFrom)
 }
 
-func (s *Store) runStart(ctx context.Context, what, sql, site string, now, from int64) (int64, bool, error) {
+func (s *Store) runStart(ctx context.Context, what, sql, site string, now, from time.Time) (time.Time, bool, error) {
 	var since int64
-	err := s.pool.QueryRow(ctx, sql, site, now, from).Scan(&since)
+	err := s.pool.QueryRow(ctx, sql, site, ms(now), ms(from)).Scan(&since)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, false, nil
+		return time.Time{}, false, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("store: %s run of %s: %w", what, site, translate(err))
+		return time.Time{}, false, fmt.Errorf("store: %s run of %s: %w", what, site, translate(err))
 	}
-	return since, true, nil
+	return instant(since), true, nil
 }
 
 // sidecarDownRunSQL: across the browser Lanes ($1) together, the first pass
@@ -172,18 +173,18 @@ SELECT min(f.t) FROM b CROSS JOIN LATERAL (
 // SidecarDownRun returns when the browser Lanes' current run of passes that
 // failed to reach the sidecar began, and false when the newest pass that
 // either reached it or failed to is one that reached it (or there is none).
-func (s *Store) SidecarDownRun(ctx context.Context, browserSites []string, now, lookbackFrom int64) (int64, bool, error) {
+func (s *Store) SidecarDownRun(ctx context.Context, browserSites []string, now, lookbackFrom time.Time) (time.Time, bool, error) {
 	if len(browserSites) == 0 {
-		return 0, false, nil
+		return time.Time{}, false, nil
 	}
 	var since *int64
-	if err := s.pool.QueryRow(ctx, sidecarDownRunSQL, browserSites, now, lookbackFrom).Scan(&since); err != nil {
-		return 0, false, fmt.Errorf("store: sidecar-down run: %w", translate(err))
+	if err := s.pool.QueryRow(ctx, sidecarDownRunSQL, browserSites, ms(now), ms(lookbackFrom)).Scan(&since); err != nil {
+		return time.Time{}, false, fmt.Errorf("store: sidecar-down run: %w", translate(err))
 	}
 	if since == nil {
-		return 0, false, nil
+		return time.Time{}, false, nil
 	}
-	return *since, true, nil
+	return instant(*since), true, nil
 }
 
 // adapterBrokenExpr is the moment more than half of one Site's pollable
@@ -210,33 +211,33 @@ var adapterBrokenSQL = `SELECT ` + adapterBrokenExpr("$1")
 // AdapterBroken reports whether more than half of the Site's pollable Series
 // hold a no_chapter failure row with failing_since at or before cutoff
 // (exactly half does not), and since when that share has been past half.
-func (s *Store) AdapterBroken(ctx context.Context, site string, cutoff int64) (int64, bool, error) {
+func (s *Store) AdapterBroken(ctx context.Context, site string, cutoff time.Time) (time.Time, bool, error) {
 	var since *int64
 	if err := s.pool.QueryRow(ctx, adapterBrokenSQL, site).Scan(&since); err != nil {
-		return 0, false, fmt.Errorf("store: adapter-broken share of %s: %w", site, translate(err))
+		return time.Time{}, false, fmt.Errorf("store: adapter-broken share of %s: %w", site, translate(err))
 	}
-	if since == nil || *since > cutoff {
-		return 0, false, nil
+	if since == nil || *since > ms(cutoff) {
+		return time.Time{}, false, nil
 	}
-	return *since, true, nil
+	return instant(*since), true, nil
 }
 
 // ConditionsQuery is what the verdict line asks of every Site at once.
 type ConditionsQuery struct {
-	Sites        []string // every Site, in the verdict line's order
-	RefusalSites []string // the Sites no-browser-route is evaluated for
-	BrowserSites []string // sidecar-down's Lanes; empty: not evaluated
-	Now, From    int64    // the pass time and the lookback's start
+	Sites        []string  // every Site, in the verdict line's order
+	RefusalSites []string  // the Sites no-browser-route is evaluated for
+	BrowserSites []string  // sidecar-down's Lanes; empty: not evaluated
+	Now, From    time.Time // the pass time and the lookback's start
 }
 
 // SiteConditions is one Site's row of conditionsSQL: each run's start (or
-// the adapter-broken moment), nil where there is none.
+// the adapter-broken moment), the zero time where there is none.
 type SiteConditions struct {
-	Site          string `db:"site"`
-	StallSince    *int64 `db:"stall_since"`
-	RefusingSince *int64 `db:"refusing_since"`
-	BrokenSince   *int64 `db:"broken_since"`
-	SidecarSince  *int64 `db:"sidecar_since"` // the same on every row
+	Site          string    `db:"site"`
+	StallSince    time.Time `db:"stall_since"`
+	RefusingSince time.Time `db:"refusing_since"`
+	BrokenSince   time.Time `db:"broken_since"`
+	SidecarSince  time.Time `db:"sidecar_since"` // the same on every row
 }
 
 // conditionsSQL is every condition of every Site in one statement, built
@@ -257,14 +258,15 @@ SELECT l.site,
 func (b *Batch) Conditions(q ConditionsQuery, dst *[]SiteConditions) {
 	queueMany(b, "conditions", dst, conditionsSQL, pgx.NamedArgs{
 		"sites": q.Sites, "refusal_sites": q.RefusalSites, "browser_sites": q.BrowserSites,
-		"now": q.Now, "from": q.From,
+		"now": ms(q.Now), "from": ms(q.From),
 	})
 }
 
-// WebhookDeadAt queues the dead-webhook read into at (0 when it never died).
-func (b *Batch) WebhookDeadAt(urlHash string, at *int64) {
+// WebhookDeadAt queues the dead-webhook read into at (the zero time when it
+// never died).
+func (b *Batch) WebhookDeadAt(urlHash string, at *time.Time) {
 	b.b.Queue(`SELECT coalesce(max(dead_at), 0) FROM dead_webhooks WHERE url_hash = $1`, urlHash).QueryRow(func(row pgx.Row) error {
-		if err := row.Scan(at); err != nil {
+		if err := row.Scan(msScan{at}); err != nil {
 			return fmt.Errorf("store: dead webhook: %w", translate(err))
 		}
 		return nil
@@ -275,29 +277,29 @@ func (b *Batch) WebhookDeadAt(urlHash string, at *int64) {
 type NoticeState struct {
 	Kind           word.NoticeKind `db:"kind"`
 	Site           string          `db:"site"`
-	NotifiedAt     int64           `db:"notified_at"`
+	NotifiedAt     time.Time       `db:"notified_at"`
 	Attempts       int             `db:"attempts"`
-	LastAttemptAt  int64           `db:"last_attempt_at"`
+	LastAttemptAt  time.Time       `db:"last_attempt_at"`
 	LastError      string          `db:"last_error"`
-	RetryNotBefore int64           `db:"retry_not_before"`
+	RetryNotBefore time.Time       `db:"retry_not_before"`
 	GaveUp         bool            `db:"gave_up"`
 	// ClaimedBy and ClaimedAt (wall clock) name the process sending the
-	// notice right now; empty and 0 when none is.
-	ClaimedBy string `db:"claimed_by"`
-	ClaimedAt int64  `db:"claimed_at"`
+	// notice right now; empty and the zero time when none is.
+	ClaimedBy string    `db:"claimed_by"`
+	ClaimedAt time.Time `db:"claimed_at"`
 }
 
 // Delivery is what one claimed send did, recorded when the claim is let go.
 type Delivery struct {
-	// SentAt > 0: Discord accepted the message at this time.
-	SentAt int64
+	// SentAt, when set: Discord accepted the message at this time.
+	SentAt time.Time
 	// Otherwise an attempt failed at AttemptAt with Err (text already free of
 	// secrets), to be retried no earlier than RetryNotBefore. GiveUp records
 	// that Discord refused the message itself (a 4xx other than 404 and 429),
 	// so the same message is not simply retried on the next pass.
-	AttemptAt      int64
+	AttemptAt      time.Time
 	Err            string
-	RetryNotBefore int64
+	RetryNotBefore time.Time
 	GiveUp         bool
 }
 
@@ -323,11 +325,11 @@ WHERE kind = $1 AND site = $2 AND NOT ($3::bigint > 0 AND notified_at >= $3::big
 
 // CloseNotice forgets a notice whose condition no longer holds, so the next
 // episode sends a new message. Closing a notice that is not open is a no-op.
-// runSince is 0 when the condition's run has ended; when a run is still going
+// runSince is the zero time when the condition's run has ended; when a run is still going
 // but is younger than the window at the caller's pass time, it is the run's
 // start, and a notice already sent for that run is kept.
-func (s *Store) CloseNotice(ctx context.Context, kind word.NoticeKind, site string, runSince int64) error {
-	if _, err := s.pool.Exec(ctx, closeNoticeSQL, kind, site, runSince); err != nil {
+func (s *Store) CloseNotice(ctx context.Context, kind word.NoticeKind, site string, runSince time.Time) error {
+	if _, err := s.pool.Exec(ctx, closeNoticeSQL, kind, site, ms(runSince)); err != nil {
 		return fmt.Errorf("store: close notice %s/%s: %w", kind, site, translate(err))
 	}
 	return nil
@@ -365,8 +367,8 @@ ON CONFLICT (kind, site) DO NOTHING`
 // not open, already sent, waiting for its retry time (passAt earlier than
 // it), or claimed by another process. Nothing stays held after it returns:
 // the claim is a committed row, let go by RecordDelivery.
-func (s *Store) ClaimNotice(ctx context.Context, kind word.NoticeKind, site, by string, at, passAt int64) (bool, error) {
-	tag, err := s.pool.Exec(ctx, claimNoticeSQL, kind, site, by, at, passAt)
+func (s *Store) ClaimNotice(ctx context.Context, kind word.NoticeKind, site, by string, at, passAt time.Time) (bool, error) {
+	tag, err := s.pool.Exec(ctx, claimNoticeSQL, kind, site, by, ms(at), ms(passAt))
 	if err != nil {
 		return false, fmt.Errorf("store: claim notice %s/%s: %w", kind, site, translate(err))
 	}
@@ -403,10 +405,10 @@ ON CONFLICT (kind, site) DO UPDATE SET
 // failed attempt. It writes nothing when by no longer holds the claim.
 func (s *Store) RecordDelivery(ctx context.Context, kind word.NoticeKind, site, by string, d Delivery) error {
 	var err error
-	if d.SentAt > 0 {
-		_, err = s.pool.Exec(ctx, recordNoticeSentSQL, kind, site, by, d.SentAt)
+	if !d.SentAt.IsZero() {
+		_, err = s.pool.Exec(ctx, recordNoticeSentSQL, kind, site, by, ms(d.SentAt))
 	} else {
-		_, err = s.pool.Exec(ctx, recordNoticeAttemptSQL, kind, site, by, d.AttemptAt, d.Err, d.RetryNotBefore, d.GiveUp)
+		_, err = s.pool.Exec(ctx, recordNoticeAttemptSQL, kind, site, by, ms(d.AttemptAt), d.Err, ms(d.RetryNotBefore), d.GiveUp)
 	}
 	if err != nil {
 		return fmt.Errorf("store: record notice %s/%s: %w", kind, site, translate(err))
@@ -431,15 +433,16 @@ SELECT c.claimed_by, c.claimed_at FROM c`
 // SettleStaleClaim settles the notice's claim if it was taken before
 // olderThan (wall clock), returning who held it and when. ok is false when
 // there was no such claim.
-func (s *Store) SettleStaleClaim(ctx context.Context, kind word.NoticeKind, site string, olderThan int64) (by string, at int64, ok bool, err error) {
-	err = s.pool.QueryRow(ctx, settleClaimSQL, kind, site, olderThan).Scan(&by, &at)
+func (s *Store) SettleStaleClaim(ctx context.Context, kind word.NoticeKind, site string, olderThan time.Time) (by string, at time.Time, ok bool, err error) {
+	var claimed int64
+	err = s.pool.QueryRow(ctx, settleClaimSQL, kind, site, ms(olderThan)).Scan(&by, &claimed)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", 0, false, nil
+		return "", time.Time{}, false, nil
 	}
 	if err != nil {
-		return "", 0, false, fmt.Errorf("store: settle notice claim %s/%s: %w", kind, site, translate(err))
+		return "", time.Time{}, false, fmt.Errorf("store: settle notice claim %s/%s: %w", kind, site, translate(err))
 	}
-	return by, at, true, nil
+	return by, msTime(claimed), true, nil
 }
 
 // listNoticesSQL reads every open notice. owner_notices is bounded by
@@ -462,25 +465,25 @@ func (s *Store) Notices(ctx context.Context) ([]NoticeState, error) {
 const deadWebhookSQL = `SELECT dead_at FROM dead_webhooks WHERE url_hash = $1`
 
 // WebhookDeadAt returns when Discord answered 404 for the webhook whose
-// address hashes to urlHash, or 0 when it never did.
-func (s *Store) WebhookDeadAt(ctx context.Context, urlHash string) (int64, error) {
+// address hashes to urlHash, or the zero time when it never did.
+func (s *Store) WebhookDeadAt(ctx context.Context, urlHash string) (time.Time, error) {
 	var at int64
 	err := s.pool.QueryRow(ctx, deadWebhookSQL, urlHash).Scan(&at)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
+		return time.Time{}, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("store: dead webhook: %w", translate(err))
+		return time.Time{}, fmt.Errorf("store: dead webhook: %w", translate(err))
 	}
-	return at, nil
+	return msTime(at), nil
 }
 
 const markWebhookDeadSQL = `INSERT INTO dead_webhooks (url_hash, dead_at) VALUES ($1, $2) ON CONFLICT (url_hash) DO NOTHING`
 
 // MarkWebhookDead records that Discord answered 404 for this webhook, so no
 // process sends to it again until the setting changes.
-func (s *Store) MarkWebhookDead(ctx context.Context, urlHash string, at int64) error {
-	if _, err := s.pool.Exec(ctx, markWebhookDeadSQL, urlHash, at); err != nil {
+func (s *Store) MarkWebhookDead(ctx context.Context, urlHash string, at time.Time) error {
+	if _, err := s.pool.Exec(ctx, markWebhookDeadSQL, urlHash, ms(at)); err != nil {
 		return fmt.Errorf("store: mark webhook dead: %w", translate(err))
 	}
 	return nil

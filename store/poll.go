@@ -133,14 +133,14 @@ LIMIT $3`
 // DueSeries returns the Series of site a pass owes: not Finished, with an
 // address, and checked at or before cutoff or forced since their last check.
 // limit <= 0 means no limit.
-func (s *Store) DueSeries(ctx context.Context, site string, cutoff int64, limit int) ([]Series, error) {
+func (s *Store) DueSeries(ctx context.Context, site string, cutoff time.Time, limit int) ([]Series, error) {
 	var lim any
 	if limit > 0 {
 		lim = limit
 	}
 	var v []Series
 	err := s.again(func() (err error) {
-		v, err = getMany[Series](ctx, s, dueSeriesSQL, site, cutoff, lim)
+		v, err = getMany[Series](ctx, s, dueSeriesSQL, site, ms(cutoff), lim)
 		return err
 	})
 	if err != nil {
@@ -155,15 +155,16 @@ const nextCheckSQL = `
 SELECT coalesce(min(checked_at), -1) FROM series
 WHERE site = $1 AND finished_at = 0 AND url <> ''`
 
-// OldestCheck returns the oldest checked_at among site's pollable Series,
-// or -1 when it has none. The Lane rests until that plus pollEvery.
-func (s *Store) OldestCheck(ctx context.Context, site string) (int64, error) {
+// OldestCheck returns the oldest check among site's pollable Series (the
+// zero time for one never checked), and false when it has none. The Lane
+// rests until that plus pollEvery.
+func (s *Store) OldestCheck(ctx context.Context, site string) (time.Time, bool, error) {
 	var v int64
 	err := s.again(func() error { return s.pool.QueryRow(ctx, nextCheckSQL, site).Scan(&v) })
 	if err != nil {
-		return 0, fmt.Errorf("store: oldest check %s: %w", site, translate(err))
+		return time.Time{}, false, fmt.Errorf("store: oldest check %s: %w", site, translate(err))
 	}
-	return v, nil
+	return msTime(max(v, 0)), v >= 0, nil
 }
 
 // stampSQL is the check stamp, written before the fetch. It is conditional on
@@ -190,8 +191,8 @@ var ErrAlreadyChecked = errors.New("already checked")
 // StampChecked writes checked_at = now for a Series whose check still reads
 // prev, and reports whether it holds a failure row. ErrAlreadyChecked when
 // the stamp moved (or the Series is gone).
-func (s *Store) StampChecked(ctx context.Context, site, id string, prev, now int64) (failing bool, err error) {
-	err = s.again(func() error { return s.pool.QueryRow(ctx, stampSQL, site, id, prev, now).Scan(&failing) })
+func (s *Store) StampChecked(ctx context.Context, site, id string, prev, now time.Time) (failing bool, err error) {
+	err = s.again(func() error { return s.pool.QueryRow(ctx, stampSQL, site, id, ms(prev), ms(now)).Scan(&failing) })
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, fmt.Errorf("store: stamp %s/%s: %w", site, id, ErrAlreadyChecked)
 	}
@@ -209,8 +210,8 @@ ON CONFLICT (site, series_id) DO UPDATE SET outcome = excluded.outcome
   WHERE poll_failures.outcome <> excluded.outcome`
 
 // RecordFailure writes the failure row for a failing outcome word.
-func (s *Store) RecordFailure(ctx context.Context, site, id string, outcome word.Outcome, now int64) error {
-	if _, err := s.exec(ctx, recordFailureSQL, site, id, outcome, now); err != nil {
+func (s *Store) RecordFailure(ctx context.Context, site, id string, outcome word.Outcome, now time.Time) error {
+	if _, err := s.exec(ctx, recordFailureSQL, site, id, outcome, ms(now)); err != nil {
 		return fmt.Errorf("store: record failure %s/%s: %w", site, id, translate(err))
 	}
 	return nil
@@ -229,7 +230,7 @@ func (s *Store) ClearFailure(ctx context.Context, site, id string) error {
 // Failure is a Series' failure row.
 type Failure struct {
 	Outcome      word.Outcome `db:"outcome"`
-	FailingSince int64        `db:"failing_since"`
+	FailingSince time.Time    `db:"failing_since"`
 }
 
 const getFailureSQL = `SELECT outcome, failing_since FROM poll_failures WHERE site = $1 AND series_id = $2`
@@ -246,10 +247,10 @@ func (s *Store) GetFailure(ctx context.Context, site, id string) (Failure, error
 const setSiteCompletedSQL = `UPDATE series SET site_completed_at = $3 WHERE site = $1 AND series_id = $2`
 
 // SetSiteCompleted writes the completion hint: at is the time of the read
-// that saw the Site's completed value, or 0. The poller calls it only when
+// that saw the Site's completed value, or the zero time. The poller calls it only when
 // the answer changes.
-func (s *Store) SetSiteCompleted(ctx context.Context, site, id string, at int64) error {
-	if _, err := s.exec(ctx, setSiteCompletedSQL, site, id, at); err != nil {
+func (s *Store) SetSiteCompleted(ctx context.Context, site, id string, at time.Time) error {
+	if _, err := s.exec(ctx, setSiteCompletedSQL, site, id, ms(at)); err != nil {
 		return fmt.Errorf("store: set site completed %s/%s: %w", site, id, translate(err))
 	}
 	return nil
@@ -311,23 +312,23 @@ var forceSeriesSQL = wakeSQL(`UPDATE series SET force_poll_at = $3 WHERE site = 
 
 // ForceSeriesPoll records a Forced Poll request for one Series and wakes its
 // Lane. The request clears nothing: it only makes the Series due.
-func (s *Store) ForceSeriesPoll(ctx context.Context, site, id string, now int64) error {
-	return s.execWake(ctx, "force poll "+site+"/"+id, forceSeriesSQL, site, id, now)
+func (s *Store) ForceSeriesPoll(ctx context.Context, site, id string, now time.Time) error {
+	return s.execWake(ctx, "force poll "+site+"/"+id, forceSeriesSQL, site, id, ms(now))
 }
 
 var forceLaneSQL = wakeSQL(`UPDATE poll_lanes SET force_poll_at = $2 WHERE site = $1 RETURNING site`)
 
 // ForceLanePoll records a Forced Poll of a whole Lane (every Series checked
 // at or before now is due on its next pass) and wakes it.
-func (s *Store) ForceLanePoll(ctx context.Context, site string, now int64) error {
-	return s.execWake(ctx, "force lane "+site, forceLaneSQL, site, now)
+func (s *Store) ForceLanePoll(ctx context.Context, site string, now time.Time) error {
+	return s.execWake(ctx, "force lane "+site, forceLaneSQL, site, ms(now))
 }
 
 var pauseLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = $2 WHERE site = $1 RETURNING site`)
 
 // PauseLane stops a Lane until a time: the owner's own act, never a fault.
-func (s *Store) PauseLane(ctx context.Context, site string, until int64) error {
-	return s.execWake(ctx, "pause lane "+site, pauseLaneSQL, site, until)
+func (s *Store) PauseLane(ctx context.Context, site string, until time.Time) error {
+	return s.execWake(ctx, "pause lane "+site, pauseLaneSQL, site, ms(until))
 }
 
 var resumeLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = 0 WHERE site = $1 RETURNING site`)
@@ -339,10 +340,10 @@ func (s *Store) ResumeLane(ctx context.Context, site string) error {
 
 // Lane is one Site's poll_lanes row.
 type Lane struct {
-	Site        string `db:"site"`
-	PausedUntil int64  `db:"paused_until"`
-	RefuseUntil int64  `db:"refuse_until"`
-	ForcePollAt int64  `db:"force_poll_at"`
+	Site        string    `db:"site"`
+	PausedUntil time.Time `db:"paused_until"`
+	RefuseUntil time.Time `db:"refuse_until"`
+	ForcePollAt time.Time `db:"force_poll_at"`
 }
 
 const laneColumns = `site, paused_until, refuse_until, force_poll_at`
@@ -374,8 +375,8 @@ func (s *Store) ListLanes(ctx context.Context) ([]Lane, error) {
 }
 
 // SetLaneRefusal records that the Site refused until the given time.
-func (s *Store) SetLaneRefusal(ctx context.Context, site string, until int64) error {
-	tag, err := s.exec(ctx, `UPDATE poll_lanes SET refuse_until = $2 WHERE site = $1`, site, until)
+func (s *Store) SetLaneRefusal(ctx context.Context, site string, until time.Time) error {
+	tag, err := s.exec(ctx, `UPDATE poll_lanes SET refuse_until = $2 WHERE site = $1`, site, ms(until))
 	if err != nil {
 		return fmt.Errorf("store: set lane refusal %s: %w", site, translate(err))
 	}
@@ -389,8 +390,8 @@ const serveLaneForceSQL = `UPDATE poll_lanes SET force_poll_at = 0 WHERE site = 
 
 // ServeLaneForce marks the Lane's Forced Poll served, unless a newer request
 // arrived since the pass read it.
-func (s *Store) ServeLaneForce(ctx context.Context, site string, at int64) error {
-	if _, err := s.exec(ctx, serveLaneForceSQL, site, at); err != nil {
+func (s *Store) ServeLaneForce(ctx context.Context, site string, at time.Time) error {
+	if _, err := s.exec(ctx, serveLaneForceSQL, site, ms(at)); err != nil {
 		return fmt.Errorf("store: serve lane force %s: %w", site, translate(err))
 	}
 	return nil
@@ -400,8 +401,8 @@ func (s *Store) ServeLaneForce(ctx context.Context, site string, at int64) error
 type PassRow struct {
 	ID         int64     `db:"id"`
 	Site       string    `db:"site"`
-	StartedAt  int64     `db:"started_at"`
-	FinishedAt int64     `db:"finished_at"`
+	StartedAt  time.Time `db:"started_at"`
+	FinishedAt time.Time `db:"finished_at"`
 	Due        int       `db:"due"`
 	Checked    int       `db:"checked"`
 	Skip       word.Skip `db:"skip"`
@@ -415,7 +416,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 
 // InsertPass writes one pass-log row.
 func (s *Store) InsertPass(ctx context.Context, r PassRow) error {
-	args := []any{r.Site, r.StartedAt, r.FinishedAt, r.Due, r.Checked, r.Skip}
+	args := []any{r.Site, ms(r.StartedAt), ms(r.FinishedAt), r.Due, r.Checked, r.Skip}
 	for _, o := range word.Outcomes {
 		args = append(args, r.Of(o))
 	}
@@ -431,8 +432,8 @@ SELECT id, site, started_at, finished_at, due, checked, skip, ` + outcomeColumns
 FROM poll_passes WHERE site = $1 AND started_at >= $2 ORDER BY started_at, id`
 
 // ListPasses returns site's pass-log rows started at or after since, oldest first.
-func (s *Store) ListPasses(ctx context.Context, site string, since int64) ([]PassRow, error) {
-	v, err := getMany[PassRow](ctx, s, listPassesSQL, site, since)
+func (s *Store) ListPasses(ctx context.Context, site string, since time.Time) ([]PassRow, error) {
+	v, err := getMany[PassRow](ctx, s, listPassesSQL, site, ms(since))
 	if err != nil {
 		return nil, fmt.Errorf("store: list passes %s: %w", site, err)
 	}
@@ -444,8 +445,8 @@ func (s *Store) ListPasses(ctx context.Context, site string, since int64) ([]Pas
 const prunePassesSQL = `DELETE FROM poll_passes WHERE site = $1 AND started_at < $2`
 
 // PrunePasses deletes site's pass-log rows started before before.
-func (s *Store) PrunePasses(ctx context.Context, site string, before int64) (int64, error) {
-	tag, err := s.exec(ctx, prunePassesSQL, site, before)
+func (s *Store) PrunePasses(ctx context.Context, site string, before time.Time) (int64, error) {
+	tag, err := s.exec(ctx, prunePassesSQL, site, ms(before))
 	if err != nil {
 		return 0, fmt.Errorf("store: prune passes %s: %w", site, translate(err))
 	}

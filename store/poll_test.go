@@ -18,7 +18,7 @@ import (
 func pollSeries(t *testing.T, s *store.Store, site, id, set string, args ...any) {
 	t.Helper()
 	ctx := context.Background()
-	if err := s.CreateSeries(ctx, store.Series{Site: site, SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, 1); err != nil {
+	if err := s.CreateSeries(ctx, store.Series{Site: site, SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, msT(1)); err != nil {
 		t.Fatal(err)
 	}
 	if set != "" {
@@ -31,7 +31,7 @@ func pollSeries(t *testing.T, s *store.Store, site, id, set string, args ...any)
 
 func pollFailing(t *testing.T, s *store.Store, site, id string, outcome word.Outcome, since int64) {
 	t.Helper()
-	if err := s.RecordFailure(context.Background(), site, id, outcome, since); err != nil {
+	if err := s.RecordFailure(context.Background(), site, id, outcome, msT(since)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -55,7 +55,7 @@ func TestTheFailureWriteKeepsItsAgeAndWritesNothingOnARepeat(t *testing.T) {
 		t.Fatal("an identical failure rewrote the row")
 	}
 	pollFailing(t, s, "novelfull", "a", "not_found", 300)
-	if f, _ := s.GetFailure(ctx, "novelfull", "a"); f != (store.Failure{Outcome: "not_found", FailingSince: 100}) {
+	if f, _ := s.GetFailure(ctx, "novelfull", "a"); f != (store.Failure{Outcome: "not_found", FailingSince: msT(100)}) {
 		t.Fatalf("got %+v", f)
 	}
 	if err := s.ClearFailure(ctx, "novelfull", "a"); err != nil {
@@ -71,15 +71,15 @@ func TestTheCheckStampIsTakenOnceAndReportsAFailureRow(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
 	pollSeries(t, s, "novelfull", "a", "")
-	failingNow, err := s.StampChecked(ctx, "novelfull", "a", 0, 10)
+	failingNow, err := s.StampChecked(ctx, "novelfull", "a", time.Time{}, msT(10))
 	if err != nil || failingNow {
 		t.Fatalf("%v %v", failingNow, err)
 	}
-	if _, err := s.StampChecked(ctx, "novelfull", "a", 0, 11); !errors.Is(err, store.ErrAlreadyChecked) {
+	if _, err := s.StampChecked(ctx, "novelfull", "a", time.Time{}, msT(11)); !errors.Is(err, store.ErrAlreadyChecked) {
 		t.Fatalf("a second stamp for the same due reading: %v", err)
 	}
 	pollFailing(t, s, "novelfull", "a", "errors", 10)
-	if f, err := s.StampChecked(ctx, "novelfull", "a", 10, 20); err != nil || !f {
+	if f, err := s.StampChecked(ctx, "novelfull", "a", msT(10), msT(20)); err != nil || !f {
 		t.Fatalf("%v %v", f, err)
 	}
 }
@@ -89,7 +89,7 @@ func TestSightingsCorrectionsAndAttribution(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
 	for _, id := range []string{"r1", "r2"} {
-		if err := s.UpsertReader(ctx, store.Reader{DiscordID: id}, 1); err != nil {
+		if err := s.UpsertReader(ctx, store.Reader{DiscordID: id}, msT(1)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -134,7 +134,7 @@ func TestSightingsCorrectionsAndAttribution(t *testing.T) {
 			t.Fatalf("%s: latest %v by %q", st.name, v.LatestChapter, by)
 		}
 	}
-	if f, err := s.GetFailure(ctx, "novelfull", "a"); err != nil || f.FailingSince != 5 {
+	if f, err := s.GetFailure(ctx, "novelfull", "a"); err != nil || !f.FailingSince.Equal(msT(5)) {
 		t.Fatalf("a Sighting or Correction touched the failure row: %+v %v", f, err)
 	}
 	if err := s.CorrectLatestChapter(ctx, "novelfull", "missing", "1"); !errors.Is(err, store.ErrNotFound) {
@@ -241,10 +241,10 @@ func TestTheLaneLockIsExclusiveAndItsSessionHearsItsOwnWakes(t *testing.T) {
 
 	// A wake for another Site is skipped; one for this Site ends the wait,
 	// even when it was sent before the wait began.
-	if err := s.ForceLanePoll(ctx, "kagane", 1); err != nil {
+	if err := s.ForceLanePoll(ctx, "kagane", msT(1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PauseLane(ctx, "comix", 5); err != nil {
+	if err := s.PauseLane(ctx, "comix", msT(5)); err != nil {
 		t.Fatal(err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -266,12 +266,12 @@ func TestTheOwnersLaneControlsRefuseAnUnknownSite(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
 	for name, err := range map[string]error{
-		"force lane":  s.ForceLanePoll(ctx, "nowhere", 1),
-		"pause":       s.PauseLane(ctx, "nowhere", 1),
+		"force lane":  s.ForceLanePoll(ctx, "nowhere", msT(1)),
+		"pause":       s.PauseLane(ctx, "nowhere", msT(1)),
 		"resume":      s.ResumeLane(ctx, "nowhere"),
-		"force poll":  s.ForceSeriesPoll(ctx, "novelfull", "missing", 1),
+		"force poll":  s.ForceSeriesPoll(ctx, "novelfull", "missing", msT(1)),
 		"clear":       s.ClearAttribution(ctx, "novelfull", "missing"),
-		"set refusal": s.SetLaneRefusal(ctx, "nowhere", 1),
+		"set refusal": s.SetLaneRefusal(ctx, "nowhere", msT(1)),
 	} {
 		if !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("%s: %v", name, err)

@@ -8,11 +8,11 @@ import (
 
 // Reader is one member of the group who has signed in.
 type Reader struct {
-	DiscordID  string `db:"discord_id"`
-	Name       string `db:"name"`
-	AvatarURL  string `db:"avatar_url"`
-	CreatedAt  int64  `db:"created_at"`
-	LastSeenAt int64  `db:"last_seen_at"`
+	DiscordID  string    `db:"discord_id"`
+	Name       string    `db:"name"`
+	AvatarURL  string    `db:"avatar_url"`
+	CreatedAt  time.Time `db:"created_at"`
+	LastSeenAt time.Time `db:"last_seen_at"`
 }
 
 const upsertReaderSQL = `
@@ -22,8 +22,8 @@ ON CONFLICT (discord_id) DO UPDATE
    SET name = excluded.name, avatar_url = excluded.avatar_url, last_seen_at = excluded.last_seen_at`
 
 // UpsertReader records a sign-in.
-func (s *Store) UpsertReader(ctx context.Context, r Reader, now int64) error {
-	if _, err := s.pool.Exec(ctx, upsertReaderSQL, r.DiscordID, r.Name, r.AvatarURL, now); err != nil {
+func (s *Store) UpsertReader(ctx context.Context, r Reader, now time.Time) error {
+	if _, err := s.pool.Exec(ctx, upsertReaderSQL, r.DiscordID, r.Name, r.AvatarURL, ms(now)); err != nil {
 		return fmt.Errorf("store: upsert reader %s: %w", r.DiscordID, translate(err))
 	}
 	return nil
@@ -89,7 +89,7 @@ SELECT session_epoch FROM readers WHERE discord_id = $1`
 // Reader was seen (to the hour). ErrNotFound for an unknown Reader.
 func (s *Store) SeenSession(ctx context.Context, discordID string, now time.Time) (int64, error) {
 	var e int64
-	if err := s.pool.QueryRow(ctx, seenSessionSQL, discordID, now.UnixMilli()).Scan(&e); err != nil {
+	if err := s.pool.QueryRow(ctx, seenSessionSQL, discordID, ms(now)).Scan(&e); err != nil {
 		return 0, fmt.Errorf("store: session epoch %s: %w", discordID, translate(err))
 	}
 	return e, nil
@@ -103,7 +103,7 @@ ON CONFLICT (discord_id) DO UPDATE SET name = excluded.name`
 // (a one-time link for someone without Discord). Never seen until they
 // use it.
 func (s *Store) NameReader(ctx context.Context, discordID, name string, now time.Time) error {
-	if _, err := s.pool.Exec(ctx, nameReaderSQL, discordID, name, now.UnixMilli()); err != nil {
+	if _, err := s.pool.Exec(ctx, nameReaderSQL, discordID, name, ms(now)); err != nil {
 		return fmt.Errorf("store: name reader %s: %w", discordID, translate(err))
 	}
 	return nil

@@ -17,16 +17,16 @@ type Series struct {
 	CoverURL string `db:"cover_url"`
 	// CoverTried is the cover address whose image is stored ("" = none yet):
 	// pages show /covers/… only when it is set, else the drawn initial.
-	CoverTried       string  `db:"cover_tried"`
-	Kind             string  `db:"kind"`
-	LatestChapter    *string `db:"latest_chapter"`
-	LatestChapterURL string  `db:"latest_chapter_url"`
-	LatestRaisedBy   *string `db:"latest_raised_by"`
-	CheckedAt        int64   `db:"checked_at"`
-	ForcePollAt      int64   `db:"force_poll_at"`
-	FinishedAt       int64   `db:"finished_at"`
-	SiteCompletedAt  int64   `db:"site_completed_at"`
-	CreatedAt        int64   `db:"created_at"`
+	CoverTried       string    `db:"cover_tried"`
+	Kind             string    `db:"kind"`
+	LatestChapter    *string   `db:"latest_chapter"`
+	LatestChapterURL string    `db:"latest_chapter_url"`
+	LatestRaisedBy   *string   `db:"latest_raised_by"`
+	CheckedAt        time.Time `db:"checked_at"`
+	ForcePollAt      time.Time `db:"force_poll_at"`
+	FinishedAt       time.Time `db:"finished_at"`
+	SiteCompletedAt  time.Time `db:"site_completed_at"`
+	CreatedAt        time.Time `db:"created_at"`
 }
 
 // SeriesColumns is the projection every Series read uses.
@@ -41,8 +41,8 @@ ON CONFLICT (site, series_id) DO NOTHING`
 
 // CreateSeries adds a Series if it is not already known; an existing row is
 // left untouched (the Poll owns its facts from then on).
-func (s *Store) CreateSeries(ctx context.Context, in Series, now int64) error {
-	if _, err := s.pool.Exec(ctx, createSeriesSQL, in.Site, in.SeriesID, in.URL, in.Title, in.CoverURL, in.Kind, now); err != nil {
+func (s *Store) CreateSeries(ctx context.Context, in Series, now time.Time) error {
+	if _, err := s.pool.Exec(ctx, createSeriesSQL, in.Site, in.SeriesID, in.URL, in.Title, in.CoverURL, in.Kind, ms(now)); err != nil {
 		return fmt.Errorf("store: create series %s/%s: %w", in.Site, in.SeriesID, translate(err))
 	}
 	return nil
@@ -97,7 +97,7 @@ SELECT count(*) FROM ins, LATERAL (SELECT pg_notify('` + LaneWakeChannel + `', i
 // Poll; it reports whether the Series was new.
 func (s *Store) AddSeries(ctx context.Context, in Series, now time.Time) (created bool, err error) {
 	var n int
-	if err := s.pool.QueryRow(ctx, addSeriesSQL, in.Site, in.SeriesID, in.URL, in.Title, in.CoverURL, in.Kind, now.UnixMilli()).Scan(&n); err != nil {
+	if err := s.pool.QueryRow(ctx, addSeriesSQL, in.Site, in.SeriesID, in.URL, in.Title, in.CoverURL, in.Kind, ms(now)).Scan(&n); err != nil {
 		return false, fmt.Errorf("store: add series %s/%s: %w", in.Site, in.SeriesID, translate(err))
 	}
 	return n == 1, nil

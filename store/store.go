@@ -1,8 +1,10 @@
 // Package store is the only code that speaks SQL. Each entity has its own
 // file with its statements written beside the methods that run them; every
-// argument is bound, never concatenated from input. Times are unix
-// milliseconds (0 = never); chapter numbers travel as canonical decimal
-// strings and are compared by PostgreSQL as numeric.
+// argument is bound, never concatenated from input. Times cross the API as
+// time.Time, the zero time for "never", and are stored as unix milliseconds
+// (0 = never); rows.go is the one place that converts. Chapter numbers
+// travel as canonical decimal strings (word.Chapter) and are compared by
+// PostgreSQL as numeric.
 package store
 
 import (

@@ -3,22 +3,23 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // Token is a userscript token as the Reader sees it (never its value).
 type Token struct {
-	ID         int64  `db:"id"`
-	Label      string `db:"label"`
-	CreatedAt  int64  `db:"created_at"`
-	LastUsedAt int64  `db:"last_used_at"`
+	ID         int64     `db:"id"`
+	Label      string    `db:"label"`
+	CreatedAt  time.Time `db:"created_at"`
+	LastUsedAt time.Time `db:"last_used_at"`
 }
 
 const createTokenSQL = `INSERT INTO reader_tokens (reader_id, token_hash, label, created_at) VALUES ($1, $2, $3, $4) RETURNING id`
 
 // CreateToken stores a userscript token by its keyed hash.
-func (s *Store) CreateToken(ctx context.Context, readerID string, hash []byte, label string, now int64) (int64, error) {
+func (s *Store) CreateToken(ctx context.Context, readerID string, hash []byte, label string, now time.Time) (int64, error) {
 	var id int64
-	if err := s.pool.QueryRow(ctx, createTokenSQL, readerID, hash, label, now).Scan(&id); err != nil {
+	if err := s.pool.QueryRow(ctx, createTokenSQL, readerID, hash, label, ms(now)).Scan(&id); err != nil {
 		return 0, fmt.Errorf("store: create token for %s: %w", readerID, translate(err))
 	}
 	return id, nil
@@ -74,9 +75,9 @@ type TokenUse struct {
 // ReaderByToken returns the token a keyed hash names and its Reader, or
 // ErrNotFound (never issued, or revoked: a revoked token is deleted, so it
 // fails on its very next use).
-func (s *Store) ReaderByToken(ctx context.Context, hash []byte, now int64) (TokenUse, error) {
+func (s *Store) ReaderByToken(ctx context.Context, hash []byte, now time.Time) (TokenUse, error) {
 	var u TokenUse
-	if err := s.pool.QueryRow(ctx, readerByTokenSQL, hash, now).Scan(&u.ID, &u.ReaderID, &u.Label); err != nil {
+	if err := s.pool.QueryRow(ctx, readerByTokenSQL, hash, ms(now)).Scan(&u.ID, &u.ReaderID, &u.Label); err != nil {
 		return TokenUse{}, fmt.Errorf("store: reader by token: %w", translate(err))
 	}
 	return u, nil

@@ -90,7 +90,7 @@ func readPass(t *testing.T, s *store.Store, row store.PassRow) passKind {
 	ctx := context.Background()
 	const T = int64(10 * time.Hour / time.Millisecond)
 	insert := func(site string, at int64, r store.PassRow) {
-		r.Site, r.StartedAt, r.FinishedAt = site, at, at
+		r.Site, r.StartedAt, r.FinishedAt = site, msT(at), msT(at)
 		if err := s.InsertPass(ctx, r); err != nil {
 			t.Fatal(err)
 		}
@@ -103,19 +103,19 @@ func readPass(t *testing.T, s *store.Store, row store.PassRow) passKind {
 
 	var k passKind
 	var err error
-	check := func(_ int64, ok bool, e error) bool {
+	check := func(_ time.Time, ok bool, e error) bool {
 		if e != nil {
 			err = e
 		}
 		return ok
 	}
-	k.stall = check(s.StallRun(ctx, "asurascans", T, 0))
-	k.refusing = check(s.RefusingRun(ctx, "asurascans", T, 0))
-	k.sidecarFail = check(s.SidecarDownRun(ctx, []string{"asurascans"}, T, 0))
-	since, kept, e := s.StallRun(ctx, "demonicscans", T, 0)
+	k.stall = check(s.StallRun(ctx, "asurascans", msT(T), time.Time{}))
+	k.refusing = check(s.RefusingRun(ctx, "asurascans", msT(T), time.Time{}))
+	k.sidecarFail = check(s.SidecarDownRun(ctx, []string{"asurascans"}, msT(T), time.Time{}))
+	since, kept, e := s.StallRun(ctx, "demonicscans", msT(T), time.Time{})
 	check(since, kept, e)
-	k.ignored = kept && !k.stall && since == T-1
-	k.reach = !check(s.SidecarDownRun(ctx, []string{"kagane"}, T, 0))
+	k.ignored = kept && !k.stall && since.Equal(msT(T-1))
+	k.reach = !check(s.SidecarDownRun(ctx, []string{"kagane"}, msT(T), time.Time{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,13 +135,13 @@ func TestEveryFailingOutcomeIsReadByTheFiltersThatNeedIt(t *testing.T) {
 			s := storetest.New(t)
 			ctx := context.Background()
 			now := time.UnixMilli(0).Add(30 * 24 * time.Hour)
-			if err := s.CreateSeries(ctx, store.Series{Site: "comix", SeriesID: "a", URL: "https://comix.to/title/a", Kind: "manga"}, 1); err != nil {
+			if err := s.CreateSeries(ctx, store.Series{Site: "comix", SeriesID: "a", URL: "https://comix.to/title/a", Kind: "manga"}, msT(1)); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.Pool().Exec(ctx, `UPDATE series SET latest_chapter_num = 3 WHERE series_id = 'a'`); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.RecordFailure(ctx, "comix", "a", o, 1); err != nil {
+			if err := s.RecordFailure(ctx, "comix", "a", o, msT(1)); err != nil {
 				t.Fatal(err)
 			}
 			count := func(f store.Filter) int64 {
@@ -157,7 +157,7 @@ func TestEveryFailingOutcomeIsReadByTheFiltersThatNeedIt(t *testing.T) {
 			if count(store.FilterFailing) != 1 {
 				t.Errorf("failing does not read a %s row", o)
 			}
-			_, broken, err := s.AdapterBroken(ctx, "comix", now.UnixMilli())
+			_, broken, err := s.AdapterBroken(ctx, "comix", now)
 			if err != nil {
 				t.Fatal(err)
 			}

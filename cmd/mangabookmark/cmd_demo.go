@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,7 +67,12 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 	var bases []string
 	for _, ds := range sites {
 		ds.challengePage = challenge
-		if ds.server, err = listenLoopback(ds); err != nil {
+		var h http.Handler = ds
+		if ds.Site == demoRoomSite {
+			w.room = &demoRoom{site: ds}
+			h = w.room.handler()
+		}
+		if ds.server, err = listenLoopback(h); err != nil {
 			return err
 		}
 		defer ds.server.Down()
@@ -137,7 +143,7 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 	ready := func(st *store.Store) {
 		w.sight = func(ctx context.Context, site, file string) error { return seed.sight(ctx, cfg, st, w, site, file) }
 		w.lastSkip = func(ctx context.Context, site string) (word.Skip, error) {
-			rows, err := st.ListPasses(ctx, site, o.clock.Now().Add(-time.Hour).UnixMilli())
+			rows, err := st.ListPasses(ctx, site, o.clock.Now().Add(-time.Hour))
 			if err != nil || len(rows) == 0 {
 				return "", err
 			}
@@ -145,6 +151,10 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 		}
 		w.links = func(ctx context.Context) error { return seed.printLinks(ctx, stdout, cfg, st, o.clock.Now()) }
 		if err := w.links(ctx); err != nil {
+			played <- err
+			return
+		}
+		if err := seed.openRoom(ctx, stdout, cfg, st, w); err != nil {
 			played <- err
 			return
 		}

@@ -443,3 +443,93 @@ func (d *demoRun) shoot(c *http.Client, pages map[string]string) {
 		}
 	}
 }
+
+// The reading room runs the real userscript in a plain browser: reading a
+// chapter to its end records Ben's Progress; with the server away the next
+// chapter's Progress waits as `⟳ 1 pending`, and reaches the server once it
+// is back.
+func TestTheDemoReadingRoomRecordsProgressAndKeepsItWhileTheServerIsAway(t *testing.T) {
+	t.Parallel()
+	d := startDemo(t)
+	m := regexp.MustCompile(`the reading room \(.*\): (http://\S+/reading-room/)(\d+)`).FindStringSubmatch(d.stdout.String())
+	if m == nil {
+		t.Fatalf("the guide names no reading room:\n%s", d.stdout.String())
+	}
+	room, start := m[1], m[2]
+	rd := demoRoomReader()
+	series := d.seriesID(demoRoomSite, demoRoomFile)
+	progress := func() string {
+		return d.scalar(`SELECT progress_num::text FROM bookmarks WHERE reader_id = $1 AND site = $2 AND series_id = $3`, rd.ID, demoRoomSite, series)
+	}
+
+	browser := chromiumtest.Start(t, "--hide-scrollbars")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	allocCtx, cancelAlloc := remote.NewAllocator(ctx, browser.WSURL)
+	defer cancelAlloc()
+	tab, cancelTab := chromedp.NewContext(allocCtx)
+	defer cancelTab()
+	step := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	panel := func(what, test string) {
+		t.Helper()
+		var err error
+		for range 5 { // a poll that meets a navigation (the switch's redirect) starts again
+			_, err = chromedp.Run(tab, chromedp.Poll[bool](`(() => { const p = document.querySelector('mangabookmark-panel'); const t = p && p.shadowRoot ? p.shadowRoot.textContent : ''; return `+test+`; })()`,
+				chromedp.WithPollingTimeout(30*time.Second)))
+			if err == nil || !strings.Contains(err.Error(), "navigated") && !strings.Contains(err.Error(), "context with specified id") {
+				break
+			}
+		}
+		step(what, err)
+	}
+	read := func(n string) {
+		t.Helper()
+		step("open chapter "+n, chromedp.Do(tab, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(room+n)))
+		panel("the panel on chapter "+n, `t.length > 0`)
+		_, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, document.documentElement.scrollHeight), true`))
+		step("read chapter "+n+" to its end", err)
+	}
+
+	read(start)
+	d.waitFor("Ben's Progress at chapter "+start, func() (bool, string) { v := progress(); return v == start, v })
+
+	step("take the server away", chromedp.Do(tab, chromedp.Click(chromedp.CSS(`form button`))))
+	panel("the page after the switch", `document.body.textContent.includes('The server is away') && t.length > 0`)
+	next := fmt.Sprint(mustAtoi(t, start) + 1)
+	read(next)
+	panel("the panel says one write is pending", `t.includes('1 pending')`)
+	if v := progress(); v != start {
+		t.Fatalf("Progress moved to %s while the server was away", v)
+	}
+	dir := filepath.Join("..", "..", "artifacts", "demo")
+	step("artifacts", os.MkdirAll(dir, 0o755))
+	for _, v := range []struct {
+		w, h int64
+		kind string
+	}{{1280, 800, "desktop"}, {390, 844, "phone"}} {
+		step("viewport", chromedp.Do(tab, chromedp.EmulateViewport(v.w, v.h)))
+		panel("the panel after the resize", `t.includes('1 pending')`)
+		buf, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
+		step("screenshot", err)
+		step("save", os.WriteFile(filepath.Join(dir, "reading-room-pending-"+v.kind+".png"), buf, 0o644))
+	}
+	step("desktop again", chromedp.Do(tab, chromedp.EmulateViewport(1280, 800)))
+	step("bring the server back", chromedp.Do(tab, chromedp.Click(chromedp.CSS(`form button`))))
+	panel("the page after the switch", `document.body.textContent.includes('The server is reachable') && t.length > 0`)
+	panel("the queue drains", `!t.includes('pending')`)
+	d.waitFor("Ben's Progress at chapter "+next+" once the server is back", func() (bool, string) { v := progress(); return v == next, v })
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -50,15 +50,15 @@ func noticesDB(t *testing.T, sent, failed bool) string {
 		}
 	}
 	if sent {
-		if err := deliver(ctx, s, "stall", "asurascans", store.Delivery{SentAt: now.Add(-7 * time.Hour).UnixMilli()}); err != nil {
+		if err := deliver(ctx, s, "stall", "asurascans", store.Delivery{SentAt: now.Add(-7 * time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := deliver(ctx, s, "no-browser-route", "novelfull", store.Delivery{SentAt: now.Add(-2 * time.Hour).UnixMilli()}); err != nil {
+		if err := deliver(ctx, s, "no-browser-route", "novelfull", store.Delivery{SentAt: now.Add(-2 * time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if failed {
-		if err := deliver(ctx, s, "no-browser-route", "novelfull", store.Delivery{AttemptAt: now.Add(-time.Hour).UnixMilli(), Err: "Discord answered 500"}); err != nil {
+		if err := deliver(ctx, s, "no-browser-route", "novelfull", store.Delivery{AttemptAt: now.Add(-time.Hour), Err: "Discord answered 500"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -142,7 +142,7 @@ func TestTheNoticesCommandShowsWhatWasSentAndExitsNonZeroWhilePending(t *testing
 					t.Fatal(err)
 				}
 				sum := sha256.Sum256([]byte(hookURL))
-				if err := s.MarkWebhookDead(context.Background(), hex.EncodeToString(sum[:]), time.Now().UnixMilli()); err != nil {
+				if err := s.MarkWebhookDead(context.Background(), hex.EncodeToString(sum[:]), time.Now()); err != nil {
 					t.Fatal(err)
 				}
 				s.Close()
@@ -193,7 +193,7 @@ func TestTheNoticesCommandNeedsADatabase(t *testing.T) {
 
 // deliver records a delivery the way a Notifier does: claim, then record.
 func deliver(ctx context.Context, s *store.Store, kind word.NoticeKind, site string, d store.Delivery) error {
-	if _, err := s.ClaimNotice(ctx, kind, site, "test", 1, math.MaxInt64); err != nil {
+	if _, err := s.ClaimNotice(ctx, kind, site, "test", msT(1), msT(math.MaxInt64)); err != nil {
 		return err
 	}
 	return s.RecordDelivery(ctx, kind, site, "test", d)

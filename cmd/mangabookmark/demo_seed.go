@@ -50,30 +50,29 @@ func seedDemo(ctx context.Context, dbURL string, sites []*demoSite, now time.Tim
 		return nil, err
 	}
 	defer st.Close()
-	history, err := st.ListPasses(ctx, demoHostile, now.Add(-30*24*time.Hour).UnixMilli())
+	history, err := st.ListPasses(ctx, demoHostile, now.Add(-30*24*time.Hour))
 	if err != nil {
 		return nil, err
 	}
 	if keep && len(history) > 0 {
 		return seed, nil
 	}
-	ms := now.UnixMilli()
 	for _, ds := range sites {
 		a, _ := adapters.ByName(ds.Site)
 		for _, s := range ds.Series {
-			if err := st.CreateSeries(ctx, store.Series{Site: ds.Site, SeriesID: s.Ref.SeriesID, URL: s.Ref.URL, Kind: a.Kind()}, ms); err != nil {
+			if err := st.CreateSeries(ctx, store.Series{Site: ds.Site, SeriesID: s.Ref.SeriesID, URL: s.Ref.URL, Kind: a.Kind()}, now); err != nil {
 				return nil, err
 			}
 		}
 	}
 	for _, rd := range demoReaders {
-		if err := seed.seedReader(ctx, st, rd, ms); err != nil {
+		if err := seed.seedReader(ctx, st, rd, now); err != nil {
 			return nil, err
 		}
 	}
 	// Yesterday's passes of the hostile Site: refused, every hour.
 	for at := now.Add(-demoHistory); at.Before(now); at = at.Add(time.Hour) {
-		if err := st.InsertPass(ctx, store.PassRow{Site: demoHostile, StartedAt: at.UnixMilli(), FinishedAt: at.UnixMilli(), Due: 2, Counts: word.Counts{Refused: 2}}); err != nil {
+		if err := st.InsertPass(ctx, store.PassRow{Site: demoHostile, StartedAt: at, FinishedAt: at, Due: 2, Counts: word.Counts{Refused: 2}}); err != nil {
 			return nil, err
 		}
 	}
@@ -82,8 +81,8 @@ func seedDemo(ctx context.Context, dbURL string, sites []*demoSite, now time.Tim
 
 // seedReader gives one Reader a Bookmark on each named page of every Site,
 // Progress set `behind` chapters before the page's Latest Chapter.
-func (seed *demoSeed) seedReader(ctx context.Context, st *store.Store, rd demoReader, ms int64) error {
-	if err := st.UpsertReader(ctx, store.Reader{DiscordID: rd.ID, Name: rd.Name}, ms); err != nil {
+func (seed *demoSeed) seedReader(ctx context.Context, st *store.Store, rd demoReader, now time.Time) error {
+	if err := st.UpsertReader(ctx, store.Reader{DiscordID: rd.ID, Name: rd.Name}, now); err != nil {
 		return err
 	}
 	for _, ds := range seed.sites {
@@ -92,7 +91,7 @@ func (seed *demoSeed) seedReader(ctx context.Context, st *store.Store, rd demoRe
 			if !ok {
 				continue
 			}
-			if err := st.AddBookmark(ctx, rd.ID, ds.Site, s.Ref.SeriesID, ms); err != nil {
+			if err := st.AddBookmark(ctx, rd.ID, ds.Site, s.Ref.SeriesID, now); err != nil {
 				return err
 			}
 			f, _ := readPage(ds.Site, s.Ref, ds.original[s.Path])
@@ -101,7 +100,7 @@ func (seed *demoSeed) seedReader(ctx context.Context, st *store.Store, rd demoRe
 			}
 			latest, _ := strconv.ParseFloat(f.LatestChapter, 64)
 			num := strconv.FormatFloat(max(latest-float64(behind), 1), 'f', -1, 64)
-			if _, err := st.SetProgress(ctx, rd.ID, ds.Site, s.Ref.SeriesID, num, "", false, ms); err != nil {
+			if _, err := st.SetProgress(ctx, rd.ID, ds.Site, s.Ref.SeriesID, num, "", false, now); err != nil {
 				return err
 			}
 		}
@@ -109,7 +108,8 @@ func (seed *demoSeed) seedReader(ctx context.Context, st *store.Store, rd demoRe
 	return nil
 }
 
-// printLinks prints a fresh sign-in link for the owner and for Ada. The
+// printLinks prints a fresh sign-in link for the owner, for Ada and for Ben
+// (who reads in the reading room). The
 // demo prints them again after each clock skip: a link lives 15 minutes on
 // the demo's clock.
 func (seed *demoSeed) printLinks(ctx context.Context, out io.Writer, cfg Config, st *store.Store, now time.Time) error {
@@ -117,11 +117,14 @@ func (seed *demoSeed) printLinks(ctx context.Context, out io.Writer, cfg Config,
 	if err != nil {
 		return fmt.Errorf("demo: owner sign-in link: %w", err)
 	}
-	ada, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, demoReaders[0].ID, now)
-	if err != nil {
-		return fmt.Errorf("demo: reader sign-in link: %w", err)
+	fmt.Fprintf(out, "demo: sign-in links (single use, valid %s on the demo's clock):\n  owner  %s\n", handlers.LoginLinkTTL, owner)
+	for _, rd := range demoReaders[:2] {
+		link, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, rd.ID, now)
+		if err != nil {
+			return fmt.Errorf("demo: reader sign-in link: %w", err)
+		}
+		fmt.Fprintf(out, "  %-6s %s\n", rd.Name, link)
 	}
-	fmt.Fprintf(out, "demo: sign-in links (single use, valid %s on the demo's clock):\n  owner  %s\n  Ada    %s\n", handlers.LoginLinkTTL, owner, ada)
 	return nil
 }
 
@@ -135,12 +138,8 @@ func (seed *demoSeed) sight(ctx context.Context, cfg Config, st *store.Store, w 
 	}
 	f, _ := readPage(site, s.Ref, ds.original[s.Path])
 	latest, _ := strconv.ParseFloat(f.LatestChapter, 64)
-	tokenKey, err := keyFor(cfg.TokenKey, cfg.DataDir, "token.key")
+	token, err := demoToken(ctx, cfg, st, demoReaders[0].ID, w.clock.Now())
 	if err != nil {
-		return err
-	}
-	token, hash := handlers.NewAPIToken(tokenKey)
-	if _, err := st.CreateToken(ctx, demoReaders[0].ID, hash, "demo userscript", w.clock.Now().UnixMilli()); err != nil {
 		return err
 	}
 	body, _ := json.Marshal(map[string]any{"url": s.Ref.URL, "chapters": []float64{latest + demoSightingAhead}})
@@ -159,6 +158,42 @@ func (seed *demoSeed) sight(ctx context.Context, cfg Config, st *store.Store, w 
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return fmt.Errorf("demo: the Sighting answered %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))
 	}
+	return nil
+}
+
+// demoToken makes a userscript token for a demo Reader, as /tokens does.
+func demoToken(ctx context.Context, cfg Config, st *store.Store, readerID string, now time.Time) (string, error) {
+	tokenKey, err := keyFor(cfg.TokenKey, cfg.DataDir, "token.key")
+	if err != nil {
+		return "", err
+	}
+	token, hash := handlers.NewAPIToken(tokenKey)
+	if _, err := st.CreateToken(ctx, readerID, hash, "demo userscript", now); err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// openRoom gives the reading room its Reader's token and prints where it is:
+// the chapter after the one the Reader has reached.
+func (seed *demoSeed) openRoom(ctx context.Context, out io.Writer, cfg Config, st *store.Store, w *demoWorld) error {
+	rd := demoRoomReader()
+	token, err := demoToken(ctx, cfg, st, rd.ID, w.clock.Now())
+	if err != nil {
+		return err
+	}
+	if err := w.room.set(cfg.PublicBaseURL, token); err != nil {
+		return err
+	}
+	ds := w.sites[demoRoomSite]
+	s, err := ds.series(demoRoomFile)
+	if err != nil {
+		return err
+	}
+	f, _ := readPage(ds.Site, s.Ref, ds.original[s.Path])
+	latest, _ := strconv.ParseFloat(f.LatestChapter, 64)
+	start := int(latest) - rd.behind[demoRoomFile] + 1
+	fmt.Fprintf(out, "demo: the reading room (the userscript on a stand-in chapter page, read as %s): %s%s%d\n", rd.Name, ds.server.URL(), demoRoomPath, start)
 	return nil
 }
 

@@ -21,6 +21,7 @@ type demoWorld struct {
 	clock   *demoClock
 	out     io.Writer
 	sink    *demoSink
+	room    *demoRoom
 
 	// sight sends one demo Reader's Sighting through the API.
 	sight func(ctx context.Context, site, file string) error

@@ -82,7 +82,7 @@ func seedAdapterBroken(t *testing.T, url string, sites []string) {
 	defer st.Close()
 	now := time.Now()
 	for _, site := range sites {
-		if err := st.CreateSeries(ctx, store.Series{Site: site, SeriesID: "s1", URL: "https://" + site + ".example/s1", Kind: "manga"}, now.UnixMilli()); err != nil {
+		if err := st.CreateSeries(ctx, store.Series{Site: site, SeriesID: "s1", URL: "https://" + site + ".example/s1", Kind: "manga"}, now); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := st.Pool().Exec(ctx, `UPDATE series SET checked_at = $1 WHERE site = $2`, now.UnixMilli(), site); err != nil {

@@ -1,7 +1,7 @@
 // ==UserScript==
 // @name         MangaBookmark
 // @namespace    https://github.com/mangabookmark/mangabookmark
-// @version      1.0.5
+// @version      1.0.6
 // @description  Your group's Bookmarks, Progress and Latest Chapter on the Sites' own pages; Progress recorded as you read.
 // @match        https://*.asurascans.com/*
 // @match        https://*.asuracomic.net/*
@@ -51,7 +51,7 @@
 })(function () {
   'use strict';
 
-  const VERSION = '1.0.5';
+  const VERSION = '1.0.6';
   const BASE_URL = '__BASE_URL__';
 
   // The queue holds at most this many Series; past it the oldest Sightings go
@@ -474,6 +474,10 @@
     const xhr = pick('xmlHttpRequest', 'GM_xmlhttpRequest');
     const menu = pick('registerMenuCommand', 'GM_registerMenuCommand');
     return {
+      // pageAddress: the Site address a page stands for, when the manager
+      // says so (only the demo's reading room, a loopback page, does); a
+      // real manager never does, and the page's own address is used.
+      pageAddress: typeof GMo.pageAddress === 'function' ? () => String(GMo.pageAddress()) : null,
       get: async (k, d) => {
         const v = await get(k, undefined);
         return v === undefined ? d : v;
@@ -813,6 +817,11 @@ a { color: var(--accent); }
     win.setInterval(check, 1000);
   }
 
+  // addressOf is the address the script reads the page as.
+  function addressOf(win, gm) {
+    return gm.pageAddress ? gm.pageAddress() : win.location.href;
+  }
+
   // pageController owns the panel and what the page does for the address it
   // is at; arm() starts over for a new address.
   function pageController(win, gm, api, s) {
@@ -849,7 +858,8 @@ a { color: var(--accent); }
       async arm() {
         if (armed) armed.abort();
         armed = new AbortController();
-        here = recognise(win.location.href);
+        here = recognise(addressOf(win, gm));
+        if (here) here.address = addressOf(win, gm);
         state = { ...fresh(), message: state.message };
         if (!here) {
           if (host) host.remove();
@@ -876,7 +886,7 @@ a { color: var(--accent); }
       // bookmark creates the Bookmark (and the Series, if the server does
       // not know it yet) and records no Progress: nothing has been read.
       async bookmark() {
-        await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: win.location.href, chapter: null, bookmark: true, title: state.title });
+        await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: here.address, chapter: null, bookmark: true, title: state.title });
         state.bookmarked = true;
         await c.refresh();
         // The server knows the Series now: what this page lists can count.
@@ -923,7 +933,7 @@ a { color: var(--accent); }
 
   // readState fills the panel from the server, else from the read cache.
   async function readState(win, here, gm, api, state) {
-    const r = await api.call('GET', '/api/v1/lookup?url=' + encodeURIComponent(win.location.href)).catch(() => ({ status: 0 }));
+    const r = await api.call('GET', '/api/v1/lookup?url=' + encodeURIComponent(here.address)).catch(() => ({ status: 0 }));
     if (r.status === 200 && r.json) {
       const b = r.json.bookmark || null;
       const series = r.json.series || {};
@@ -999,7 +1009,7 @@ a { color: var(--accent); }
       const chapter = chapterOfPage(win.document, here);
       if (chapter === null || state.bookmarked === false) return;
       recorded = true;
-      await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: win.location.href, chapter, bookmark: false, title: state.title });
+      await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: here.address, chapter, bookmark: false, title: state.title });
       if (state.bookmarked && compareChapters(chapter, state.progress || '0') > 0) state.progress = chapter;
       redraw();
     };
@@ -1052,7 +1062,7 @@ a { color: var(--accent); }
     const k = here.site + '/' + here.seriesId;
     const before = (await gm.get(KEY.sighted, {})) || {};
     if (before[k] && compareChapters(nums[0], before[k]) <= 0) return;
-    await s.write({ kind: 'sightings', site: here.site, seriesId: here.seriesId, url: win.location.href, chapters: nums });
+    await s.write({ kind: 'sightings', site: here.site, seriesId: here.seriesId, url: here.address, chapters: nums });
     const seen = (await gm.get(KEY.sighted, {})) || {};
     if (!seen[k] || compareChapters(nums[0], seen[k]) > 0) seen[k] = nums[0];
     await gm.set(KEY.sighted, seen);
@@ -1081,6 +1091,6 @@ a { color: var(--accent); }
     canonicalNumber, parseChapterNumber, compareChapters, recognise,
     enqueue, drainOrder, backoffDelay, retryAfterMs, scheduleRetry, classify, newerVersion, mergeSightings,
     sightingsOf, reportSightings, chapterOfPage, readShare, isNextChapterLink, isTokensPage, cacheWith,
-    manager, client, sync, panelView, parseHeaders, say, main,
+    manager, addressOf, client, sync, panelView, parseHeaders, say, main,
   };
 });

@@ -104,3 +104,12 @@ test('the tokens page is ours only on our own origin and path', () => {
   assert.ok(!mb.isTokensPage('https://mb.example.org/tokensx', 'https://mb.example.org'));
   assert.ok(!mb.isTokensPage('https://asurascans.com/tokens', 'https://mb.example.org'));
 });
+
+test('a page is read at its own address unless the manager names the Site address it stands for', () => {
+  const win = { location: { href: 'https://asurascans.com/comics/nano-machine/chapter/3' } };
+  assert.equal(mb.addressOf(win, mb.manager({ GM: { getValue() {}, setValue() {} } })), win.location.href);
+  const room = { GM: { getValue() {}, setValue() {}, pageAddress: () => 'https://asurascans.com/comics/nano-machine/chapter/9' } };
+  const demoWin = { location: { href: 'http://127.0.0.1:4000/reading-room/9' } };
+  assert.equal(mb.addressOf(demoWin, mb.manager(room)), 'https://asurascans.com/comics/nano-machine/chapter/9');
+  assert.equal(mb.recognise(mb.addressOf(demoWin, mb.manager(room))).chapter, '9');
+});

@@ -24,7 +24,7 @@ function leavesAfter(gm, n) {
 const settle = async () => { for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r)); };
 
 test('a page that leaves at any moment of a Sighting loses it to no later page', async () => {
-  const here = mb.recognise(SERIES);
+  const here = { ...mb.recognise(SERIES), address: SERIES };
   for (let n = 0; n < 40; n++) {
     const fm = fakeManager(() => ({ status: 200, body: {} }));
     fm.store.set('token', JSON.stringify('mbk_test'));
