@@ -118,8 +118,9 @@ type SeriesQuery struct {
 // site/kind equalities. Conditions are added only when present, so each
 // query the planner sees has a plain shape it can match to a partial index.
 //
-// Every statement names the Sites it reads with "s.site = ANY(@sites)": one
-// Site, the Sites of the kind asked for, or all six. A Series' kind is its
+// Every count, and every list of one Site or one kind, names the Sites it
+// reads with "s.site = ANY(@sites)": one Site, the Sites of the kind asked
+// for, or all six. A Series' kind is its
 // Site's (each adapter has one kind, and CreateSeries writes it), so the
 // kind is read as its Sites and never as a second condition the planner
 // could answer by intersecting the kind's whole key set. Every index is led
@@ -131,8 +132,16 @@ func (q SeriesQuery) where(now time.Time, keyset bool) (string, pgx.NamedArgs, e
 	if !ok {
 		return "", nil, fmt.Errorf("store: unknown filter %q", q.Filter)
 	}
-	conds := []string{pred, `s.site = ANY(@sites)`}
-	args := pgx.NamedArgs{"cutoff": ms(now.Add(-word.OwnerWindow)), "sites": q.sites()}
+	conds := []string{pred}
+	args := pgx.NamedArgs{"cutoff": ms(now.Add(-word.OwnerWindow))}
+	if !keyset || q.Site != "" || q.Kind != "" {
+		// A list of every Site walks its index in keyset order and needs no
+		// ranges; naming all six would make PostgreSQL 15 descend the index
+		// once per Site before the cursor (measured: 22 ms for a deep page
+		// of every Series at 1 000 000, 0.1 ms without).
+		conds = append(conds, `s.site = ANY(@sites)`)
+		args["sites"] = q.sites()
+	}
 	if q.Q != "" {
 		conds = append(conds, searchSQL)
 		args["q"] = likePattern(q.Q)

@@ -178,7 +178,9 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 		case err := <-served:
 			return err
 		case err := <-played:
-			if err != nil {
+			// An event or a sign-in link cut short by Ctrl-C is the stop
+			// itself, not a failure of the demo.
+			if err != nil && ctx.Err() == nil {
 				stop()
 				<-served
 				return err
