@@ -25,8 +25,8 @@ type Facts struct {
 	LatestChapter         string
 	LatestChapterURL      string
 	HasLatest             bool
-	// Completed is the Site's own completed value (seed 001, "Completion hint:
-	// which value counts"). A missing marker is false, never an error.
+	// Completed is the Site's own completed value (CONTEXT.md, Rules: Completion
+	// hint value). A missing marker is false, never an error.
 	Completed bool
 }
 

@@ -32,7 +32,7 @@ const (
 	asuraKeyBareSlug   = "slug"
 	asuraKeyLocked     = "is_locked"
 	asuraKeyPremium    = "is_premium"
-	asuraStatusDone    = "completed" // seed 001: dropped is editorial, only completed counts
+	asuraStatusDone    = "completed" // CONTEXT.md, Rules: Completion hint value: dropped is editorial, only completed counts
 	asuraTitleFallback = "article h1, h1"
 	asuraOGImage       = `meta[property="og:image"]`
 	asuraChapterLinks  = `a[href*="/chapter/"]`

@@ -85,16 +85,27 @@ func newBrowserFetcher(dial *gateDialer, o ReaderOptions) *browserFetcher {
 	return b
 }
 
-// pageScript returns what the Poll reads from the tab: the rendered HTML, or for
-// an API target the raw body Chrome shows in its <pre> (the HTML when the body is
-// not there, so a challenge page stays recognisable). It cuts the text to one
+// pageScript returns what the Poll reads from the tab, in one evaluation so the
+// two agree: the rendered HTML, or for an API target the raw body Chrome shows
+// in its <pre> (the HTML when the body is not there, so a challenge page stays
+// recognisable), and whether the adapter's ready selector (%[2]s, "" for none)
+// matches that same document. Two reads would let a page filled in, or reloaded,
+// between them be kept as ready without its rows. It cuts the text to one
 // character past the body cap inside the browser, so a page that grew a huge
 // DOM is never carried over the DevTools connection whole.
 const pageScript = `(() => {
+  const sel = %[2]s;
+  const ready = sel === "" || !!document.querySelector(sel);
   const pre = document.querySelector('body > pre');
   const s = pre ? pre.textContent : document.documentElement.outerHTML;
-  return s.length > %[1]d ? s.slice(0, %[1]d) : s;
+  return {body: s.length > %[1]d ? s.slice(0, %[1]d) : s, ready: ready};
 })()`
+
+// pageRead is what pageScript returns.
+type pageRead struct {
+	Body  string `json:"body"`
+	Ready bool   `json:"ready"`
+}
 
 // statusScript is the HTTP status of the document now in the tab (after a
 // challenge reloaded it); 0 when the browser does not say.
@@ -144,9 +155,11 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 	// ready selector. A challenge that solves itself reloads the tab; the status
 	// of the document then shown is the Site's answer.
 	deadline := time.Now().Add(b.challengeWait)
+	sel, _ := json.Marshal(fr.Ready)
+	script := fmt.Sprintf(pageScript, b.maxBody+1, sel)
 	sawMarkers := false
 	for {
-		body, err := chromedp.Run(tab, chromedp.Evaluate[string](fmt.Sprintf(pageScript, b.maxBody+1)))
+		page, err := chromedp.Run(tab, chromedp.Evaluate[pageRead](script))
 		if err != nil {
 			// A reload in progress destroys the page's context for a moment;
 			// only a dead tab, or the end of the bound, ends the wait.
@@ -158,7 +171,7 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 			}
 			continue
 		}
-		res.Body = []byte(body)
+		res.Body = []byte(page.Body)
 		challenge := isChallengeBody(res.Body)
 		if challenge {
 			sawMarkers = true
@@ -174,8 +187,11 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 				challenge = true
 			}
 		}
-		if !challenge && (res.Status < 200 || res.Status > 299 || b.ready(tab, fr.Ready)) {
+		if !challenge && (res.Status < 200 || res.Status > 299 || page.Ready) {
 			break
+		}
+		if int64(len(res.Body)) > b.maxBody {
+			break // past the cap it is an error whatever the page does next
 		}
 		if time.Now().After(deadline) {
 			break
@@ -203,16 +219,6 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 		res.Body, res.Oversize = res.Body[:b.maxBody], true
 	}
 	return res, nil
-}
-
-// ready reports whether the page holds sel ("" is always ready).
-func (b *browserFetcher) ready(tab context.Context, sel string) bool {
-	if sel == "" {
-		return true
-	}
-	q, _ := json.Marshal(sel)
-	ok, err := chromedp.Run(tab, chromedp.Evaluate[bool](`!!document.querySelector(`+string(q)+`)`))
-	return err == nil && ok
 }
 
 // failure turns an error of the browser into the Poll's error: unreachable when

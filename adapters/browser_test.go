@@ -25,9 +25,11 @@ func browserReader(t *testing.T, site string, srv *siteServer, ws string, tweak 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Generous bounds: a loaded 2-core CI machine runs Chromium slowly, and a
+	// passing case ends as soon as its page is ready, never at the bound.
 	o := ReaderOptions{
 		BaseURLs: bases, BrowserSites: map[string]bool{site: true}, BrowserWSURL: ws,
-		Timeout: 10 * time.Second, ChallengeWait: 3 * time.Second,
+		Timeout: 30 * time.Second, ChallengeWait: 10 * time.Second,
 	}
 	if tweak != nil {
 		tweak(&o)
@@ -48,6 +50,26 @@ func renderedLater(t *testing.T, page string) string {
 	list := page[start:end]
 	quoted := strings.NewReplacer("\\", "\\\\", "`", "\\`", "${", "\\${").Replace(list)
 	script := "<script>setTimeout(() => { document.getElementById('later').outerHTML = `" + quoted + "`; }, 300);</script>"
+	return page[:start] + `<div id="later"></div>` + page[end:] + script
+}
+
+// filledAsRead turns a Comix fixture into a page whose chapter rows are put
+// back the moment the page is first looked at (a microtask queued by the first
+// querySelector, so they land right after that read): a Poll that reads the
+// page and checks its ready selector in two steps sees rows in the second that
+// the first did not keep.
+func filledAsRead(t *testing.T, page string) string {
+	t.Helper()
+	start := strings.Index(page, `<div class="mchap-list">`)
+	end := strings.Index(page, `<div class="mchap-foot">`)
+	if start < 0 || end < 0 {
+		t.Fatal("fixture has no chapter list")
+	}
+	quoted := strings.NewReplacer("\\", "\\\\", "`", "\\`", "${", "\\${").Replace(page[start:end])
+	script := "<script>(() => { const q = Document.prototype.querySelector; let filled = false;" +
+		" Document.prototype.querySelector = function (s) { if (!filled) { filled = true;" +
+		" queueMicrotask(() => { document.getElementById('later').outerHTML = `" + quoted + "`; }); }" +
+		" return q.call(this, s); }; })();</script>"
 	return page[:start] + `<div id="later"></div>` + page[end:] + script
 }
 
@@ -78,6 +100,18 @@ func TestBrowserRoute(t *testing.T) {
 		}
 		if got.Facts.LatestChapter != "541" || got.Facts.Title != "Lookism" {
 			t.Errorf("facts %+v", got.Facts)
+		}
+	})
+
+	t.Run("a page is kept only as the ready check saw it", func(t *testing.T) {
+		page := filledAsRead(t, string(readFixture(t, "comix", "ongoing.html")))
+		srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(page))
+		})
+		got := browserReader(t, "comix", srv, ws, nil).Read(context.Background(), "comix", "https://comix.to/title/p2m8q-lookism")
+		if got.Outcome != word.OK || got.Facts.LatestChapter != "541" {
+			t.Fatalf("outcome %q facts %+v (err %v), want ok with the rows the ready check saw", got.Outcome, got.Facts, got.Err)
 		}
 	})
 

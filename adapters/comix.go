@@ -27,7 +27,7 @@ const (
 	comixKeyHID       = "hid"
 	comixKeyStatus    = "status"
 	comixKeyPoster    = "poster"
-	comixDone         = "finished" // seed 001: on_hiatus, discontinued, not_yet_released are distinct
+	comixDone         = "finished" // CONTEXT.md, Rules: Completion hint value: on_hiatus, discontinued, not_yet_released are distinct
 	comixRows         = ".mchap-item"
 	comixRowNumber    = ".mchap-row__ch"
 	comixRowLink      = "a.mchap-row__primary"

@@ -11,7 +11,7 @@
 // page, a chapter page of it, or a legacy address shape to the Site, a stable
 // series_id and the canonical address. Parse takes bytes and never fetches; it
 // reads the title, cover, Latest Chapter (the highest number on the Series' own
-// list, canonical decimal) and the Site's own completed value (seed 001's table:
+// list, canonical decimal) and the Site's own completed value (CONTEXT.md, Rules: Completion hint value:
 // a missing marker is not completed, never an error). It returns ErrNotSeries
 // only when the body is not the Site's Series page at all.
 //

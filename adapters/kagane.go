@@ -15,7 +15,7 @@ const (
 	kaganeHost      = "kagane.to"
 	kaganeAPIPath   = "/api/v2/series/"
 	kaganeImagePath = "/api/v2/image/"
-	kaganeDone      = "completed" // seed 001: publication status only; upload status is ignored
+	kaganeDone      = "completed" // CONTEXT.md, Rules: Completion hint value: publication status only; upload status is ignored
 )
 
 // kaganeDetails holds the keys of the API body the Poll reads.

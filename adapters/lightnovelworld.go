@@ -19,7 +19,7 @@ const (
 	lnwHost          = "lightnovelworld.org"
 	lnwJSONLD        = `script[type="application/ld+json"]`
 	lnwTypeBook      = "Book"
-	lnwCompleted     = "CompletedActionStatus" // seed 001: the creative-work status is the completed action status
+	lnwCompleted     = "CompletedActionStatus" // CONTEXT.md, Rules: Completion hint value: the creative-work status is the completed action status
 	lnwTitleHTML     = "h1.novel-title"
 	lnwOGTitle       = `meta[property="og:title"]`
 	lnwOGImage       = `meta[property="og:image"]`

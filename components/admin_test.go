@@ -51,7 +51,7 @@ func TestAListRowCarriesItsKeysAFactLineAndALazyCoverButNoHint(t *testing.T) {
 }
 
 func TestNoAdminPageUsesTheEmber(t *testing.T) {
-	// Seed 001: ember stays forbidden on admin; faults use the danger token.
+	// CONTEXT.md, Rules: Owner colours — no ember on admin; faults use the danger token.
 	v := components.Viewer{ID: "o", Name: "Owner", IsOwner: true}
 	fact := components.Fact{Site: "comix", Latest: "3", Checked: "checked 1 minute ago", Failure: &components.FailureMarker{Outcome: "errors", Age: "13 hours"}}
 	pages := map[string]templ.Component{

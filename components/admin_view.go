@@ -13,7 +13,7 @@ type FailureMarker struct {
 	Age     string
 }
 
-// Fact is the one-line summary of a Series (SPEC.md glossary, "Fact line").
+// Fact is the one-line summary of a Series (CONTEXT.md, Fact line).
 type Fact struct {
 	Site     string
 	Kind     string

@@ -149,7 +149,7 @@ func handleAdminAddSeries(d Deps) http.Handler {
 		}
 		list := components.SeriesList{Count: n, Caption: caption(q)}
 		for _, s := range page.Rows {
-			list.Rows = append(list.Rows, components.SeriesRow{Site: s.Site, ID: s.SeriesID, Title: s.Title, Cover: coverSrc(s.Site, s.SeriesID, s.CoverTried),
+			list.Rows = append(list.Rows, components.SeriesRow{Site: s.Site, ID: s.SeriesID, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Cover: coverSrc(s.Site, s.SeriesID, s.CoverTried),
 				Href: seriesHref(s.Site, s.SeriesID), Fact: factOf(s, d.now())})
 		}
 		render(w, r, d.Logger, status, components.AdminSeriesPage(viewerFrom(r.Context()), components.SeriesListPage{

@@ -50,7 +50,7 @@ func showReaders(d Deps, w http.ResponseWriter, r *http.Request, status int, p c
 	}
 	now := d.now()
 	for _, rd := range l {
-		row := components.ReaderRow{ID: url.PathEscape(rd.DiscordID), Name: titleOf(rd.Name, rd.DiscordID), LastSeen: "never signed in",
+		row := components.ReaderRow{ID: url.PathEscape(rd.DiscordID), Name: nameOr(rd.Name, rd.DiscordID), LastSeen: "never signed in",
 			Local: strings.HasPrefix(rd.DiscordID, localReaderPrefix)}
 		if !rd.LastSeenAt.IsZero() {
 			row.LastSeen = "last seen " + word.Age(now.Sub(rd.LastSeenAt)) + " ago"
@@ -112,4 +112,12 @@ func handleSignOutReader(d Deps) http.Handler {
 		d.Logger.Info("reader signed out everywhere", "discord_id", id)
 		http.Redirect(w, r, "/admin/readers?signed-out=1", http.StatusSeeOther)
 	})
+}
+
+// nameOr is a Reader's name, or their id when they have none.
+func nameOr(name, id string) string {
+	if name == "" {
+		return id
+	}
+	return name
 }

@@ -99,8 +99,11 @@ func apiRoutes(d Deps) http.Handler {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		api.fail(w, r, apiErr(http.StatusNotFound, apiNotFound, "There is no API path at this address."))
 	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		api.fail(w, r, apiErr(http.StatusMethodNotAllowed, apiMethod, "This API path does not take "+r.Method+"."))
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		if rc := chi.RouteContext(req.Context()); rc != nil {
+			w.Header().Set("Allow", strings.Join(allowed(r, rc.RoutePath), ", "))
+		}
+		api.fail(w, req, apiErr(http.StatusMethodNotAllowed, apiMethod, "This API path does not take "+req.Method+"."))
 	})
 	r.Get("/me", api.handleMe)
 	r.Get("/bookmarks", api.handleBookmarks)

@@ -368,6 +368,9 @@ func TestAPIErrorsAnswerTheirStableWordAndChangeNothing(t *testing.T) {
 		if msg, _ := a.json["message"].(string); len(msg) < 10 || !strings.HasSuffix(msg, ".") {
 			t.Errorf("%s: message %q is not a sentence", c.name, msg)
 		}
+		if c.status == 405 && a.header.Get("Allow") != "POST" {
+			t.Errorf("%s: Allow %q, want POST", c.name, a.header.Get("Allow"))
+		}
 		if c.status == 401 && a.header.Get("WWW-Authenticate") == "" {
 			t.Errorf("%s: no WWW-Authenticate", c.name)
 		}

@@ -69,13 +69,6 @@ func bookmarkRow(b store.Bookmark, now time.Time) components.MyBookmark {
 	return r
 }
 
-func titleOf(title, id string) string {
-	if title == "" {
-		return id
-	}
-	return title
-}
-
 // nextChapter is where the row's main button goes: the Site's page of the
 // chapter after my Progress when a chapter past it is known and its address
 // can be told (the Latest Chapter's own address, or one the Site's pattern
@@ -298,7 +291,7 @@ func removedFromQuery(d Deps, r *http.Request) *components.RemovedRow {
 		return nil
 	}
 	progress, _ := word.Chapter(v.Get("progress"))
-	return &components.RemovedRow{Site: site, ID: id, Title: titleOf(s.Title, s.SeriesID), Progress: progress, ProgressURL: webURL(v.Get("progress_url"))}
+	return &components.RemovedRow{Site: site, ID: id, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Progress: progress, ProgressURL: webURL(v.Get("progress_url"))}
 }
 
 // handleRestoreBookmark is the Undo: the Bookmark comes back with the

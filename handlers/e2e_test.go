@@ -18,6 +18,17 @@ import (
 	"github.com/mangabookmark/mangabookmark/handlers"
 )
 
+// The end-to-end tests' bounds are sized for a loaded 2-core CI machine, where
+// one Chromium shares the cores with the other packages' tests: browserWait for
+// one condition to come true (each wait polls, so a passing run never waits it
+// out), browserBudget for a whole test's browser session, pollTries for a
+// loop that asks every 100 ms (browserWait's worth).
+const (
+	browserWait   = 30 * time.Second
+	browserBudget = 4 * time.Minute
+	pollTries     = int(browserWait / (100 * time.Millisecond))
+)
+
 // TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser is the one
 // end-to-end test: real Chromium, the real router, a real database.
 func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
@@ -34,7 +45,7 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), browserBudget)
 	defer cancel()
 	allocCtx, cancelAlloc := remote.NewAllocator(ctx, browserURL)
 	defer cancelAlloc()
@@ -86,7 +97,7 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 	step("click failing", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="filter-failing"]`))))
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
 		`location.search === '?filter=failing' && document.querySelectorAll('[data-testid="series-row"]').length === 5`,
-		chromedp.WithPollingTimeout(5*time.Second)))
+		chromedp.WithPollingTimeout(browserWait)))
 	step("the failing list arrives and the address bar shows it", err)
 	kept, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[
 		document.querySelector('[data-testid="series-heading"]').__kept,
@@ -111,7 +122,7 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
 		`location.search === '' && document.querySelectorAll('[data-testid="series-row"]').length === `+fmt.Sprint(len(dataset))+
 			` && document.querySelectorAll('[data-testid="filter-form"]').length === 1 && document.querySelectorAll('#series-list').length === 1`,
-		chromedp.WithPollingTimeout(5*time.Second)))
+		chromedp.WithPollingTimeout(browserWait)))
 	step("back restores the whole list", err)
 	checkedFilter, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="filter-form"] input[name="filter"]:checked').value`))
 	step("read the checked filter", err)
@@ -122,7 +133,7 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
 		`location.search === '?filter=failing' && document.querySelectorAll('[data-testid="series-row"]').length === 5`+
 			` && document.querySelectorAll('[data-testid="filter-form"]').length === 1`,
-		chromedp.WithPollingTimeout(5*time.Second)))
+		chromedp.WithPollingTimeout(browserWait)))
 	step("forward restores the failing list", err)
 	checkedFilter, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="filter-form"] input[name="filter"]:checked').value`))
 	step("read the checked filter", err)
@@ -165,7 +176,7 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid="filter-site-completed"]`))))
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
 		`location.search === '?filter=site-completed' && document.querySelectorAll('[data-testid="series-row"]').length === 1`,
-		chromedp.WithPollingTimeout(5*time.Second)))
+		chromedp.WithPollingTimeout(browserWait)))
 	step("the Finished Series left the list", err)
 	if got := rows(); len(got) != 1 || got[0] != "completed" {
 		t.Errorf("site-completed rows after Finish: %v", got)

@@ -247,7 +247,7 @@ type fixture struct {
 
 const addr = "https://asuracomic.net/series/x"
 
-// dataset puts Series in every filter, plus the edge cases seed 001 names.
+// dataset puts Series in every filter, plus the edge cases the filter definitions name (CONTEXT.md).
 var dataset = []fixture{
 	{id: "healthy", title: "Healthy Work", url: addr, chapter: "12", checkedAgo: time.Minute, bookmarked: true, cover: "https://example.test/c.jpg"},
 	{id: "never", url: addr, bookmarked: true},

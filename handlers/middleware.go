@@ -10,30 +10,10 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/mangabookmark/mangabookmark/store"
 )
-
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // requestLog writes one line per request. It logs the route pattern, never
 // the raw path or query: a path may carry a one-time sign-in token and a
@@ -44,17 +24,17 @@ func requestLog(log *slog.Logger) func(http.Handler) http.Handler {
 			start := time.Now()
 			ctx, sql := store.WithStatementLog(r.Context())
 			r = r.WithContext(ctx)
-			rec := &statusRecorder{ResponseWriter: w}
+			rec := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 			defer func() {
 				if p := recover(); p != nil {
 					log.Error("handler panicked", "method", r.Method, "route", routePattern(r), "panic", p)
-					if rec.status == 0 {
+					if rec.Status() == 0 {
 						toMessageSlot(rec, r)
 						http.Error(rec, "Something went wrong.", http.StatusInternalServerError)
 					}
 				}
 				n, trips, took := sql.Read()
-				log.Info("request", "method", r.Method, "route", routePattern(r), "status", rec.status, "duration", time.Since(start).Round(time.Microsecond),
+				log.Info("request", "method", r.Method, "route", routePattern(r), "status", rec.Status(), "duration", time.Since(start).Round(time.Microsecond),
 					"statements", n, "round_trips", trips, "sql", took.Round(time.Microsecond))
 			}()
 			next.ServeHTTP(rec, r)

@@ -88,7 +88,7 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 	site := novelStandIn(t, &latest)
 	base, _ := url.Parse(site.URL)
 	siteReader := adapters.NewReader(adapters.ReaderOptions{
-		BaseURLs: map[string]*url.URL{"novelfull": base}, Timeout: 10 * time.Second,
+		BaseURLs: map[string]*url.URL{"novelfull": base}, Timeout: browserWait,
 	})
 	lanes := poller.New(h.store.Lanes(), siteReader, slog.New(slog.DiscardHandler))
 	lanes.Covers = siteReader
@@ -102,7 +102,7 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), browserBudget)
 	defer cancel()
 	allocCtx, cancelAlloc := remote.NewAllocator(ctx, browserURL)
 	defer cancelAlloc()
@@ -158,7 +158,7 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 			const d = new DOMParser().parseFromString(html, 'text/html');
 			const row = d.querySelector('`+row+`');
 			return !!row && (`+cond+`);
-		})()`, chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(300*time.Millisecond)))
+		})()`, chromedp.WithPollingTimeout(2*browserWait), chromedp.WithPollingInterval(300*time.Millisecond)))
 		step(what, err)
 		step("reload", chromedp.Do(tab, chromedp.Navigate(h.srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(row))))
 	}
@@ -169,7 +169,7 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 	coverSrc, err := chromedp.Run(ada, chromedp.Poll[string](`(() => {
 		const img = document.querySelector('`+row+` img[data-testid="cover"]');
 		return img && img.complete && img.naturalWidth > 0 ? img.getAttribute('src') : null;
-	})()`, chromedp.WithPollingTimeout(10*time.Second)))
+	})()`, chromedp.WithPollingTimeout(browserWait)))
 	step("the cover loads", err)
 	if !strings.HasPrefix(coverSrc, "/covers/novelfull/reverend-insanity?v=") {
 		t.Errorf("the cover is not served from our origin: %q", coverSrc)
@@ -206,14 +206,14 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 	// "Caught up" swaps the row alone and the ember goes out.
 	step("caught up", chromedp.Do(ada, chromedp.Click(chromedp.CSS(row+` [data-testid="caught-up"]`))))
 	_, err = chromedp.Run(ada, chromedp.Poll[bool](`!document.querySelector('[data-testid="ember"]') && document.querySelector('`+row+` [data-testid="progress"]').textContent.includes('4')`,
-		chromedp.WithPollingTimeout(5*time.Second)))
+		chromedp.WithPollingTimeout(browserWait)))
 	step("the ember is out", err)
 	shot(ada, "21-reader-bookmarks-caught-up")
 
 	// Typing in the search swaps the list alone and pushes the address.
 	step("search", chromedp.Do(ada, chromedp.SendKeys(chromedp.CSS(`[data-testid="filter-search"]`), "zzz")))
 	_, err = chromedp.Run(ada, chromedp.Poll[bool](`!!document.querySelector('[data-testid="bookmarks-empty"]') && location.search === '?q=zzz' && !!document.querySelector('[data-testid="add-form"]')`,
-		chromedp.WithPollingTimeout(5*time.Second)))
+		chromedp.WithPollingTimeout(browserWait)))
 	step("the search narrows the list in place", err)
 
 	// The tokens page, and both pages on a phone and in the dark scheme.

@@ -124,7 +124,7 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 
 	shots := filepath.Join("..", "artifacts", "userscript")
 	step("artifacts", os.MkdirAll(shots, 0o755))
-	bctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	bctx, cancel := context.WithTimeout(ctx, browserBudget)
 	defer cancel()
 	allocCtx, cancelAlloc := remote.NewAllocator(bctx, browser.WSURL)
 	defer cancelAlloc()
@@ -175,7 +175,7 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	step("use it", chromedp.Do(tab, chromedp.Click(chromedp.CSS(`[data-testid="use-token"]`))))
 	var stored string
 	for i := 0; !gm.value("token", &stored) || stored != shown; i++ {
-		if i == 100 {
+		if i == pollTries {
 			t.Fatalf("the userscript stored %q, the page showed %q", stored, shown)
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -193,14 +193,14 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 		step("open "+path, chromedp.Do(tab, chromedp.Navigate("https://asurascans.com"+path)))
 		runScript()
 		_, err := chromedp.Run(tab, chromedp.Poll[bool](`!!document.querySelector('mangabookmark-panel')?.shadowRoot?.querySelector('button')`,
-			chromedp.WithPollingTimeout(10*time.Second)))
+			chromedp.WithPollingTimeout(browserWait)))
 		step("the panel appears", err)
 	}
 	// panelWaits waits until the panel's text satisfies a JavaScript test of t.
 	panelWaits := func(what, test string) string {
 		t.Helper()
 		text, err := chromedp.Run(tab, chromedp.Poll[string](`(() => { const t = document.querySelector('mangabookmark-panel').shadowRoot.textContent; return (`+test+`) ? t : null; })()`,
-			chromedp.WithPollingTimeout(10*time.Second)))
+			chromedp.WithPollingTimeout(browserWait)))
 		if err != nil {
 			got, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('mangabookmark-panel')?.shadowRoot?.textContent ?? ''`))
 			t.Fatalf("%s: %v (the panel reads %q)", what, err, got)
@@ -231,7 +231,7 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	}
 	waitProgress := func(want string) {
 		t.Helper()
-		for range 100 {
+		for range pollTries {
 			if progress() == want {
 				return
 			}
@@ -256,7 +256,7 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	// The chapter list the Series page showed went out as a Sighting once the
 	// Series existed: Latest Chapter 7, raised by the Reader.
 	var latest, raisedBy string
-	for range 100 {
+	for range pollTries {
 		_ = h.pool.QueryRow(ctx, `SELECT coalesce(latest_chapter_num::text, ''), coalesce(latest_raised_by, '') FROM series WHERE site = 'asurascans' AND series_id = 'nano-machine'`).Scan(&latest, &raisedBy)
 		if latest == "7" {
 			break
@@ -275,7 +275,7 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 		if path, err := chromedp.Run(tab, chromedp.Evaluate[string](`location.pathname`)); err == nil && strings.HasSuffix(path, "/chapter/6") {
 			break
 		}
-		if i == 100 {
+		if i == pollTries {
 			t.Fatal("following the next chapter's link did not open chapter 6")
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -307,11 +307,11 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 1500); true`))
 	step("read on", err)
 	_, err = chromedp.Run(tab, chromedp.Poll[bool](`document.querySelector('mangabookmark-panel').hasAttribute('data-reading') && !!document.querySelector('mangabookmark-panel').shadowRoot.querySelector('[data-testid="mb-expand"]')`,
-		chromedp.WithPollingTimeout(10*time.Second)))
+		chromedp.WithPollingTimeout(browserWait)))
 	step("the panel collapses and steps aside while the Reader reads on", err)
 	_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 500); true`))
 	step("scroll back", err)
-	_, err = chromedp.Run(tab, chromedp.Poll[bool](`!document.querySelector('mangabookmark-panel').hasAttribute('data-reading')`, chromedp.WithPollingTimeout(10*time.Second)))
+	_, err = chromedp.Run(tab, chromedp.Poll[bool](`!document.querySelector('mangabookmark-panel').hasAttribute('data-reading')`, chromedp.WithPollingTimeout(browserWait)))
 	step("the panel is back on scrolling up", err)
 
 	// The server comes back; the next page load drains the queue.
@@ -358,7 +358,7 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 0); history.pushState({}, '', '/comics/nano-machine-7f873ca6/chapter/7'); document.title = 'Nano Machine Chapter 7'; true`))
 	step("move within the page", err)
 	for i := 0; progress() != "7"; i++ {
-		if i == 100 {
+		if i == pollTries {
 			t.Fatalf("after moving to chapter 7 in place and reading it, Progress is %s", progress())
 		}
 		_, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.scrollTo(0, 0); window.scrollTo(0, document.documentElement.scrollHeight), true`))

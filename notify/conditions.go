@@ -25,7 +25,7 @@ type Condition struct {
 // Age is how long the condition has held at now.
 func (c Condition) Age(now time.Time) time.Duration { return now.Sub(c.Since) }
 
-// How each condition's age is derived (SPEC.md, "Owner notices"; W is the
+// How each condition's age is derived (CONTEXT.md, the owner-notice derivations; W is the
 // window, now the pass time). The message, the verdict line and the notices
 // command all read these through derive, so they cannot disagree.
 //
@@ -42,7 +42,7 @@ func (c Condition) Age(now time.Time) time.Duration { return now.Sub(c.Since) }
 //     kind is "refusing": skip = 'refusing', or skip = '' with refused > 0
 //     and nothing read (ok = no_chapter = not_found = 0). A refusing pass is
 //     never a stall pass (refused = 0 there), so a Site that refuses sends
-//     only no-browser-route — seed 001's collision.
+//     only no-browser-route.
 //   - sidecar-down (site ""): all browser Lanes' passes together. A pass
 //     fails to reach the sidecar when skip is 'browser-down' or
 //     'no-browser', or skip = '' with unreachable > 0 and no outcome that

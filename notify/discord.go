@@ -18,8 +18,10 @@ import (
 	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
-// Secret holds the webhook address. Every way of printing it prints a
-// placeholder; only string(s) reveals it, and only the POST does that.
+// Secret holds a value that must never be logged, printed or rendered: the
+// webhook address here, and every secret setting of the server (the
+// database address, DISCORD_CLIENT_SECRET, SESSION_KEY, TOKEN_KEY). Every
+// formatting path prints a fixed placeholder; Reveal is the one way out.
 type Secret string
 
 const redacted = "[redacted]"
@@ -30,12 +32,17 @@ func (Secret) LogValue() slog.Value         { return slog.StringValue(redacted) 
 func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
 func (Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `"`), nil }
 func (s Secret) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, redacted) }
-func (s Secret) reveal() string             { return string(s) }
+
+// Reveal returns the secret's value for the one constructor that needs it.
+func (s Secret) Reveal() string { return string(s) }
+
+// Set reports whether the secret has a value.
+func (s Secret) Set() bool { return s != "" }
 
 // ValidateWebhookURL accepts an absolute https address, or plain http only
 // to a loopback host (a local sink). Its errors never quote the address.
 func ValidateWebhookURL(s Secret) error {
-	u, err := url.Parse(s.reveal())
+	u, err := url.Parse(s.Reveal())
 	if err != nil {
 		return errors.New("notify: DISCORD_WEBHOOK_URL is not a URL")
 	}
@@ -201,7 +208,7 @@ func (n *Notifier) send(ctx context.Context, c Condition, passAt time.Time) send
 	if err != nil {
 		return sendResult{verdict: rejected, reason: "encode message: " + err.Error()}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.hook.url.reveal(), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.hook.url.Reveal(), bytes.NewReader(body))
 	if err != nil {
 		return sendResult{verdict: rejected, reason: n.scrub(err).Error()}
 	}
@@ -266,7 +273,7 @@ func (n *Notifier) scrub(err error) error {
 			msg += " (timed out)"
 		}
 	}
-	raw := n.hook.url.reveal()
+	raw := n.hook.url.Reveal()
 	forms := []string{raw, strconv.Quote(raw)}
 	if u, perr := url.Parse(raw); perr == nil {
 		forms = append(forms, u.String(), u.Path, u.EscapedPath(), u.RawQuery)

@@ -1,5 +1,5 @@
 // Package notify pushes one Discord embed to the owner per episode of the
-// four conditions seed 001 selects (stall, no-browser-route, sidecar-down,
+// four conditions of CONTEXT.md, Owner notice (stall, no-browser-route, sidecar-down,
 // adapter-broken), and derives those conditions for the /admin verdict line
 // from the same code.
 //
@@ -169,7 +169,7 @@ func New(opts Options) (*Notifier, error) {
 	if err := ValidateWebhookURL(opts.WebhookURL); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256([]byte(opts.WebhookURL.reveal()))
+	sum := sha256.Sum256([]byte(opts.WebhookURL.Reveal()))
 	n.hook = &webhook{url: opts.WebhookURL, hash: hex.EncodeToString(sum[:])}
 	c := http.Client{Timeout: DefaultTimeout}
 	if opts.HTTPClient != nil {

@@ -284,7 +284,7 @@ func TestAPanicInOnePollIsCountedAsErrorsAndTheLaneGoesOn(t *testing.T) {
 	if row := r.passes(site)[0]; row.Errors != 1 || row.OK != 2 {
 		t.Fatalf("pass log: %+v", row)
 	}
-	// errors writes (seed 001): a page that panics the adapter every hour
+	// errors writes (CONTEXT.md, Outcome): a page that panics the adapter every hour
 	// is a failing Series, not a healthy one with a fresh check stamp.
 	if f, ok := r.failure("b"); !ok || f.Outcome != "errors" || !f.FailingSince.Equal(r.clk.Now()) {
 		t.Fatalf("the panicked Poll left failure row %+v present=%v; want errors since now", f, ok)

@@ -321,57 +321,80 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 	// notifier (two of its conditions live on early returns).
 	defer func() { p.finish(ctx, l, &pass) }()
 
-	if ctx.Err() != nil {
-		pass.Skip = word.SkipStopped
+	ln, skip, rest := p.skip(ctx, site, l, led, start)
+	if skip != word.SkipNone {
+		pass.Skip, pass.Rest = skip, rest
 		return pass
+	}
+	due, completed, err := p.due(ctx, site, ln, start)
+	if err != nil {
+		p.log().Error("due query failed", "site", site, "err", err)
+		pass.Skip, pass.Rest = word.SkipDueError, or(p.ErrorRest, DefaultErrorRest)
+		return pass
+	}
+	pass.Due = len(due)
+	res := p.pollDue(ctx, site, l, due)
+	pass.Counts, pass.Checked, pass.Broken, pass.Rest = res.counts, res.checked, res.broken, res.rest
+	if completed && res.completed && !ln.ForcePollAt.IsZero() {
+		if err := p.Store.ServeLaneForce(ctx, site, ln.ForcePollAt); err != nil {
+			p.log().Error("lane force not served", "site", site, "err", err)
+		}
+	}
+	if pass.Rest == 0 && !pass.Broken {
+		pass.Rest = p.nextRest(ctx, site)
+	}
+	if res.retryAfter > 0 {
+		// A 429 is the Site setting its own pace.
+		pass.Rest = p.clampRest(max(pass.Rest, res.retryAfter))
+	}
+	return pass
+}
+
+// skip answers whether the pass returns before reading anything, with the
+// Skip value its row records and the rest the Lane takes; SkipNone with the
+// Lane's row when the pass goes on. led says the caller has just asked
+// leading and been told yes (the Lane loop), so the pass does not ask again.
+func (p *Poller) skip(ctx context.Context, site string, l *lane, led bool, start time.Time) (store.Lane, word.Skip, time.Duration) {
+	errorRest := or(p.ErrorRest, DefaultErrorRest)
+	if ctx.Err() != nil {
+		return store.Lane{}, word.SkipStopped, 0
 	}
 	if !led {
 		switch lead, err := p.leading(ctx, site, l); {
 		case err != nil:
-			pass.Skip = word.SkipLockError
-			pass.Rest = or(p.ErrorRest, DefaultErrorRest)
-			return pass
+			return store.Lane{}, word.SkipLockError, errorRest
 		case !lead:
-			pass.Skip = word.SkipNotLeader
-			pass.Rest = or(p.LeaderRetry, DefaultLeaderRetry)
-			return pass
+			return store.Lane{}, word.SkipNotLeader, or(p.LeaderRetry, DefaultLeaderRetry)
 		}
 	}
-
 	ln, err := p.Store.GetLane(ctx, site)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		pass.Skip = word.SkipNoLane
-		pass.Rest = p.defaultRest()
-		return pass
+		return ln, word.SkipNoLane, p.defaultRest()
 	case err != nil:
 		p.log().Error("lane row unreadable", "site", site, "err", err)
-		pass.Skip = word.SkipDBError
-		pass.Rest = or(p.ErrorRest, DefaultErrorRest)
-		return pass
+		return ln, word.SkipDBError, errorRest
+	case ln.PausedUntil.After(start):
+		return ln, word.SkipPaused, p.clampRest(ln.PausedUntil.Sub(start))
+	case ln.RefuseUntil.After(start):
+		return ln, word.SkipRefusing, p.clampRest(ln.RefuseUntil.Sub(start))
 	}
-	if ln.PausedUntil.After(start) {
-		pass.Skip = word.SkipPaused
-		pass.Rest = p.clampRest(ln.PausedUntil.Sub(start))
-		return pass
+	if p.Reader.Route(site) == word.RouteBrowser {
+		if !p.Reader.HasBrowser() {
+			return ln, word.SkipNoBrowser, p.defaultRest()
+		}
+		if down := p.BrowserDownUntil(); down.After(start) {
+			return ln, word.SkipBrowserDown, p.clampRest(down.Sub(start))
+		}
 	}
-	if ln.RefuseUntil.After(start) {
-		pass.Skip = word.SkipRefusing
-		pass.Rest = p.clampRest(ln.RefuseUntil.Sub(start))
-		return pass
-	}
-	browser := p.Reader.Route(site) == word.RouteBrowser
-	if browser && !p.Reader.HasBrowser() {
-		pass.Skip = word.SkipNoBrowser
-		pass.Rest = p.defaultRest()
-		return pass
-	}
-	if down := p.BrowserDownUntil(); browser && down.After(start) {
-		pass.Skip = word.SkipBrowserDown
-		pass.Rest = p.clampRest(down.Sub(start))
-		return pass
-	}
+	return ln, word.SkipNone, 0
+}
 
+// due reads the Series the pass owes: checked before the Lane's pace, or
+// forced since (the Lane's own Forced Poll moves the cutoff), at most
+// MaxPerPass of them. complete is false when that bound cut the list, so a
+// Forced Poll of the whole Lane is not yet served.
+func (p *Poller) due(ctx context.Context, site string, ln store.Lane, start time.Time) (due []store.Series, complete bool, err error) {
 	cutoff := start.Add(-p.pollEvery(site))
 	if ln.ForcePollAt.After(cutoff) {
 		cutoff = ln.ForcePollAt
@@ -380,99 +403,88 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 	if p.MaxPerPass > 0 {
 		limit = p.MaxPerPass + 1 // one more tells whether the bound cut the list
 	}
-	due, err := p.Store.DueSeries(ctx, site, cutoff, limit)
+	due, err = p.Store.DueSeries(ctx, site, cutoff, limit)
 	if err != nil {
-		p.log().Error("due query failed", "site", site, "err", err)
-		pass.Skip = word.SkipDueError
-		pass.Rest = or(p.ErrorRest, DefaultErrorRest)
-		return pass
+		return nil, false, err
 	}
-	// completed: every Series the Lane owed was polled, so a Forced Poll of
-	// the whole Lane is served.
-	completed := true
 	if p.MaxPerPass > 0 && len(due) > p.MaxPerPass {
-		due, completed = due[:p.MaxPerPass], false
+		return due[:p.MaxPerPass], false, nil
 	}
-	pass.Due = len(due)
-	var retryAfter time.Duration
+	return due, true, nil
+}
+
+// polled is what the polling loop did.
+type polled struct {
+	counts     word.Counts
+	checked    int
+	retryAfter time.Duration // the longest Retry-After a refusal carried
+	// completed: every due Series was polled (nothing stopped the loop).
+	completed bool
+	// broken: two refusals stopped the loop (the Lane now refuses).
+	broken bool
+	rest   time.Duration // the rest the loop asks for; 0 leaves it to nextRest
+}
+
+// pollDue Polls the due Series in order until one of the loop's stops:
+// shutdown, a lost sidecar, an unreachable database, two refusals.
+func (p *Poller) pollDue(ctx context.Context, site string, l *lane, due []store.Series) polled {
+	browser := p.Reader.Route(site) == word.RouteBrowser
+	res := polled{completed: true}
 	refusals := 0
 	for i, s := range due {
-		if ctx.Err() != nil {
-			completed = false
-			break
+		if ctx.Err() != nil || (browser && p.BrowserDownUntil().After(p.now())) || !p.space(ctx, l) {
+			// Shutdown, or a sibling browser Lane lost the sidecar mid-pass.
+			res.completed = false
+			return res
 		}
-		if browser && p.BrowserDownUntil().After(p.now()) {
-			// A sibling browser Lane lost the sidecar mid-pass.
-			completed = false
-			break
-		}
-		if !p.space(ctx, l) {
-			completed = false
-			break
-		}
-		res, counted, gone := p.pollOne(ctx, l, s)
+		r, counted, gone := p.pollOne(ctx, l, s)
 		if !counted {
 			continue
 		}
-		pass.Counts.Add(res.Outcome)
-		if res.Checked {
-			pass.Checked++
+		res.counts.Add(r.Outcome)
+		if r.Checked {
+			res.checked++
 		}
 		if gone {
 			// The rest stay due (unstamped) for the pass after the
 			// database returns; nothing is lost by not trying them now.
 			p.log().Error("database unreachable; pass stopped", "site", site, "left", len(due)-i-1)
-			completed = false
-			break
+			res.completed = false
+			return res
 		}
-		switch res.Outcome {
-		case word.Refused:
+		switch {
+		case r.Outcome == word.Refused:
 			refusals++
-			retryAfter = max(retryAfter, res.RetryAfter)
-		case word.Unreachable:
-			if browser {
-				p.markBrowserDown(p.now())
+			res.retryAfter = max(res.retryAfter, r.RetryAfter)
+			if refusals >= 2 {
+				// Not an early return: the pass ends as one that ran and
+				// writes SkipNone.
+				res.broken, res.completed, res.rest = true, false, p.refuse(ctx, site, res.retryAfter)
+				return res
 			}
-		}
-		if refusals >= 2 {
-			// Not an early return: the pass falls through to its
-			// normal end and writes skip ''.
-			pass.Broken = true
-			wait := max(or(p.RefuseFor, DefaultRefuseFor), retryAfter)
-			wait = min(wait, or(p.MaxRefuse, DefaultMaxRefuse))
-			until := p.now().Add(wait)
-			if err := p.Store.SetLaneRefusal(context.WithoutCancel(ctx), site, until); err != nil {
-				p.log().Error("lane refusal not recorded", "site", site, "err", err)
-			}
-			pass.Rest = p.clampRest(wait)
-			completed = false
-			break
-		}
-		if res.Outcome == word.Unreachable && browser {
+		case r.Outcome == word.Unreachable && browser:
 			// The sidecar is ours and it is gone: no further browser
 			// Series can be read this pass. Come back inside the
 			// browser-down window, so this Lane's next pass records
 			// browser-down: a dead sidecar is sidecar-down, and a run of
-			// stall passes (due > 0, checked = 0, skip = '', refused = 0,
-			// which this pass is) never grows out of it.
-			pass.Rest = p.clampRest(p.BrowserDownUntil().Sub(p.now()) / 2)
-			completed = false
-			break
+			// stall passes (which this pass is) never grows out of it.
+			p.markBrowserDown(p.now())
+			res.completed, res.rest = false, p.clampRest(p.BrowserDownUntil().Sub(p.now())/2)
+			return res
 		}
 	}
-	if completed && !ln.ForcePollAt.IsZero() {
-		if err := p.Store.ServeLaneForce(ctx, site, ln.ForcePollAt); err != nil {
-			p.log().Error("lane force not served", "site", site, "err", err)
-		}
+	return res
+}
+
+// refuse records that the Site refused twice: the Lane waits RefuseFor, or
+// the Site's own longer Retry-After, never more than MaxRefuse. It returns
+// the Lane's rest.
+func (p *Poller) refuse(ctx context.Context, site string, retryAfter time.Duration) time.Duration {
+	wait := min(max(or(p.RefuseFor, DefaultRefuseFor), retryAfter), or(p.MaxRefuse, DefaultMaxRefuse))
+	if err := p.Store.SetLaneRefusal(context.WithoutCancel(ctx), site, p.now().Add(wait)); err != nil {
+		p.log().Error("lane refusal not recorded", "site", site, "err", err)
 	}
-	if pass.Rest == 0 && !pass.Broken {
-		pass.Rest = p.nextRest(ctx, site)
-	}
-	if retryAfter > 0 {
-		// A 429 is the Site setting its own pace.
-		pass.Rest = p.clampRest(max(pass.Rest, retryAfter))
-	}
-	return pass
+	return p.clampRest(wait)
 }
 
 // space waits until Spacing has passed since the Lane's last request (across
@@ -639,35 +651,23 @@ func (p *Poller) recordFailure(ctx context.Context, s store.Series, o word.Outco
 	}
 }
 
-// writeOK applies a correct read. Each statement fires only on a change, so
-// a healthy, unchanged Series costs nothing here.
+// writeOK applies a correct read through one store call. Each change is
+// written only when it is one, so a healthy, unchanged Series costs nothing
+// here, and several changes land together or not at all.
 func (p *Poller) writeOK(ctx context.Context, s store.Series, f adapters.Facts, failing bool, now time.Time) error {
-	if failing {
-		if err := p.Store.ClearFailure(ctx, s.Site, s.SeriesID); err != nil {
-			return err
-		}
-	}
+	c := store.ReadChanges{ClearFailure: failing}
 	if f.Completed != !s.SiteCompletedAt.IsZero() {
-		var at time.Time
+		c.Completed = true
 		if f.Completed {
-			at = now
-		}
-		if err := p.Store.SetSiteCompleted(ctx, s.Site, s.SeriesID, at); err != nil {
-			return err
+			c.CompletedAt = now
 		}
 	}
 	if f.HasLatest && latestChanges(s, f) {
-		if err := p.Store.SetLatestFromPoll(ctx, s.Site, s.SeriesID, f.LatestChapter, f.LatestChapterURL); err != nil {
-			return err
-		}
+		c.Latest, c.LatestNum, c.LatestURL = true, f.LatestChapter, f.LatestChapterURL
 	}
-	title, cover := or(f.Title, s.Title), or(f.CoverURL, s.CoverURL)
-	if title != s.Title || cover != s.CoverURL {
-		if err := p.Store.SetSeriesFace(ctx, s.Site, s.SeriesID, title, cover); err != nil {
-			return err
-		}
-	}
-	return nil
+	c.Title, c.Cover = or(f.Title, s.Title), or(f.CoverURL, s.CoverURL)
+	c.Face = c.Title != s.Title || c.Cover != s.CoverURL
+	return p.Store.ApplyRead(ctx, s.Site, s.SeriesID, c)
 }
 
 // latestChanges reports whether a read number changes the row: it is above

@@ -18,7 +18,7 @@ import (
 // A dead sidecar is sidecar-down and never also a stall: after a Poll finds
 // the sidecar unreachable, the Lane comes back inside the browser-down
 // window, so its own pass log breaks every run of stall passes with a
-// browser-down pass — the shape seed 001's conditions assume. Driven by the
+// browser-down pass — the shape the owner-notice derivations assume (CONTEXT.md). Driven by the
 // Lane's own rests over fifteen hours, against the real notifier and a
 // local webhook sink.
 func TestADeadSidecarSendsSidecarDownAndNeverAStall(t *testing.T) {

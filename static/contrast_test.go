@@ -91,7 +91,7 @@ func TestTextColoursHoldAAOnBothBackgroundsOfBothSchemes(t *testing.T) {
 	}
 }
 
-// Seed 001: the owner's Discord embeds are colour 13589581 (#cf5c4d), "the
+// CONTEXT.md, Rules: Owner colours: the owner's Discord embeds are colour 13589581 (#cf5c4d), "the
 // dark branch of --danger" — the page and the push wear the same colour.
 func TestTheDarkDangerColourIsTheEmbedColour(t *testing.T) {
 	t.Parallel()

@@ -160,7 +160,7 @@ func TestLatestChapterRemembersWhenItReachedItsNumber(t *testing.T) {
 	if at() != 0 {
 		t.Fatal("a Series with no chapter has a chapter time")
 	}
-	if err := s.SetLatestFromPoll(ctx, "novelfull", "a", "3", ""); err != nil {
+	if err := s.ApplyRead(ctx, "novelfull", "a", store.ReadChanges{Latest: true, LatestNum: "3"}); err != nil {
 		t.Fatal(err)
 	}
 	first := at()
@@ -170,7 +170,7 @@ func TestLatestChapterRemembersWhenItReachedItsNumber(t *testing.T) {
 	if _, err := s.Pool().Exec(ctx, `UPDATE series SET latest_chapter_at = 1 WHERE series_id = 'a'`); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetLatestFromPoll(ctx, "novelfull", "a", "3", ""); err != nil {
+	if err := s.ApplyRead(ctx, "novelfull", "a", store.ReadChanges{Latest: true, LatestNum: "3"}); err != nil {
 		t.Fatal(err)
 	}
 	if at() != 1 {

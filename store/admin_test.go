@@ -75,7 +75,7 @@ func seedFixtures(t *testing.T, pool *pgxpool.Pool, fs []fixture) {
 const addr = "https://asuracomic.net/series/x"
 
 // filterFixtures puts at least one Series in every filter, and the edge
-// cases seed 001 names beside them.
+// cases the filter definitions name beside them (CONTEXT.md).
 var filterFixtures = []fixture{
 	{id: "healthy", url: addr, chapter: "12", checkedAgo: time.Minute, bookmarked: true},
 	{id: "never", url: addr, bookmarked: true},

@@ -7,8 +7,8 @@ import (
 
 // The three writers of Latest Chapter besides the Poll (store/poll.go).
 // None of them touches poll_failures: a Reader's report and the owner's
-// typed number are not reads of the page (seed 001, "Written by nothing
-// else, ever").
+// typed number are not reads of the page (CONTEXT.md, Rules: Only a Poll
+// reads the page).
 
 // raiseLatestSQL raises Latest Chapter to a Sighting's number when it is
 // higher (compared as numeric: 12.5 sits between 12 and 13) and records the

@@ -185,7 +185,7 @@ func TestTheTalliesAndCopiesStayInStepWithEveryWrite(t *testing.T) {
 	exec("and comes back", `UPDATE series SET url = 'https://novelfull.com/b.html' WHERE site = 'novelfull' AND series_id = 'b'`)
 	exec("bulk failures", `INSERT INTO poll_failures (site, series_id, outcome, failing_since)
 		SELECT site, series_id, CASE WHEN series_id LIKE '%1' THEN 'errors' ELSE 'no_chapter' END, 5 FROM series WHERE series_id LIKE 'bulk%'`)
-	must("a correct read", s.ClearFailure(ctx, "novelfull", "a"))
+	must("a correct read", s.ApplyRead(ctx, "novelfull", "a", store.ReadChanges{ClearFailure: true}))
 	exec("a Series with a failure row is deleted", `DELETE FROM series WHERE site = 'novelfull' AND series_id = 'b'`)
 	exec("a bulk delete", `DELETE FROM series WHERE series_id LIKE 'bulk1%'`)
 	exec("a bulk finish", `UPDATE series SET finished_at = 9 WHERE series_id LIKE 'bulk2%'`)

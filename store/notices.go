@@ -12,16 +12,15 @@ import (
 	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
-// Owner notices (seed 001, "Where it fires from, and suppression").
+// Owner notices (CONTEXT.md, Rules: Notices fire from the pass).
 //
 // The four conditions are derived here, never stored; owner_notices only
 // remembers that the owner was told. Every derivation reads the pass log
 // through its (site, started_at) index inside a bounded lookback, or one
 // Site's Series through series_due and the failure rows through their
-// primary key. The plans below were read with EXPLAIN on PostgreSQL 15 over
-// a seeded pass log.
+// primary key; TestThePlans holds each statement to its index.
 //
-// Runs of passes (SPEC.md, "Owner notices"): a Lane's passes, ordered by
+// Runs of passes (CONTEXT.md, the owner-notice derivations): a Lane's passes, ordered by
 // started_at, form runs of passes of the same kind. A condition's age is the
 // start of the run the Lane's newest pass belongs to; a pass of any other
 // kind ends the run. So the run start is "the first pass after the newest
@@ -88,12 +87,8 @@ func none(os ...word.Outcome) string {
 // runStartSQL finds the start of the run of <pred> passes the Site's newest
 // pass at or before $2 belongs to, looking back to $3.
 //
-// Plan (EXPLAIN ANALYZE, PostgreSQL 15, 21,600 passes over six Sites):
-// Limit -> Index Scan using poll_passes_site_started (Index Cond: site = $1
-// AND started_at in [$3, $2] AND started_at > InitPlan), where the InitPlan
-// is Limit -> Index Scan Backward on the same index filtered by NOT <pred>.
-// 5 buffers for a healthy Lane; a long run reads at most one Site's
-// lookback.
+// Both scans walk poll_passes_site_started inside [$3, $2], so a long run
+// reads at most one Site's lookback (TestThePlans).
 func runStartSQL(pred string) string { return runStartExpr(pred, "$1", "$2", "$3") }
 
 // runStartExpr is runStartSQL over any site, now and lookback expressions,
@@ -146,10 +141,8 @@ func (s *Store) runStart(ctx context.Context, what, sql, site string, now, from 
 // the newest pass of either kind is a failure, so finding one is the
 // condition's run.
 //
-// Plan (same data): Nested Loop over the unnested browser Sites; per Site a
-// Limit -> Index Scan Backward using poll_passes_site_started for the last
-// reach, and a Bitmap Index Scan on the same index (site, started_at range)
-// for the first failure after it. No Site outside $1 is read.
+// Per browser Site it walks poll_passes_site_started, so no Site outside
+// $1 is read (TestThePlans).
 var sidecarDownRunSQL = sidecarDownExpr("$1", "$2", "$3")
 
 func sidecarDownExpr(sites, now, from string) string {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -34,7 +35,7 @@ func lostSession(err error) bool {
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
 		switch pg.Code {
-		case "57P01", "57P02", "57P03": // admin_shutdown, crash_shutdown, cannot_connect_now
+		case pgerrcode.AdminShutdown, pgerrcode.CrashShutdown, pgerrcode.CannotConnectNow:
 			return true
 		}
 	}
@@ -54,7 +55,7 @@ func Unreachable(err error) bool {
 	}
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
-		return strings.HasPrefix(pg.Code, "08") // connection_exception
+		return pgerrcode.IsConnectionException(pg.Code)
 	}
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
@@ -105,24 +106,13 @@ func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.Comma
 
 // dueSeriesSQL picks the Series a pass owes, forced first, then oldest check.
 // It never joins poll_failures: a failing Series is due at the same pace as
-// any other (seed 001, Out of Scope).
+// any other (CONTEXT.md, Rules: Failing pace).
 //
 // $2 is the cutoff: max(now - pollEvery, the Lane's unserved Forced Poll).
 //
-// Plan (EXPLAIN on PostgreSQL 15 with 10 000 Series over six Sites; with a
-// few rows the planner rightly prefers a sequential scan). TestThePlans
-// keeps it true:
-//
-//	Sort  (Sort Key: ((force_poll_at > checked_at)) DESC, checked_at, series_id)
-//	  -> Bitmap Heap Scan on series
-//	       Recheck Cond: ((site = $1 AND checked_at <= $2 AND finished_at = 0 AND url <> '')
-//	                   OR (site = $1 AND finished_at = 0 AND url <> '' AND force_poll_at > checked_at))
-//	       -> BitmapOr
-//	            -> Bitmap Index Scan on series_due     (Index Cond: site = $1 AND checked_at <= $2)
-//	            -> Bitmap Index Scan on series_forced  (Index Cond: site = $1)
-//
-// Both arms are partial indexes, so neither a Finished Series nor one
-// without an address is ever read.
+// Each arm of the OR has its partial index (series_due, series_forced), so
+// neither a Finished Series nor one without an address is ever read;
+// TestThePlans holds the statement to that plan.
 const dueSeriesSQL = `SELECT ` + SeriesColumns + `
 FROM series
 WHERE site = $1 AND finished_at = 0 AND url <> ''
@@ -202,7 +192,7 @@ func (s *Store) StampChecked(ctx context.Context, site, id string, prev, now tim
 	return failing, nil
 }
 
-// recordFailureSQL is seed 001's failure write, verbatim: failing_since is
+// recordFailureSQL is the failure write (CONTEXT.md, Rules: Failure write): failing_since is
 // never touched by the conflict update, and an identical word writes nothing.
 const recordFailureSQL = `
 INSERT INTO poll_failures (site, series_id, outcome, failing_since) VALUES ($1,$2,$3,$4)
@@ -218,14 +208,6 @@ func (s *Store) RecordFailure(ctx context.Context, site, id string, outcome word
 }
 
 const clearFailureSQL = `DELETE FROM poll_failures WHERE site = $1 AND series_id = $2`
-
-// ClearFailure deletes the failure row: a correct read.
-func (s *Store) ClearFailure(ctx context.Context, site, id string) error {
-	if _, err := s.exec(ctx, clearFailureSQL, site, id); err != nil {
-		return fmt.Errorf("store: clear failure %s/%s: %w", site, id, translate(err))
-	}
-	return nil
-}
 
 // Failure is a Series' failure row.
 type Failure struct {
@@ -246,16 +228,6 @@ func (s *Store) GetFailure(ctx context.Context, site, id string) (Failure, error
 
 const setSiteCompletedSQL = `UPDATE series SET site_completed_at = $3 WHERE site = $1 AND series_id = $2`
 
-// SetSiteCompleted writes the completion hint: at is the time of the read
-// that saw the Site's completed value, or the zero time. The poller calls it only when
-// the answer changes.
-func (s *Store) SetSiteCompleted(ctx context.Context, site, id string, at time.Time) error {
-	if _, err := s.exec(ctx, setSiteCompletedSQL, site, id, ms(at)); err != nil {
-		return fmt.Errorf("store: set site completed %s/%s: %w", site, id, translate(err))
-	}
-	return nil
-}
-
 // pollLatestSQL writes the number a Poll read when it is at or above the
 // current one: above raises it, equal confirms it; either way a Poll now
 // stands behind the number and the Reader attribution goes. The guard is
@@ -268,21 +240,73 @@ UPDATE series SET latest_chapter_num = $3::text::numeric,
 WHERE site = $1 AND series_id = $2
   AND (latest_chapter_num IS NULL OR latest_chapter_num <= $3::text::numeric)`
 
-// SetLatestFromPoll records the Latest Chapter a Poll read (see pollLatestSQL).
-func (s *Store) SetLatestFromPoll(ctx context.Context, site, id, num, url string) error {
-	if _, err := s.exec(ctx, pollLatestSQL, site, id, num, url); err != nil {
-		return fmt.Errorf("store: poll latest %s/%s: %w", site, id, translate(err))
-	}
-	return nil
-}
-
 const setSeriesFaceSQL = `
 UPDATE series SET title = $3, cover_url = $4 WHERE site = $1 AND series_id = $2`
 
-// SetSeriesFace refreshes title and cover after a read that changed them.
-func (s *Store) SetSeriesFace(ctx context.Context, site, id, title, cover string) error {
-	if _, err := s.exec(ctx, setSeriesFaceSQL, site, id, title, cover); err != nil {
-		return fmt.Errorf("store: set face %s/%s: %w", site, id, translate(err))
+// ReadChanges is what one correct read changes about a Series; the zero
+// value changes nothing. The poller decides what changed; the store writes
+// only that.
+type ReadChanges struct {
+	// ClearFailure deletes the failure row (the check stamp said one exists).
+	ClearFailure bool
+	// Completed, when set, writes the completion hint: CompletedAt is the
+	// read's time, or the zero time when the Site no longer says completed.
+	Completed   bool
+	CompletedAt time.Time
+	// Latest, when set, records the Latest Chapter the read found (see
+	// pollLatestSQL): LatestNum and LatestURL.
+	Latest               bool
+	LatestNum, LatestURL string
+	// Face, when set, refreshes the title and the cover.
+	Face         bool
+	Title, Cover string
+}
+
+// statements lists the writes c needs, in a fixed order.
+func (c ReadChanges) statements(site, id string) [][]any {
+	var out [][]any
+	if c.ClearFailure {
+		out = append(out, []any{clearFailureSQL, site, id})
+	}
+	if c.Completed {
+		out = append(out, []any{setSiteCompletedSQL, site, id, ms(c.CompletedAt)})
+	}
+	if c.Latest {
+		out = append(out, []any{pollLatestSQL, site, id, c.LatestNum, c.LatestURL})
+	}
+	if c.Face {
+		out = append(out, []any{setSeriesFaceSQL, site, id, c.Title, c.Cover})
+	}
+	return out
+}
+
+// ApplyRead writes what a correct read changed: nothing at all for a
+// healthy, unchanged Series (its one statement was the check stamp), one
+// statement when one thing changed, and a transaction (pgx.BeginFunc) when
+// more did, so a read is applied whole or not at all. Every statement is
+// safe to send twice, so the whole is retried on a lost session.
+func (s *Store) ApplyRead(ctx context.Context, site, id string, c ReadChanges) error {
+	stmts := c.statements(site, id)
+	var err error
+	switch len(stmts) {
+	case 0:
+		return nil
+	case 1:
+		_, err = s.exec(ctx, stmts[0][0].(string), stmts[0][1:]...)
+	default:
+		err = s.again(func() error {
+			return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+				for _, st := range stmts {
+					if _, err := tx.Exec(ctx, st[0].(string), st[1:]...); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("store: apply read %s/%s: %w", site, id, translate(err))
 	}
 	return nil
 }

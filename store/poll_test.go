@@ -58,7 +58,7 @@ func TestTheFailureWriteKeepsItsAgeAndWritesNothingOnARepeat(t *testing.T) {
 	if f, _ := s.GetFailure(ctx, "novelfull", "a"); f != (store.Failure{Outcome: "not_found", FailingSince: msT(100)}) {
 		t.Fatalf("got %+v", f)
 	}
-	if err := s.ClearFailure(ctx, "novelfull", "a"); err != nil {
+	if err := s.ApplyRead(ctx, "novelfull", "a", store.ReadChanges{ClearFailure: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.GetFailure(ctx, "novelfull", "a"); !errors.Is(err, store.ErrNotFound) {
@@ -276,5 +276,34 @@ func TestTheOwnersLaneControlsRefuseAnUnknownSite(t *testing.T) {
 		if !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestAReadThatChangesSeveralThingsLandsWholeOrNotAtAll: ApplyRead runs more
+// than one write in one transaction, so a write that fails takes the others
+// back with it and the Series keeps what it had.
+func TestAReadThatChangesSeveralThingsLandsWholeOrNotAtAll(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	pollSeries(t, s, "novelfull", "a", "")
+	pollFailing(t, s, "novelfull", "a", "no_chapter", 100)
+	bad := store.ReadChanges{ClearFailure: true, Face: true, Title: "New", Latest: true, LatestNum: "not a number"}
+	if err := s.ApplyRead(ctx, "novelfull", "a", bad); err == nil {
+		t.Fatal("a read with an unwritable number was applied")
+	}
+	if _, err := s.GetFailure(ctx, "novelfull", "a"); err != nil {
+		t.Fatalf("the failure row went with a read that did not land: %v", err)
+	}
+	if got, _ := s.GetSeries(ctx, "novelfull", "a"); got.Title == "New" {
+		t.Fatal("the title changed with a read that did not land")
+	}
+	good := store.ReadChanges{ClearFailure: true, Face: true, Title: "New", Latest: true, LatestNum: "12.5"}
+	if err := s.ApplyRead(ctx, "novelfull", "a", good); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.GetSeries(ctx, "novelfull", "a")
+	if _, err := s.GetFailure(ctx, "novelfull", "a"); !errors.Is(err, store.ErrNotFound) || got.Title != "New" || got.LatestChapter == nil || *got.LatestChapter != "12.5" {
+		t.Fatalf("the whole read did not land: %+v, failure %v", got, err)
 	}
 }

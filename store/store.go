@@ -18,6 +18,7 @@ import (
 	"github.com/golang-migrate/migrate/v4"
 	_ "github.com/golang-migrate/migrate/v4/database/pgx/v5" // registers pgx5://
 	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -121,8 +122,8 @@ func openPool(ctx context.Context, url string, size int32) (*pgxpool.Pool, error
 // (plan_cache_mode = force_custom_plan). pgx caches prepared statements,
 // and after five runs PostgreSQL would switch a cached statement to a
 // generic plan, which cannot see that "failing_since < $cutoff" or a deep
-// keyset cursor is selective: a deep failing page measured 340–470 ms with
-// the generic plan and about 1 ms with custom plans, at 50 000 Series.
+// keyset cursor is selective, and a deep failing page then walks whole
+// indexes (BenchmarkSeriesList measures the difference).
 // Batches (Send) always run through the statement cache, so a per-query
 // exec mode cannot do this. Planning the Poll's primary-key statements each
 // time costs microseconds.
@@ -221,7 +222,7 @@ func translate(err error) error {
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
 		switch pg.Code {
-		case "23505", "23503": // unique_violation, foreign_key_violation
+		case pgerrcode.UniqueViolation, pgerrcode.ForeignKeyViolation:
 			return fmt.Errorf("%w: %s", ErrConflict, pg.ConstraintName)
 		}
 	}

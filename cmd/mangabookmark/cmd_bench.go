@@ -44,6 +44,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	n := fs.Int("n", 50_000, "Series in the data set")
 	rounds := fs.Int("rounds", 30, "times each page is read")
 	keep := fs.Bool("keep", false, "keep the bench database afterwards")
+	reuse := fs.Bool("reuse", false, "measure the database a -keep run left at this size instead of building it again")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -51,7 +52,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if admin == "" {
 		return errors.New("bench needs a PostgreSQL: run it as `make bench N=50000`")
 	}
-	dbURL, drop, err := freshDatabase(ctx, admin, fmt.Sprintf("mb_bench_%d", *n))
+	dbURL, drop, err := benchDatabase(ctx, admin, fmt.Sprintf("mb_bench_%d", *n), *reuse)
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,11 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err := store.Migrate(dbURL); err != nil {
 		return err
 	}
-	if err := loadBenchData(ctx, dbURL, *n, now); err != nil {
+	if !*reuse {
+		if err := loadBenchData(ctx, dbURL, *n, now); err != nil {
+			return err
+		}
+	} else if err := pauseLanes(ctx, dbURL, now); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "data set: %d Series, built in %s; %s\n\n", *n, time.Since(start).Round(time.Second), machine())
@@ -78,7 +83,15 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	rep.rssAfter = srv.rss()
 	srv.stop()
-	rep.extras = benchExtras(ctx, dbURL, now)
+	passURL, dropPass, err := benchDatabase(ctx, admin, "mb_bench_pass", false)
+	if err != nil {
+		return err
+	}
+	defer dropPass()
+	if err := store.Migrate(passURL); err != nil {
+		return err
+	}
+	rep.extras = benchExtras(ctx, dbURL, passURL, now)
 	rep.print(stdout)
 	fmt.Fprintf(stdout, "at the end: %s\n", machine())
 	return nil
@@ -102,9 +115,22 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// freshDatabase drops and creates name on the server at adminURL and returns
-// its address and a func that drops it again.
-func freshDatabase(ctx context.Context, adminURL, name string) (string, func(), error) {
+// pauseLanes pauses every Lane for a year, as benchData leaves them, for a
+// reused database.
+func pauseLanes(ctx context.Context, dbURL string, now time.Time) error {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `UPDATE poll_lanes SET paused_until = $1`, now.Add(365*24*time.Hour).UnixMilli())
+	return err
+}
+
+// benchDatabase drops and creates name on the server at adminURL (or, with
+// reuse, keeps it as a -keep run left it) and returns its address and a
+// func that drops it.
+func benchDatabase(ctx context.Context, adminURL, name string, reuse bool) (string, func(), error) {
 	conn, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
 		return "", nil, fmt.Errorf("bench: connect: %w", err)
@@ -112,6 +138,9 @@ func freshDatabase(ctx context.Context, adminURL, name string) (string, func(), 
 	defer conn.Close(ctx)
 	ident := pgx.Identifier{name}.Sanitize()
 	for _, q := range []string{`DROP DATABASE IF EXISTS ` + ident + ` WITH (FORCE)`, `CREATE DATABASE ` + ident} {
+		if reuse {
+			break
+		}
 		if _, err := conn.Exec(ctx, q); err != nil {
 			return "", nil, fmt.Errorf("bench: %s: %w", q, err)
 		}

@@ -16,6 +16,7 @@ import (
 // the server writes (failure rows through poll_failures), so every trigger
 // keeps its copies and tallies as in production.
 func benchData(n int, now time.Time) []string {
+	const bookmarked = `(i::bigint * 2654435761 %% 100) < 70`
 	ms := now.UnixMilli()
 	const hour, day = 3_600_000, 86_400_000
 	return []string{
@@ -25,7 +26,7 @@ func benchData(n int, now time.Time) []string {
 		`INSERT INTO readers (discord_id, name, created_at)
 		 SELECT 'reader' || r, 'Reader ' || r, 0 FROM generate_series(1, 200) r`,
 		fmt.Sprintf(`INSERT INTO series (site, series_id, url, title, cover_url, kind, latest_chapter_num,
-		        latest_raised_by, checked_at, finished_at, site_completed_at, created_at)
+		        latest_raised_by, checked_at, finished_at, site_completed_at, created_at, bookmark_count)
 		 SELECT site, 's' || lpad(i::text, 7, '0'),
 		        CASE WHEN random() < 0.01 THEN '' ELSE 'https://' || host || '/series/s' || i END,
 		        'Series ' || i, 'https://' || host || '/covers/' || i || '.webp', kind,
@@ -36,7 +37,7 @@ func benchData(n int, now time.Time) []string {
 		             ELSE %[1]d - floor(random() * 50 * 60000)::bigint END,
 		        CASE WHEN random() < 0.05 THEN %[1]d - floor(random() * 365 * %[3]d)::bigint ELSE 0 END,
 		        CASE WHEN random() < 0.02 THEN %[1]d - floor(random() * 30 * %[3]d)::bigint ELSE 0 END,
-		        %[1]d - 400 * %[3]d::bigint
+		        %[1]d - 400 * %[3]d::bigint, CASE WHEN `+bookmarked+` THEN 1 ELSE 0 END
 		   FROM generate_series(1, %[4]d) i,
 		        LATERAL (SELECT (ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld'])[i %% 6 + 1] AS site,
 		                        (ARRAY['asuracomic.net','demonicscans.org','comix.to','kagane.org','novelfull.com','lightnovelworld.com'])[i %% 6 + 1] AS host,
@@ -47,9 +48,15 @@ func benchData(n int, now time.Time) []string {
 		 SELECT site, series_id, (ARRAY['no_chapter','errors','not_found','unfetchable'])[1 + floor(random() * 4)::int],
 		        %d - floor(random() * random() * 90 * %d)::bigint
 		   FROM series WHERE random() < 0.10`, ms, day),
+		// Seven in ten Series have one Bookmark, of a Reader picked from i. The
+		// Series were written with the count the trigger would have kept, so
+		// the trigger steps aside for this one statement: replaying it would
+		// rewrite every Series row once more.
+		`ALTER TABLE bookmarks DISABLE TRIGGER bookmarks_count`,
 		`INSERT INTO bookmarks (reader_id, site, series_id, progress_num, created_at, updated_at)
-		 SELECT 'reader' || (1 + floor(random() * 200))::int, site, series_id, floor(random() * 100)::numeric, 0, 0
-		   FROM series WHERE random() < 0.7`,
+		 SELECT 'reader' || (1 + substr(series_id, 2)::bigint / 7 % 200), site, series_id, floor(random() * 100)::numeric, 0, 0
+		   FROM series WHERE bookmark_count = 1`,
+		`ALTER TABLE bookmarks ENABLE TRIGGER bookmarks_count`,
 		fmt.Sprintf(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok, no_chapter, errors)
 		 SELECT site, t, t + 30000, 40, 40, 37, 1, 2
 		   FROM unnest(ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld']) site,

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,10 +29,10 @@ import (
 
 // benchExtras measures, in this process, what the pages do not show: the
 // notices' conditions, each adapter's parse, and one healthy pass.
-func benchExtras(ctx context.Context, dbURL string, now time.Time) []string {
+func benchExtras(ctx context.Context, dbURL, passURL string, now time.Time) []string {
 	out := []string{benchConditions(ctx, dbURL, now), ""}
 	out = append(out, benchParse()...)
-	return append(out, "", benchPass(ctx, dbURL, now), "")
+	return append(out, "", benchPass(ctx, passURL, now), "")
 }
 
 // timeIt is the median of runs calls of f, after one warm-up call.
@@ -50,6 +51,18 @@ func timeIt(runs int, f func() error) (time.Duration, error) {
 	return quantile(ds, 0.5), nil
 }
 
+// fastest is the least of five medians of 100 calls: on a shared machine
+// the least is the one the others' load disturbed least, for both sides of
+// a ratio alike.
+func fastest(f func() error) time.Duration {
+	best := time.Duration(1 << 62)
+	for range 5 {
+		d, _ := timeIt(100, f)
+		best = min(best, d)
+	}
+	return best
+}
+
 // benchConditions times the notices' conditions of every Site, the one
 // statement the verdict line and `mangabookmark notices` run.
 func benchConditions(ctx context.Context, dbURL string, now time.Time) string {
@@ -62,18 +75,19 @@ func benchConditions(ctx context.Context, dbURL string, now time.Time) string {
 	if err != nil {
 		return "conditions: " + err.Error()
 	}
-	d, err := timeIt(50, func() error { _, err := n.Conditions(ctx, now); return err })
+	f := func() error { _, err := n.Conditions(ctx, now); return err }
+	d, err := timeIt(50, f)
 	if err != nil {
 		return "conditions: " + err.Error()
 	}
-	return fmt.Sprintf("notices' conditions, every Site, one statement: p50 %s ms (budget 2 ms)", ms(d))
+	return fmt.Sprintf("notices' conditions, every Site, one statement: p50 %s ms, least of five medians %s ms (budget 2 ms)", ms(d), ms(fastest(f)))
 }
 
 // benchParse times each adapter's parse of its largest fixture against
 // html.Parse of the same bytes (the floor any HTML adapter pays). It reads
 // adapters/testdata, so it runs from the repository.
 func benchParse() []string {
-	out := []string{"| adapter | fixture | bytes | parse µs | html.Parse µs | ratio (budget < 2) |", "| --- | --- | --- | --- | --- | --- |"}
+	out := []string{"| adapter | fixture | bytes | parse µs | floor µs (html.Parse; json.Unmarshal for JSON) | ratio (budget < 2) |", "| --- | --- | --- | --- | --- | --- |"}
 	for _, site := range word.SiteNames() {
 		a, _ := adapters.ByName(site)
 		file, body := largestFixture(a, site)
@@ -85,8 +99,14 @@ func benchParse() []string {
 		if !ok {
 			ref = adapters.Ref{Site: site, SeriesID: "x", URL: "https://" + a.Domains()[0] + "/"}
 		}
-		parse, _ := timeIt(200, func() error { _, err := a.Parse(body, ref); return err })
-		floor, _ := timeIt(200, func() error { _, err := html.Parse(bytes.NewReader(body)); return err })
+		parse := fastest(func() error { _, err := a.Parse(body, ref); return err })
+		// The floor is what reading the bytes at all costs: html.Parse for a
+		// page, json.Unmarshal for an API answer (kagane's), which html.Parse
+		// would read as one text node.
+		floor := fastest(func() error { _, err := html.Parse(bytes.NewReader(body)); return err })
+		if strings.HasSuffix(file, ".json") {
+			floor = fastest(func() error { var v any; return json.Unmarshal(body, &v) })
+		}
 		out = append(out, fmt.Sprintf("| %s | %s | %d | %.0f | %.0f | %.2f |", site, filepath.Base(file), len(body),
 			float64(parse.Nanoseconds())/1000, float64(floor.Nanoseconds())/1000, float64(parse)/float64(floor)))
 	}
@@ -132,7 +152,9 @@ func (w *writeCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryE
 // benchPass runs one pass of novelfull's Lane over 1 000 healthy due Series
 // against a loopback stand-in that serves its ongoing fixture, after a
 // first pass has learned their facts: every Poll reads what it read last
-// time, so each should write exactly its check stamp.
+// time, so each should write exactly its check stamp. It runs in a database
+// of its own (passURL): the data set's Series would be due too, and
+// setting them aside would rewrite a sixth of it.
 func benchPass(ctx context.Context, dbURL string, now time.Time) string {
 	body, err := os.ReadFile(filepath.Join("adapters", "testdata", "novelfull", "ongoing.html"))
 	if err != nil {
@@ -154,19 +176,9 @@ func benchPass(ctx context.Context, dbURL string, now time.Time) string {
 		return "healthy pass: " + err.Error()
 	}
 	defer pool.Close()
-	// The pass owes only the 1 000: the data set's own novelfull Series
-	// are set aside (the bench database is dropped after this).
-	for _, q := range []struct {
-		sql  string
-		args []any
-	}{
-		{`UPDATE poll_lanes SET paused_until = 0 WHERE site = 'novelfull'`, nil},
-		{`UPDATE series SET finished_at = 1 WHERE site = 'novelfull'`, nil},
-		{`INSERT INTO series (site, series_id, url, kind, created_at) SELECT 'novelfull', 'pass' || i, $1, 'novel', 0 FROM generate_series(1, 1000) i`, []any{ref.URL}},
-	} {
-		if _, err := pool.Exec(ctx, q.sql, q.args...); err != nil {
-			return "healthy pass: " + err.Error()
-		}
+	if _, err := pool.Exec(ctx, `INSERT INTO series (site, series_id, url, kind, created_at)
+		SELECT 'novelfull', 'pass' || i, $1, 'novel', 0 FROM generate_series(1, 1000) i`, ref.URL); err != nil {
+		return "healthy pass: " + err.Error()
 	}
 	reader := adapters.NewReader(adapters.ReaderOptions{BaseURLs: map[string]*url.URL{"novelfull": base}, BrowserSites: map[string]bool{}})
 	clock := now

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/word"
 )
@@ -130,7 +131,7 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 		return err
 	}
 	defer stopDB()
-	cfg.DatabaseURL = Secret(dbURL)
+	cfg.DatabaseURL = notify.Secret(dbURL)
 	seed, err := seedDemo(ctx, dbURL, sites, o.clock.Now(), o.keep)
 	if err != nil {
 		return err
@@ -177,7 +178,9 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 		case err := <-served:
 			return err
 		case err := <-played:
-			if err != nil {
+			// An event or a sign-in link cut short by Ctrl-C is the stop
+			// itself, not a failure of the demo.
+			if err != nil && ctx.Err() == nil {
 				stop()
 				<-served
 				return err

@@ -336,7 +336,7 @@ func TestTheDemoCommandStartsWithItsGuideAndStopsEverything(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"mangabookmark", "demo", "--fixtures", "../../adapters/testdata"}, func(k string) string { return env[k] }, nil, &stdout, &stderr)
 	}()
-	deadline := time.Now().Add(120 * time.Second)
+	deadline := time.Now().Add(180 * time.Second) // a local cluster's first start, on a loaded machine
 	for {
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err == nil {
@@ -351,7 +351,7 @@ func TestTheDemoCommandStartsWithItsGuideAndStopsEverything(t *testing.T) {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no /healthz within 120 s\n%s\n%s", stdout.String(), stderr.String())
+			t.Fatalf("no /healthz within 180 s\n%s\n%s", stdout.String(), stderr.String())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -18,44 +18,25 @@ import (
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
-// Secret holds a value that must never be logged, printed or rendered. Every
-// formatting path prints a fixed mask; Reveal is the one way out.
-type Secret string
-
-const mask = "[redacted]"
-
-func (s Secret) String() string               { return mask }
-func (s Secret) GoString() string             { return mask }
-func (s Secret) LogValue() slog.Value         { return slog.StringValue(mask) }
-func (s Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + mask + `"`), nil }
-func (s Secret) MarshalText() ([]byte, error) { return []byte(mask), nil }
-func (s Secret) Format(f fmt.State, _ rune)   { _, _ = f.Write([]byte(mask)) }
-
-// Reveal returns the secret's value for the one constructor that needs it.
-func (s Secret) Reveal() string { return string(s) }
-
-// Set reports whether the secret has a value.
-func (s Secret) Set() bool { return s != "" }
-
 // Config is every setting, read once at start from the environment.
 type Config struct {
-	DatabaseURL   Secret // may carry a password; unset = the embedded local cluster
-	DataDir       string // the local cluster, generated keys
+	DatabaseURL   notify.Secret // may carry a password; unset = the embedded local cluster
+	DataDir       string        // the local cluster, generated keys
 	ListenAddr    string
 	PublicBaseURL string
 
 	DiscordClientID     string
-	DiscordClientSecret Secret
+	DiscordClientSecret notify.Secret
 	DiscordGuildID      string
 	OwnerDiscordID      string
 
-	SessionKey Secret // unset: generated once and kept in DataDir
-	TokenKey   Secret // unset: generated once and kept in DataDir
+	SessionKey notify.Secret // unset: generated once and kept in DataDir
+	TokenKey   notify.Secret // unset: generated once and kept in DataDir
 
 	BrowserWSURL      string
 	BrowserSites      map[string]bool     // BROWSER_SITES, parsed
 	SiteBases         map[string]*url.URL // SITE_BASE_URLS, parsed
-	DiscordWebhookURL Secret
+	DiscordWebhookURL notify.Secret
 
 	PollSpacing time.Duration // least time between two requests to one Site
 
@@ -83,17 +64,17 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return def
 	}
 	c := Config{
-		DatabaseURL:         Secret(get("DATABASE_URL", "")),
+		DatabaseURL:         notify.Secret(get("DATABASE_URL", "")),
 		DataDir:             get("DATA_DIR", "var"),
 		ListenAddr:          get("LISTEN_ADDR", "127.0.0.1:8080"),
 		DiscordClientID:     get("DISCORD_CLIENT_ID", ""),
-		DiscordClientSecret: Secret(get("DISCORD_CLIENT_SECRET", "")),
+		DiscordClientSecret: notify.Secret(get("DISCORD_CLIENT_SECRET", "")),
 		DiscordGuildID:      get("DISCORD_GUILD_ID", ""),
 		OwnerDiscordID:      get("OWNER_DISCORD_ID", ""),
-		SessionKey:          Secret(get("SESSION_KEY", "")),
-		TokenKey:            Secret(get("TOKEN_KEY", "")),
+		SessionKey:          notify.Secret(get("SESSION_KEY", "")),
+		TokenKey:            notify.Secret(get("TOKEN_KEY", "")),
 		BrowserWSURL:        get("BROWSER_WS_URL", ""),
-		DiscordWebhookURL:   Secret(get("DISCORD_WEBHOOK_URL", "")),
+		DiscordWebhookURL:   notify.Secret(get("DISCORD_WEBHOOK_URL", "")),
 	}
 	var errs []error
 	bad := func(name, why string) { errs = append(errs, fmt.Errorf("%s: %s", name, why)) }
@@ -136,7 +117,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	}
 	for _, k := range []struct {
 		name string
-		v    Secret
+		v    notify.Secret
 	}{{"SESSION_KEY", c.SessionKey}, {"TOKEN_KEY", c.TokenKey}} {
 		if k.v.Set() && len(k.v.Reveal()) < 32 {
 			bad(k.name, "must be at least 32 characters (e.g. `openssl rand -hex 32`)")
@@ -150,7 +131,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if c.DiscordWebhookURL.Set() {
 		// notify's own check, so the start refuses exactly what the notifier
 		// would (its errors never quote the address).
-		if notify.ValidateWebhookURL(notify.Secret(c.DiscordWebhookURL.Reveal())) != nil {
+		if notify.ValidateWebhookURL(c.DiscordWebhookURL) != nil {
 			bad("DISCORD_WEBHOOK_URL", "must be an absolute https URL without credentials (plain http only to a loopback host)")
 		}
 	}
@@ -178,16 +159,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if c.SiteBases, err = adapters.ParseBaseURLs(get("SITE_BASE_URLS", "")); err != nil {
 		errs = append(errs, err)
 	}
-	switch strings.ToLower(get("LOG_LEVEL", "info")) {
-	case "debug":
-		c.LogLevel = slog.LevelDebug
-	case "info":
-		c.LogLevel = slog.LevelInfo
-	case "warn":
-		c.LogLevel = slog.LevelWarn
-	case "error":
-		c.LogLevel = slog.LevelError
-	default:
+	if err := c.LogLevel.UnmarshalText([]byte(get("LOG_LEVEL", "info"))); err != nil {
 		bad("LOG_LEVEL", "must be debug, info, warn or error")
 	}
 	return c, errors.Join(errs...)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os/signal"
+	"slices"
 	"syscall"
 )
 
@@ -37,8 +39,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	if name == "help" || name == "-h" || name == "--help" {
 		fmt.Fprintln(stdout, "usage: mangabookmark [command] [args]\n\ncommands:")
-		for n, c := range commands() {
-			fmt.Fprintf(stdout, "  %-8s %s\n", n, c.help)
+		cmds := commands()
+		for _, n := range slices.Sorted(maps.Keys(cmds)) {
+			fmt.Fprintf(stdout, "  %-8s %s\n", n, cmds[n].help)
 		}
 		return nil
 	}

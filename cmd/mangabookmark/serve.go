@@ -111,7 +111,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 	// same conditions through theirs (store.Pools).
 	notices := notify.Options{
 		Store:         st.Lanes(),
-		WebhookURL:    notify.Secret(cfg.DiscordWebhookURL.Reveal()),
+		WebhookURL:    cfg.DiscordWebhookURL,
 		PublicBaseURL: cfg.PublicBaseURL,
 		BrowserSites:  cfg.BrowserSites,
 		Logger:        log,
@@ -284,7 +284,7 @@ func ensureDatabase(ctx context.Context, adminURL, name string) error {
 
 // keyFor returns the configured key, or one generated once and kept (0600)
 // in the data directory so sessions survive restarts.
-func keyFor(configured Secret, dataDir, file string) ([]byte, error) {
+func keyFor(configured notify.Secret, dataDir, file string) ([]byte, error) {
 	if configured.Set() {
 		return []byte(configured.Reveal()), nil
 	}

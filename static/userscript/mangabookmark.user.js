@@ -1,7 +1,7 @@
 // ==UserScript==
 // @name         MangaBookmark
 // @namespace    https://github.com/mangabookmark/mangabookmark
-// @version      1.0.5
+// @version      1.0.6
 // @description  Your group's Bookmarks, Progress and Latest Chapter on the Sites' own pages; Progress recorded as you read.
 // @match        https://*.asurascans.com/*
 // @match        https://*.asuracomic.net/*
@@ -51,7 +51,7 @@
 })(function () {
   'use strict';
 
-  const VERSION = '1.0.5';
+  const VERSION = '1.0.6';
   const BASE_URL = '__BASE_URL__';
 
   // The queue holds at most this many Series; past it the oldest Sightings go
@@ -1054,15 +1054,18 @@ a { color: var(--accent); }
   }
 
   // reportSightings sends the page's chapter numbers once per new highest.
+  // The highest is noted as sent only once the write is queued: noted first,
+  // a page leaving in between would lose the Sighting to every later page.
   async function reportSightings(win, here, s, gm) {
     const nums = sightingsOf(win.document, here);
     if (nums.length === 0) return;
-    const seen = (await gm.get(KEY.sighted, {})) || {};
     const k = here.site + '/' + here.seriesId;
-    if (seen[k] && compareChapters(nums[0], seen[k]) <= 0) return;
-    seen[k] = nums[0];
-    await gm.set(KEY.sighted, seen);
+    const before = (await gm.get(KEY.sighted, {})) || {};
+    if (before[k] && compareChapters(nums[0], before[k]) <= 0) return;
     await s.write({ kind: 'sightings', site: here.site, seriesId: here.seriesId, url: here.address, chapters: nums });
+    const seen = (await gm.get(KEY.sighted, {})) || {};
+    if (!seen[k] || compareChapters(nums[0], seen[k]) > 0) seen[k] = nums[0];
+    await gm.set(KEY.sighted, seen);
   }
 
   // scheduleDrains retries due entries while the tab is open.
@@ -1087,7 +1090,7 @@ a { color: var(--accent); }
     VERSION, QUEUE_MAX, BACKOFF_BASE_MS, BACKOFF_CAP_MS, READ_SHARE, SIGHTING_MAX,
     canonicalNumber, parseChapterNumber, compareChapters, recognise,
     enqueue, drainOrder, backoffDelay, retryAfterMs, scheduleRetry, classify, newerVersion, mergeSightings,
-    sightingsOf, chapterOfPage, readShare, isNextChapterLink, isTokensPage, cacheWith,
+    sightingsOf, reportSightings, chapterOfPage, readShare, isNextChapterLink, isTokensPage, cacheWith,
     manager, addressOf, client, sync, panelView, parseHeaders, say, main,
   };
 });
