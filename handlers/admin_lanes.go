@@ -121,34 +121,45 @@ func handleAdminLaneRow(d Deps) http.Handler {
 			http.Redirect(w, r, "/admin/lanes", http.StatusSeeOther)
 			return
 		}
-		now := d.now()
-		lanes, err := d.Store.AdminLanes(r.Context(), now)
-		var facts laneFacts
-		if err == nil {
-			facts, err = readLaneFacts(d, r, now)
-		}
-		if err != nil {
+		_, row, found, err := oneLane(d, r, site, d.now())
+		switch {
+		case err != nil:
 			failStore(w, r, d.Logger, err, "The Lane could not be read. Try again.", "admin lanes")
 			return
-		}
-		for _, l := range lanes {
-			if l.Site != site {
-				continue
-			}
-			row := laneRowOf(d, l, facts, now)
-			if row.Live == "" {
-				switch r.URL.Query().Get("was") {
-				case "force":
-					row.Message, row.Served = "The requested pass ran. Last pass: "+row.LastPass+".", true
-				case "pause":
-					row.Message, row.Served = "Paused: the Lane's last pass stopped at the Pause.", true
-				}
-			}
-			render(w, r, d.Logger, http.StatusOK, components.LaneRowView(row, pauseOptions(), word.Age(word.OwnerWindow)))
+		case !found:
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
 			return
 		}
-		fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
+		if row.Live == "" {
+			switch r.URL.Query().Get("was") {
+			case "force":
+				row.Message, row.Served = "The requested pass ran. Last pass: "+row.LastPass+".", true
+			case "pause":
+				row.Message, row.Served = "Paused: the Lane's last pass stopped at the Pause.", true
+			}
+		}
+		render(w, r, d.Logger, http.StatusOK, components.LaneRowView(row, pauseOptions(), word.Age(word.OwnerWindow)))
 	})
+}
+
+// oneLane reads every Lane and the facts their rows show, and builds site's
+// row; found is false when the database holds no such Lane. The Lanes come
+// back too, for the whole page a plain browser is answered with.
+func oneLane(d Deps, r *http.Request, site string, now time.Time) (lanes []store.AdminLane, row components.LaneRow, found bool, err error) {
+	lanes, err = d.Store.AdminLanes(r.Context(), now)
+	if err != nil {
+		return nil, row, false, err
+	}
+	facts, err := readLaneFacts(d, r, now)
+	if err != nil {
+		return nil, row, false, err
+	}
+	for _, l := range lanes {
+		if l.Site == site {
+			return lanes, laneRowOf(d, l, facts, now), true, nil
+		}
+	}
+	return lanes, row, false, nil
 }
 
 // laneState sets the row's state, its end and what it means.
@@ -261,46 +272,38 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 			return
 		}
 		now := d.now()
-		lanes, err := d.Store.AdminLanes(r.Context(), now)
-		var facts laneFacts
-		if err == nil {
-			facts, err = readLaneFacts(d, r, now)
-		}
-		if err != nil {
+		lanes, row, found, err := oneLane(d, r, site, now)
+		switch {
+		case err != nil:
 			failStore(w, r, d.Logger, err, "The Lane could not be read. Try again.", "admin lanes")
 			return
-		}
-		for _, l := range lanes {
-			if l.Site != site {
-				continue
-			}
-			row := laneRowOf(d, l, facts, now)
-			row.Message, row.Fault = done, false
-			if refusal != "" {
-				row.Message, row.Fault = refusal, true
-			}
-			if status == 0 {
-				status = http.StatusOK
-			}
-			if !wantsFragment(r) {
-				// A refusal without JavaScript: the whole page, the message on
-				// its row, and the notices as the page always shows them.
-				p, err := lanesPage(d, r, now, lanes, func(o *components.LaneRow) {
-					if o.Site == site {
-						*o = row
-					}
-				})
-				if err != nil {
-					failStore(w, r, d.Logger, err, "The Lanes could not be read. Try again.", "admin lanes")
-					return
-				}
-				render(w, r, d.Logger, status, components.AdminLanesPage(viewerFrom(r.Context()), p))
-				return
-			}
-			render(w, r, d.Logger, status, components.LaneRowView(row, pauseOptions(), word.Age(word.OwnerWindow)))
+		case !found:
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
 			return
 		}
-		fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
+		row.Message, row.Fault = done, false
+		if refusal != "" {
+			row.Message, row.Fault = refusal, true
+		}
+		if status == 0 {
+			status = http.StatusOK
+		}
+		if !wantsFragment(r) {
+			// A refusal without JavaScript: the whole page, the message on
+			// its row, and the notices as the page always shows them.
+			p, err := lanesPage(d, r, now, lanes, func(o *components.LaneRow) {
+				if o.Site == site {
+					*o = row
+				}
+			})
+			if err != nil {
+				failStore(w, r, d.Logger, err, "The Lanes could not be read. Try again.", "admin lanes")
+				return
+			}
+			render(w, r, d.Logger, status, components.AdminLanesPage(viewerFrom(r.Context()), p))
+			return
+		}
+		render(w, r, d.Logger, status, components.LaneRowView(row, pauseOptions(), word.Age(word.OwnerWindow)))
 	})
 }
 
