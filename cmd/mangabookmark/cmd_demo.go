@@ -209,7 +209,7 @@ func printGuide(out io.Writer, cfg Config, w *demoWorld, dataDir string, ownDB b
 	fmt.Fprintln(out, "  server log     errors only (set LOG_LEVEL=info to see every Poll that failed on purpose)")
 	fmt.Fprintln(out, "  webhook sink   stands in for Discord: each owner notice is printed here as `owner notice [<word>] ...`")
 	fmt.Fprintln(out, "                 and listed on /admin/demo/notices")
-	for _, site := range sortedSites(w.sites) {
+	for _, site := range word.SiteNames() { // every Site has a stand-in
 		fmt.Fprintf(out, "  stand-in       %-15s %s\n", site, w.sites[site].server.URL())
 	}
 	if w.sidecar != nil {
@@ -217,12 +217,4 @@ func printGuide(out io.Writer, cfg Config, w *demoWorld, dataDir string, ownDB b
 	} else {
 		fmt.Fprintf(out, "  sidecar        none: %s is not installed, so comix and kagane are not polled and the sidecar events are left out\n", chromiumPath)
 	}
-}
-
-func sortedSites(m map[string]*demoSite) []string {
-	var out []string
-	for _, ds := range m {
-		out = append(out, ds.Site)
-	}
-	return sortSites(out)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -195,10 +194,4 @@ func (seed *demoSeed) openRoom(ctx context.Context, out io.Writer, cfg Config, s
 	start := int(latest) - rd.behind[demoRoomFile] + 1
 	fmt.Fprintf(out, "demo: the reading room (the userscript on a stand-in chapter page, read as %s): %s%s%d\n", rd.Name, ds.server.URL(), demoRoomPath, start)
 	return nil
-}
-
-// sortSites orders Site names as adapters.Sites does.
-func sortSites(names []string) []string {
-	slices.SortFunc(names, func(a, b string) int { return slices.Index(word.SiteNames(), a) - slices.Index(word.SiteNames(), b) })
-	return names
 }
