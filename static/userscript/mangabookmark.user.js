@@ -1,7 +1,7 @@
 // ==UserScript==
 // @name         MangaBookmark
 // @namespace    https://github.com/mangabookmark/mangabookmark
-// @version      1.0.6
+// @version      1.0.7
 // @description  Your group's Bookmarks, Progress and Latest Chapter on the Sites' own pages; Progress recorded as you read.
 // @match        https://*.asurascans.com/*
 // @match        https://*.asuracomic.net/*
@@ -51,7 +51,7 @@
 })(function () {
   'use strict';
 
-  const VERSION = '1.0.6';
+  const VERSION = '1.0.7';
   const BASE_URL = '__BASE_URL__';
 
   // The queue holds at most this many Series; past it the oldest Sightings go
@@ -876,11 +876,15 @@ a { color: var(--accent); }
         // page is for reading.
         state.collapsed = here.chapterPage || (await gm.get(KEY.collapsed, false)) === true;
         host.removeAttribute('data-reading');
-        await c.refresh();
+        // The chapter is watched from the start: a next chapter's link
+        // followed before the server has answered still records, once the
+        // answer says whether the Series is bookmarked.
+        const told = c.refresh();
         if (here.chapterPage) {
-          watchReading(win, here, s, state, c.redraw, armed.signal);
+          watchReading(win, here, s, state, c.redraw, armed.signal, told);
           stepAside(win, host, state, c.redraw, armed.signal);
         }
+        await told;
         if (state.known) reportSightings(win, here, s, gm);
       },
       // bookmark creates the Bookmark (and the Series, if the server does
@@ -1001,14 +1005,19 @@ a { color: var(--accent); }
 
   // watchReading records Progress once the chapter has been read: scrolled
   // past READ_SHARE of it, or a later chapter's link followed. Opening a
-  // chapter records nothing.
-  function watchReading(win, here, s, state, redraw, signal) {
+  // chapter records nothing. told settles once the server (or the cache)
+  // has said whether the Series is bookmarked.
+  function watchReading(win, here, s, state, redraw, signal, told) {
     let recorded = false;
     const record = async () => {
       if (recorded) return;
-      const chapter = chapterOfPage(win.document, here);
-      if (chapter === null || state.bookmarked === false) return;
       recorded = true;
+      await told.catch(() => {});
+      const chapter = chapterOfPage(win.document, here);
+      if (chapter === null || state.bookmarked === false) {
+        recorded = false;
+        return;
+      }
       await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: here.address, chapter, bookmark: false, title: state.title });
       if (state.bookmarked && compareChapters(chapter, state.progress || '0') > 0) state.progress = chapter;
       redraw();
