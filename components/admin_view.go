@@ -194,6 +194,7 @@ type LaneRow struct {
 	Problem      bool     // a fault state or a holding condition: listed first
 	Fixes        []string // notify.Fix of each condition holding on this Lane
 	LastPass     string
+	Never        bool // the Lane has never run a pass
 	Counts       []LaneCount
 	Passes       int64
 	FailingHref  string
@@ -203,6 +204,16 @@ type LaneRow struct {
 	Served       bool   // Message says a waiting request was served (announced, never focused)
 	Message      string
 	Fault        bool
+}
+
+// Polled reports whether any outcome was counted in the window.
+func (l LaneRow) Polled() bool {
+	for _, c := range l.Counts {
+		if c.N > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Notice is one open owner notice: what holds, since when, and whether the

@@ -88,11 +88,12 @@ func laneRowOf(d Deps, l store.AdminLane, facts laneFacts, now time.Time) compon
 	laneState(d, l, now, &row)
 	row.Problem = row.StateFault || len(row.Fixes) > 0
 	if l.LastStartedAt.IsZero() {
-		row.LastPass = "never"
+		row.LastPass, row.Never = "never", true
 	} else {
 		row.LastPass = fmt.Sprintf("%s ago: %d due, %d checked", since(now, l.LastStartedAt), l.LastDue, l.LastChecked)
 		if l.LastSkip != word.SkipNone {
-			row.LastPass += ", skipped (" + string(l.LastSkip) + ")"
+			// A skipped pass checks nothing: its counts would read 0 and 0.
+			row.LastPass = fmt.Sprintf("%s ago: skipped (%s)", since(now, l.LastStartedAt), l.LastSkip)
 		}
 	}
 	switch {
@@ -172,8 +173,9 @@ func laneState(d Deps, l store.AdminLane, now time.Time, row *components.LaneRow
 		row.State, row.StateUntil, row.StateFault = "refusing until", stamp(now, l.RefuseUntil), true
 		row.StateNote = "The Site answered with challenges instead of pages, so the Lane waits and then tries again. " +
 			"A Refusal says nothing about any Series."
-		if !d.browserSite(l.Site) {
-			row.StateNote += " If it lasts over 12 hours it becomes a fault; to fix it, " + word.NoBrowserRoute.Repair(l.Site) + "."
+		if fix := word.NoBrowserRoute.Repair(l.Site); !d.browserSite(l.Site) && !slices.Contains(row.Fixes, fix) {
+			// Once the condition holds its "To fix" line says this.
+			row.StateNote += " If it lasts over 12 hours it becomes a fault; to fix it, " + fix + "."
 		}
 	case l.LastSkip == word.SkipBrowserDown:
 		row.State, row.StateFault = "browser down", true

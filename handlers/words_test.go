@@ -276,3 +276,27 @@ func TestTheCurrentNavItemIsMarkedAndThePageHasAFavicon(t *testing.T) {
 		}
 	}
 }
+
+// TestALaneRowSaysEachThingOnce: once a refusal's condition holds, its fix is
+// the "To fix" line alone (the state note no longer repeats it); a skipped
+// pass is not read as "0 due, 0 checked"; the "no Poll" line stands in for
+// the counts only where "Last pass: never" does not already say it.
+func TestALaneRowSaysEachThingOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	seedLaneMix(h)
+	a := h.get(h.owner(), "/admin/lanes")
+	novel := a.find(`[data-testid="lane-row"][data-site="novelfull"]`)
+	fix := word.NoBrowserRoute.Repair("novelfull")
+	if n := strings.Count(squash(novel.Text()), fix); n != 1 || squash(novel.Find(`[data-testid="lane-fix"]`).Text()) != fix {
+		t.Errorf("the fix is said %d times on the refusing Lane: %q", n, squash(novel.Text()))
+	}
+	if got := squash(novel.Find(`[data-testid="lane-last-pass"]`).Text()); got != "Last pass: 5 minutes ago: skipped (refusing)" {
+		t.Errorf("a skipped pass reads %q", got)
+	}
+	for site, want := range map[string]int{"novelfull": 1, "lightnovelworld": 0, "asurascans": 0} {
+		if n := a.find(`[data-site="` + site + `"] [data-testid="lane-counts-none"]`).Length(); n != want {
+			t.Errorf("%s: %d no-Poll lines, want %d", site, n, want)
+		}
+	}
+}
