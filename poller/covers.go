@@ -43,7 +43,7 @@ func (p *Poller) fetchCovers(ctx context.Context, site string, l *lane) {
 			}
 			return
 		}
-		l.lastRead = time.Now()
+		l.requested()
 		img, err := p.cfg.Covers.FetchCover(ctx, site, due.CoverURL)
 		if ctx.Err() != nil {
 			return // cut short by a wake or the rest's end: still due

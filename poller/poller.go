@@ -157,6 +157,14 @@ type lane struct {
 	unlogged []store.PassRow
 }
 
+// requested records a request to the Site just now, for the spacing, under
+// readMu: a Test read may run beside the pass or the cover fetch.
+func (l *lane) requested() {
+	l.readMu.Lock()
+	l.lastRead = time.Now()
+	l.readMu.Unlock()
+}
+
 // maxUnlogged bounds the pass rows a Lane keeps through an outage: a day of
 // hourly passes and then some.
 const maxUnlogged = 64
@@ -561,9 +569,7 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 	rctx, cancel := context.WithTimeout(ctx, p.cfg.ReadTimeout)
 	res = p.reader.Read(rctx, s.Site, s.URL)
 	cancel()
-	l.readMu.Lock()
-	l.lastRead = time.Now()
-	l.readMu.Unlock()
+	l.requested()
 	if ctx.Err() != nil && res.Outcome != word.OK {
 		// Shutdown cut the read short: that says nothing about the Series.
 		p.log().Info("poll interrupted by shutdown", "site", s.Site, "series_id", s.SeriesID)

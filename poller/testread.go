@@ -24,9 +24,7 @@ func (p *Poller) TestRead(ctx context.Context, site, seriesURL string) adapters.
 	rctx, cancel := context.WithTimeout(ctx, p.cfg.ReadTimeout)
 	defer cancel()
 	res := p.reader.Read(rctx, site, seriesURL)
-	l.readMu.Lock()
-	l.lastRead = time.Now()
-	l.readMu.Unlock()
+	l.requested()
 	return res
 }
 
