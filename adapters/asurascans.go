@@ -284,24 +284,23 @@ func unwrapAstro(v any, depth int) any {
 	if depth > 64 {
 		return nil
 	}
+	// The decoded value is this function's own, so it is unwrapped in place.
 	switch t := v.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(t))
 		for k, val := range t {
-			out[k] = unwrapAstro(val, depth+1)
+			t[k] = unwrapAstro(val, depth+1)
 		}
-		return out
+		return t
 	case []any:
 		if len(t) == 2 {
 			if _, isTag := t[0].(json.Number); isTag {
 				return unwrapAstro(t[1], depth+1)
 			}
 		}
-		out := make([]any, len(t))
 		for i, val := range t {
-			out[i] = unwrapAstro(val, depth+1)
+			t[i] = unwrapAstro(val, depth+1)
 		}
-		return out
+		return t
 	}
 	return v
 }

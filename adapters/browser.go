@@ -126,14 +126,35 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 	if err := chromedp.Do(tab); err != nil {
 		return fetchResult{}, fmt.Errorf("%w: could not connect to the sidecar", ErrUnreachable)
 	}
-
 	g, err := guardRequests(tab,
 		func(u *url.URL) (*url.URL, error) { return b.checkDocument(tab, fr, u) },
 		b.cachedSubresourceCheck(tab, fr))
 	if err != nil {
 		return fetchResult{}, b.failure(ctx, tab, "setting up the gate", err)
 	}
+	res, err := b.navigate(ctx, tab, fr, g)
+	if err != nil {
+		return fetchResult{}, err
+	}
+	if err := b.waitForPage(ctx, tab, fr, &res); err != nil {
+		return fetchResult{}, err
+	}
+	if gateErr := g.refused(); gateErr != nil {
+		return fetchResult{}, gateErr
+	}
+	if err := b.checkFinalAddress(ctx, tab, fr); err != nil {
+		return fetchResult{}, err
+	}
+	if int64(len(res.Body)) > b.maxBody {
+		res.Body, res.Oversize = res.Body[:b.maxBody], true
+	}
+	return res, nil
+}
 
+// navigate opens the Series page within the fetch timeout and answers the
+// document's status and headers; a navigation the gate refused answers the
+// gate's error.
+func (b *browserFetcher) navigate(ctx, tab context.Context, fr fetchRequest, g *docGuard) (fetchResult, error) {
 	navCtx, cancelNav := context.WithTimeout(tab, b.timeout)
 	resp, err := chromedp.Run(navCtx, chromedp.NavigateResponse(fr.URL))
 	cancelNav()
@@ -150,10 +171,14 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 			res.Header.Set(k, fmt.Sprint(v))
 		}
 	}
+	return res, nil
+}
 
-	// Wait, within the bound, for a challenge to clear and for the adapter's
-	// ready selector. A challenge that solves itself reloads the tab; the status
-	// of the document then shown is the Site's answer.
+// waitForPage reads the page into res until, within the bound, a challenge
+// has cleared and the adapter's ready selector matches. A challenge that
+// solves itself reloads the tab; the status of the document then shown is
+// the Site's answer.
+func (b *browserFetcher) waitForPage(ctx, tab context.Context, fr fetchRequest, res *fetchResult) error {
 	deadline := time.Now().Add(b.challengeWait)
 	sel, _ := json.Marshal(fr.Ready)
 	script := fmt.Sprintf(pageScript, b.maxBody+1, sel)
@@ -164,61 +189,65 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 			// A reload in progress destroys the page's context for a moment;
 			// only a dead tab, or the end of the bound, ends the wait.
 			if tab.Err() != nil || ctx.Err() != nil || time.Now().After(deadline) {
-				return fetchResult{}, b.failure(ctx, tab, "reading the page", err)
+				return b.failure(ctx, tab, "reading the page", err)
 			}
 			if err := sleepCtx(ctx, browserPoll); err != nil {
-				return fetchResult{}, b.failure(ctx, tab, "waiting for the page", err)
+				return b.failure(ctx, tab, "waiting for the page", err)
 			}
 			continue
 		}
 		res.Body = []byte(page.Body)
-		challenge := isChallengeBody(res.Body)
-		if challenge {
-			sawMarkers = true
-		} else if sawMarkers || cfMitigated(res.Header) {
-			status, err := chromedp.Run(tab, chromedp.Evaluate[int](statusScript))
-			switch {
-			case err == nil && status > 0 && (sawMarkers || status != res.Status):
-				res.Status = status
-				res.Header.Del("cf-mitigated")
-				sawMarkers = false
-			case cfMitigated(res.Header):
-				// Still the interstitial, in a shape the markers do not know.
-				challenge = true
-			}
-		}
+		challenge := b.challengeShown(tab, res, &sawMarkers)
 		if !challenge && (res.Status < 200 || res.Status > 299 || page.Ready) {
-			break
+			return nil
 		}
-		if int64(len(res.Body)) > b.maxBody {
-			break // past the cap it is an error whatever the page does next
-		}
-		if time.Now().After(deadline) {
-			break
+		if int64(len(res.Body)) > b.maxBody || time.Now().After(deadline) {
+			return nil // past the cap it is an error whatever the page does next
 		}
 		if err := sleepCtx(ctx, browserPoll); err != nil {
-			return fetchResult{}, b.failure(ctx, tab, "waiting for the page", err)
+			return b.failure(ctx, tab, "waiting for the page", err)
 		}
 	}
+}
 
-	if gateErr := g.refused(); gateErr != nil {
-		return fetchResult{}, gateErr
+// challengeShown says whether the page read into res is still a challenge.
+// Once one has cleared (its markers seen before, or the first answer marked
+// cf-mitigated), the status of the document now shown replaces the
+// challenge's.
+func (b *browserFetcher) challengeShown(tab context.Context, res *fetchResult, sawMarkers *bool) bool {
+	if isChallengeBody(res.Body) {
+		*sawMarkers = true
+		return true
 	}
-	// The navigation may have redirected: the document's address passes the gate too.
+	if !*sawMarkers && !cfMitigated(res.Header) {
+		return false
+	}
+	status, err := chromedp.Run(tab, chromedp.Evaluate[int](statusScript))
+	switch {
+	case err == nil && status > 0 && (*sawMarkers || status != res.Status):
+		res.Status = status
+		res.Header.Del("cf-mitigated")
+		*sawMarkers = false
+	case cfMitigated(res.Header):
+		// Still the interstitial, in a shape the markers do not know.
+		return true
+	}
+	return false
+}
+
+// checkFinalAddress puts the document's address through the gate: the
+// navigation may have redirected.
+func (b *browserFetcher) checkFinalAddress(ctx, tab context.Context, fr fetchRequest) error {
 	loc, err := chromedp.Run(tab, chromedp.Evaluate[string](`location.href`))
 	if err != nil {
-		return fetchResult{}, b.failure(ctx, tab, "reading the address", err)
+		return b.failure(ctx, tab, "reading the address", err)
 	}
-	if lu, err := url.Parse(loc); err != nil {
-		return fetchResult{}, fmt.Errorf("%w: unreadable final address", ErrGate)
-	} else if _, err := fr.checkRedirect(lu); err != nil {
-		return fetchResult{}, err
+	lu, err := url.Parse(loc)
+	if err != nil {
+		return fmt.Errorf("%w: unreadable final address", ErrGate)
 	}
-
-	if int64(len(res.Body)) > b.maxBody {
-		res.Body, res.Oversize = res.Body[:b.maxBody], true
-	}
-	return res, nil
+	_, err = fr.checkRedirect(lu)
+	return err
 }
 
 // failure turns an error of the browser into the Poll's error: unreachable when

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -215,52 +216,60 @@ func (a *auth) handleDiscordCallback() http.Handler {
 		// Discord's calls have their own client timeout; the request's
 		// database deadline starts again once they are done (below).
 		ctx := context.WithValue(context.WithoutCancel(r.Context()), oauth2.HTTPClient, a.client)
-		tok, err := a.oauth.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier))
-		if err != nil {
-			log.Warn("oauth: code exchange failed", "err", redactOAuthErr(err))
-			fail(w, r, log, http.StatusBadGateway, "Discord did not accept the sign-in. Try again.")
+		reader, status, msg := a.discordMember(ctx, q.Get("code"), verifier)
+		if status != 0 {
+			fail(w, r, log, status, msg)
 			return
-		}
-		var u discordUser
-		if err := a.discordGet(ctx, tok, "/users/@me", &u); err != nil || u.ID == "" {
-			log.Warn("oauth: read user failed", "err", err)
-			fail(w, r, log, http.StatusBadGateway, "Discord did not say who you are. Try again.")
-			return
-		}
-		var guilds []struct {
-			ID string `json:"id"`
-		}
-		if err := a.discordGet(ctx, tok, "/users/@me/guilds", &guilds); err != nil {
-			log.Warn("oauth: read guilds failed", "err", err)
-			fail(w, r, log, http.StatusBadGateway, "Discord did not list your servers. Try again.")
-			return
-		}
-		member := false
-		for _, g := range guilds {
-			member = member || g.ID == a.d.Discord.GuildID
-		}
-		if !member {
-			log.Info("sign-in refused: not a member of the guild", "discord_id", u.ID)
-			fail(w, r, log, http.StatusForbidden, "This server is for members of one Discord server, and your account is not in it.")
-			return
-		}
-		name := u.GlobalName
-		if name == "" {
-			name = u.Username
-		}
-		avatar := ""
-		if u.Avatar != "" {
-			avatar = "https://cdn.discordapp.com/avatars/" + url.PathEscape(u.ID) + "/" + url.PathEscape(u.Avatar) + ".png"
 		}
 		dbCtx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), a.d.requestTimeout())
 		defer cancel()
-		if err := a.signIn(w, r.WithContext(dbCtx), store.Reader{DiscordID: u.ID, Name: name, AvatarURL: avatar}); err != nil {
+		if err := a.signIn(w, r.WithContext(dbCtx), reader); err != nil {
 			failStore(w, r, log, err, "Sign-in could not be recorded. Try again.", "sign-in: record reader")
 			return
 		}
-		log.Info("signed in", "discord_id", u.ID, "via", "discord")
+		log.Info("signed in", "discord_id", reader.DiscordID, "via", "discord")
 		http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
 	})
+}
+
+// discordGuild is one server of /users/@me/guilds.
+type discordGuild struct {
+	ID string `json:"id"`
+}
+
+// discordMember exchanges the code and asks Discord who signed in and
+// whether they are a member of the guild. A refusal answers the status and
+// the sentence the page shows (status 0: the Reader may sign in).
+func (a *auth) discordMember(ctx context.Context, code, verifier string) (store.Reader, int, string) {
+	log := a.d.Logger
+	tok, err := a.oauth.Exchange(ctx, code, oauth2.VerifierOption(verifier))
+	if err != nil {
+		log.Warn("oauth: code exchange failed", "err", redactOAuthErr(err))
+		return store.Reader{}, http.StatusBadGateway, "Discord did not accept the sign-in. Try again."
+	}
+	var u discordUser
+	if err := a.discordGet(ctx, tok, "/users/@me", &u); err != nil || u.ID == "" {
+		log.Warn("oauth: read user failed", "err", err)
+		return store.Reader{}, http.StatusBadGateway, "Discord did not say who you are. Try again."
+	}
+	var guilds []discordGuild
+	if err := a.discordGet(ctx, tok, "/users/@me/guilds", &guilds); err != nil {
+		log.Warn("oauth: read guilds failed", "err", err)
+		return store.Reader{}, http.StatusBadGateway, "Discord did not list your servers. Try again."
+	}
+	if !slices.ContainsFunc(guilds, func(g discordGuild) bool { return g.ID == a.d.Discord.GuildID }) {
+		log.Info("sign-in refused: not a member of the guild", "discord_id", u.ID)
+		return store.Reader{}, http.StatusForbidden, "This server is for members of one Discord server, and your account is not in it."
+	}
+	name := u.GlobalName
+	if name == "" {
+		name = u.Username
+	}
+	avatar := ""
+	if u.Avatar != "" {
+		avatar = "https://cdn.discordapp.com/avatars/" + url.PathEscape(u.ID) + "/" + url.PathEscape(u.Avatar) + ".png"
+	}
+	return store.Reader{DiscordID: u.ID, Name: name, AvatarURL: avatar}, 0, ""
 }
 
 func (a *auth) discordGet(ctx context.Context, tok *oauth2.Token, path string, into any) error {

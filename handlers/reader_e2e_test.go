@@ -90,9 +90,9 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 	siteReader := adapters.NewReader(adapters.ReaderOptions{
 		BaseURLs: map[string]*url.URL{"novelfull": base}, Timeout: browserWait,
 	})
-	lanes := poller.New(h.store.Lanes(), siteReader, slog.New(slog.DiscardHandler))
-	lanes.Covers = siteReader
-	lanes.Sites, lanes.Spacing = []string{"novelfull"}, 0
+	lanes := poller.New(h.store.Lanes(), siteReader, poller.Config{
+		Sites: []string{"novelfull"}, Covers: siteReader, Logger: slog.New(slog.DiscardHandler), // no spacing
+	})
 	lanesCtx, stopLanes := context.WithCancel(context.Background())
 	lanesDone := make(chan struct{})
 	go func() { defer close(lanesDone); lanes.Run(lanesCtx) }()

@@ -68,8 +68,7 @@ func TestTestReadShowsWhatTheAdapterSeesAndWritesNothing(t *testing.T) {
 		}
 		t.Cleanup(pool.Close)
 		reader := adapters.NewReader(adapters.ReaderOptions{BaseURLs: map[string]*url.URL{"asurascans": base}, BrowserSites: map[string]bool{}})
-		lanes = poller.New(store.New(pool), reader, slog.New(slog.DiscardHandler))
-		lanes.Spacing = 0
+		lanes = poller.New(store.New(pool), reader, poller.Config{Logger: slog.New(slog.DiscardHandler)}) // no spacing
 		d.Reads = lanes
 	})
 	h.seed([]fixture{

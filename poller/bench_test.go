@@ -29,7 +29,7 @@ func BenchmarkHealthyPass(b *testing.B) {
 		b.Fatal(err)
 	}
 	clk := newClock()
-	p := &poller.Poller{Store: st, Reader: newReader(), Now: clk.Now, Logger: slog.New(slog.DiscardHandler), Sites: []string{"novelfull"}}
+	p := poller.New(st, newReader(), poller.Config{Now: clk.Now, Logger: slog.New(slog.DiscardHandler), Sites: []string{"novelfull"}})
 	b.Cleanup(p.Close)
 	// The first pass learns every Series' facts; the measured ones find them unchanged.
 	clk.Advance(time.Hour)

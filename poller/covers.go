@@ -32,28 +32,28 @@ func coversWelcome(pass Pass) bool {
 // both end ctx, which cancels a fetch in flight, so the Lane's next Poll
 // waits at most one spacing after the last cover request began.
 func (p *Poller) fetchCovers(ctx context.Context, site string, l *lane) {
-	if p.Covers == nil {
+	if p.cfg.Covers == nil {
 		return
 	}
 	for p.space(ctx, l) {
-		due, err := p.Store.NextCover(ctx, site, p.now())
+		due, err := p.st.NextCover(ctx, site, p.now())
 		if err != nil {
 			if !errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
 				p.log().Warn("cover: next due not read", "site", site, "err", err)
 			}
 			return
 		}
-		l.lastRead = time.Now()
-		img, err := p.Covers.FetchCover(ctx, site, due.CoverURL)
+		l.requested()
+		img, err := p.cfg.Covers.FetchCover(ctx, site, due.CoverURL)
 		if ctx.Err() != nil {
 			return // cut short by a wake or the rest's end: still due
 		}
 		if err != nil {
 			// One line; the page draws the placeholder and never says so.
 			p.log().Info("cover not kept", "site", site, "series_id", due.SeriesID, "err", err)
-			err = p.Store.CoverFailed(ctx, site, due.SeriesID, p.now().Add(CoverRetry))
+			err = p.st.CoverFailed(ctx, site, due.SeriesID, p.now().Add(CoverRetry))
 		} else {
-			err = p.Store.SaveCover(ctx, site, due.SeriesID, due.CoverURL, img.ContentType, img.Body, p.now())
+			err = p.st.SaveCover(ctx, site, due.SeriesID, due.CoverURL, img.ContentType, img.Body, p.now())
 		}
 		if err != nil {
 			p.log().Warn("cover: result not stored", "site", site, "series_id", due.SeriesID, "err", err)

@@ -19,6 +19,11 @@ import (
 var pngPixel = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
 
 // coverSite is a loopback stand-in for novelfull's image host.
+// withCovers gives the rig's Poller a cover fetcher.
+func (r *rig) withCovers(f poller.CoverFetcher) {
+	r.with(func(c *poller.Config) { c.Covers = f })
+}
+
 func coverSite(t *testing.T, h http.HandlerFunc, timeout time.Duration) poller.CoverFetcher {
 	t.Helper()
 	srv := httptest.NewServer(h)
@@ -60,7 +65,7 @@ func TestALaneFetchesCoversWhileItRestsAndKeepsOnlySmallImagesFromItsHosts(t *te
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { offHost.Add(1); _, _ = w.Write(pngPixel) }))
 	t.Cleanup(other.Close)
 	r := newRig(t)
-	r.p.Covers = coverSite(t, func(w http.ResponseWriter, req *http.Request) {
+	r.withCovers(coverSite(t, func(w http.ResponseWriter, req *http.Request) {
 		switch req.URL.Path {
 		case "/ok.png":
 			_, _ = w.Write(pngPixel)
@@ -78,7 +83,7 @@ func TestALaneFetchesCoversWhileItRestsAndKeepsOnlySmallImagesFromItsHosts(t *te
 		case "/slow.jpg":
 			<-req.Context().Done()
 		}
-	}, 2*time.Second)
+	}, 2*time.Second))
 	ids := []string{"ok", "large", "page", "away", "slow"}
 	r.series(ids...)
 	for _, id := range ids {
@@ -128,11 +133,11 @@ func TestAWakeCancelsACoverFetchInFlightAndThePollGoesFirst(t *testing.T) {
 	t.Parallel()
 	arrived, cancelled := make(chan struct{}, 8), make(chan struct{}, 8)
 	r := newRig(t)
-	r.p.Covers = coverSite(t, func(w http.ResponseWriter, req *http.Request) {
+	r.withCovers(coverSite(t, func(w http.ResponseWriter, req *http.Request) {
 		arrived <- struct{}{}
 		<-req.Context().Done()
 		cancelled <- struct{}{}
-	}, time.Minute)
+	}, time.Minute))
 	r.series("a")
 	r.exec(`UPDATE series SET cover_url = 'https://novelfull.com/slow.jpg', checked_at = $1`, r.clk.Now().UnixMilli())
 	stop := r.run()
@@ -153,7 +158,7 @@ func TestARefusedOrPausedLaneFetchesNoCovers(t *testing.T) {
 	t.Parallel()
 	var hits atomic.Int32
 	r := newRig(t)
-	r.p.Covers = coverSite(t, func(w http.ResponseWriter, _ *http.Request) { hits.Add(1); _, _ = w.Write(pngPixel) }, time.Second)
+	r.withCovers(coverSite(t, func(w http.ResponseWriter, _ *http.Request) { hits.Add(1); _, _ = w.Write(pngPixel) }, time.Second))
 	r.series("a")
 	r.exec(`UPDATE series SET cover_url = 'https://novelfull.com/a.png', checked_at = $1`, r.clk.Now().UnixMilli())
 	if err := r.st.PauseLane(r.ctx, site, r.clk.Now().Add(time.Hour)); err != nil {

@@ -241,15 +241,23 @@ func newRig(t *testing.T) *rig {
 	return r
 }
 
-// poller builds a Poller on st sharing the rig's clock and Reader.
-func (r *rig) poller(st *store.Store) *poller.Poller {
-	p := &poller.Poller{
-		Store: st, Reader: r.rd, Now: r.clk.Now,
-		Logger: slog.New(slog.NewTextHandler(r.logs, nil)),
-		Sites:  []string{"novelfull"},
+// poller builds a Poller on st sharing the rig's clock, Reader and log,
+// polling the novelfull Lane with no spacing; set changes that Config first.
+func (r *rig) poller(st *store.Store, set ...func(*poller.Config)) *poller.Poller {
+	c := poller.Config{Now: r.clk.Now, Logger: slog.New(slog.NewTextHandler(r.logs, nil)), Sites: []string{"novelfull"}}
+	for _, f := range set {
+		f(&c)
 	}
+	p := poller.New(st, r.rd, c)
 	r.t.Cleanup(p.Close)
 	return p
+}
+
+// with replaces the rig's Poller by one whose Config set changed. Call it
+// before the rig's Poller has run: the in-process state goes with it.
+func (r *rig) with(set func(*poller.Config)) *rig {
+	r.p = r.poller(r.st, set)
+	return r
 }
 
 const site = "novelfull"

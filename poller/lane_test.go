@@ -37,6 +37,12 @@ func (n *notes) hook(st *store.Store) func(context.Context, string, time.Time) e
 	}
 }
 
+func (n *notes) reset() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.calls = nil
+}
+
 // second opens another pool on the rig's database: a second process.
 func (r *rig) second() *store.Store {
 	r.t.Helper()
@@ -64,7 +70,7 @@ func TestEverySkipPathWritesItsOwnValue(t *testing.T) {
 		{word.SkipNoLane, "nowhere", func(r *rig) {}},
 		{word.SkipDBError, site, func(r *rig) { r.exec(`ALTER TABLE poll_lanes RENAME TO poll_lanes_gone`) }},
 		{word.SkipPaused, site, func(r *rig) {
-			if err := r.p.Pause(r.ctx, site, r.clk.Now().Add(3*time.Hour)); err != nil {
+			if err := r.st.PauseLane(r.ctx, site, r.clk.Now().Add(3*time.Hour)); err != nil {
 				r.t.Fatal(err)
 			}
 		}},
@@ -108,12 +114,14 @@ func TestEverySkipPathWritesItsOwnValue(t *testing.T) {
 	for _, c := range cases {
 		t.Run("a pass skipped as "+string(c.skip)+" logs "+string(c.skip), func(t *testing.T) {
 			t.Parallel()
+			n := &notes{}
 			r := newRig(t)
+			r.with(func(cfg *poller.Config) { cfg.Notifier = n.hook(r.st) })
 			r.series("s")
 			c.setup(r)
+			n.reset() // a pass the setup ran is not the one under test
+			failedBefore := strings.Count(r.logs.String(), "notifier failed")
 			readsBefore := r.rd.readsOf(url("s"))
-			n := &notes{}
-			r.p.Notifier = n.hook(r.st)
 			r.clk.Advance(time.Minute)
 			pass := r.p.RunPass(r.ctx, c.site)
 			r.ctx = context.Background()
@@ -131,7 +139,7 @@ func TestEverySkipPathWritesItsOwnValue(t *testing.T) {
 			if len(n.calls) != 1 || n.calls[0] != c.site+" logged=true" {
 				t.Fatalf("notifier calls: %q (want one, after the row)", n.calls)
 			}
-			if !strings.Contains(r.logs.String(), "notifier failed") {
+			if strings.Count(r.logs.String(), "notifier failed") != failedBefore+1 {
 				t.Fatal("the notifier's error was not logged")
 			}
 			if c.skip != word.SkipStopped && (pass.Rest <= 0 || pass.Rest > time.Hour) {
@@ -150,7 +158,7 @@ func TestAPassThatRanLogsAnEmptySkipAndEveryCount(t *testing.T) {
 	r.rd.script(url("d"), failResult(word.Errors, 503, true))
 	r.rd.script(url("e"), failResult(word.Refused, 403, false))
 	n := &notes{}
-	r.p.Notifier = n.hook(r.st)
+	r.with(func(c *poller.Config) { c.Notifier = n.hook(r.st) })
 	r.pass()
 	row := r.passes(site)[0]
 	want := store.PassRow{ID: row.ID, Site: site, StartedAt: row.StartedAt, FinishedAt: row.FinishedAt,
@@ -236,7 +244,7 @@ func TestAnUnreachableSidecarStopsEveryBrowserLaneButNoPlainOne(t *testing.T) {
 	r := newRig(t)
 	r.rd.routes["comix"] = word.RouteBrowser
 	r.rd.routes["kagane"] = word.RouteBrowser
-	r.p.BrowserDownFor = 10 * time.Minute
+	r.with(func(c *poller.Config) { c.BrowserDownFor = 10 * time.Minute })
 	for _, id := range []string{"c1", "c2", "c3"} {
 		r.seriesOn("comix", id)
 	}
@@ -339,7 +347,7 @@ func TestAForcedLaneMakesEverySeriesDueOnce(t *testing.T) {
 	r.series("a", "b")
 	r.pass()
 	r.clk.Advance(time.Minute)
-	if err := r.p.ForceLane(r.ctx, site); err != nil {
+	if err := r.st.ForceLanePoll(r.ctx, site, r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	r.clk.Advance(time.Minute)
@@ -360,10 +368,10 @@ func TestAForcedLaneOnAPausedLaneWaitsForTheResume(t *testing.T) {
 	r := newRig(t)
 	r.series("a")
 	r.pass()
-	if err := r.p.Pause(r.ctx, site, r.clk.Now().Add(24*time.Hour)); err != nil {
+	if err := r.st.PauseLane(r.ctx, site, r.clk.Now().Add(24*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.p.ForceLane(r.ctx, site); err != nil {
+	if err := r.st.ForceLanePoll(r.ctx, site, r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	r.clk.Advance(time.Minute)
@@ -373,7 +381,7 @@ func TestAForcedLaneOnAPausedLaneWaitsForTheResume(t *testing.T) {
 	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt.IsZero() {
 		t.Fatal("the unserved force request was dropped")
 	}
-	if err := r.p.Resume(r.ctx, site); err != nil {
+	if err := r.st.ResumeLane(r.ctx, site); err != nil {
 		t.Fatal(err)
 	}
 	if p := r.p.RunPass(r.ctx, site); p.Skip != "" || p.Due != 1 {
@@ -402,7 +410,7 @@ func TestRunWakesAtOnceForAForcedPollAndStopsOnCancel(t *testing.T) {
 	go func() { r.p.Run(ctx); close(done) }()
 	waitFor(t, "the first pass", func() bool { return r.rd.readsOf(url("a")) == 1 })
 	r.clk.Advance(time.Minute) // not due for 59 more minutes; the Lane rests
-	if err := r.p.ForceSeries(r.ctx, site, "a"); err != nil {
+	if err := r.st.ForceSeriesPoll(r.ctx, site, "a", r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the forced Poll", func() bool { return r.rd.readsOf(url("a")) == 2 })
@@ -422,7 +430,7 @@ func TestRunWakesAtOnceForAForcedPollAndStopsOnCancel(t *testing.T) {
 func TestTheLanePrunesThePassLogByAge(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
-	r.p.PassRetention = 7
+	r.with(func(c *poller.Config) { c.PassRetention = 7 })
 	old := r.clk.Now().Add(-8 * 24 * time.Hour).UnixMilli()
 	kept := r.clk.Now().Add(-6 * 24 * time.Hour).UnixMilli()
 	for _, at := range []int64{old, kept} {
@@ -451,12 +459,12 @@ func TestTwoPollersOnOneDatabaseRunEachLaneOnce(t *testing.T) {
 	r := newRig(t)
 	ids := []string{"a", "b", "c", "d", "e", "f"}
 	r.series(ids...)
-	a := r.p
-	b := r.poller(r.second())
-	for _, p := range []*poller.Poller{a, b} {
-		p.LeaderRetry = 20 * time.Millisecond
-		p.Sites = []string{site, "comix"}
+	twoLanes := func(c *poller.Config) {
+		c.LeaderRetry = 20 * time.Millisecond
+		c.Sites = []string{site, "comix"}
 	}
+	a := r.with(twoLanes).p
+	b := r.poller(r.second(), twoLanes)
 	for _, id := range ids {
 		r.seriesOn("comix", id+"c")
 	}
@@ -504,11 +512,12 @@ func TestTwoPollersOnOneDatabaseRunEachLaneOnce(t *testing.T) {
 	stopA()
 	<-doneA
 	r.clk.Advance(time.Hour)
-	if err := b.ForceLane(r.ctx, site); err != nil { // wake b's Lane if it already leads
-		t.Fatal(err)
-	}
-	if err := b.ForceLane(r.ctx, "comix"); err != nil {
-		t.Fatal(err)
+	// A Lane b already leads rests until the database wakes it; one it
+	// does not lead yet takes the lock within LeaderRetry.
+	for _, s := range []string{site, "comix"} {
+		if err := r.st.ForceLanePoll(r.ctx, s, r.clk.Now()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	waitFor(t, "the takeover", all(2))
 }
@@ -650,7 +659,7 @@ func TestRequestsToOneSiteAreSpaced(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	r.series("a", "b", "c")
-	r.p.Spacing = 25 * time.Millisecond
+	r.with(func(c *poller.Config) { c.Spacing = 25 * time.Millisecond })
 	var mu sync.Mutex
 	var at []time.Time
 	r.rd.before = func(string) {
@@ -660,7 +669,7 @@ func TestRequestsToOneSiteAreSpaced(t *testing.T) {
 	}
 	r.pass()
 	r.clk.Advance(time.Minute)
-	if err := r.p.ForceSeries(r.ctx, site, "a"); err != nil {
+	if err := r.st.ForceSeriesPoll(r.ctx, site, "a", r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	r.p.RunPass(r.ctx, site) // a forced pass right after: still spaced
@@ -678,11 +687,11 @@ func TestABoundedPassServesAForcedLaneOnlyWhenItReachedEverySeries(t *testing.T)
 	t.Parallel()
 	r := newRig(t)
 	r.series("a", "b")
-	r.p.MaxPerPass = 1
+	r.with(func(c *poller.Config) { c.MaxPerPass = 1 })
 	r.pass()
 	r.pass() // both checked once, an hour apart
 	r.clk.Advance(time.Minute)
-	if err := r.p.ForceLane(r.ctx, site); err != nil {
+	if err := r.st.ForceLanePoll(r.ctx, site, r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	r.clk.Advance(time.Minute)
@@ -706,7 +715,7 @@ func TestARequestWrittenByAnotherProcessWakesTheLeadersLane(t *testing.T) {
 	r := newRig(t)
 	r.series("a")
 	r.seriesOn("comix", "c")
-	r.p.Sites = []string{site, "comix"}
+	r.with(func(c *poller.Config) { c.Sites = []string{site, "comix"} })
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()
 	done := make(chan struct{})
@@ -757,8 +766,10 @@ func TestALockThatCannotBeAskedForIsALockErrorNotAnotherLeader(t *testing.T) {
 func TestTheLanePrunesAtMostHourly(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
-	r.p.PassRetention = 7
-	r.p.DefaultRest = 20 * time.Millisecond // passes follow each other quickly
+	r.with(func(c *poller.Config) {
+		c.PassRetention = 7
+		c.DefaultRest = 20 * time.Millisecond // passes follow each other quickly
+	})
 	old := r.clk.Now().Add(-8 * 24 * time.Hour).UnixMilli()
 	// The first prune follows the first pass; its row's going is how the
 	// test knows it happened (the pass's own row is logged before it).

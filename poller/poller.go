@@ -7,6 +7,7 @@
 package poller
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,10 +22,10 @@ import (
 	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
-// Defaults for the zero values of Poller's fields.
+// Defaults for the zero fields of Config.
 const (
 	DefaultPollEvery      = time.Hour
-	DefaultSpacing        = 3 * time.Second
+	DefaultSpacing        = 3 * time.Second // what a server wants; POLL_SPACING's default
 	DefaultBrowserDownFor = 15 * time.Minute
 	DefaultDefaultRest    = time.Hour
 	DefaultPassRetention  = 14 // days
@@ -36,39 +37,17 @@ const (
 	DefaultLeaderRetry    = 30 * time.Second
 )
 
-// Reader reads one Series page through its Site's route. The adapters
-// package provides the real one; it owns the fetch gate, the politeness of a
-// single request (timeout, body cap, redirects) and the classification into
-// outcome words.
-type Reader interface {
-	Read(ctx context.Context, site, seriesURL string) adapters.Result
-	// Route is the Route the Site is read over.
-	Route(site string) word.Route
-	// HasBrowser is false when no sidecar is configured.
-	HasBrowser() bool
-}
-
-// Poller runs the Lanes. Set the fields, then call Run (or RunPass, the
-// round-at-a-time seam tests use). Zero durations take the defaults above,
-// except Spacing (zero is none).
-type Poller struct {
-	Store  *store.Store
-	Reader Reader
-	// Covers fetches Series covers while a Lane rests; nil fetches none.
-	Covers CoverFetcher
-	// Now is the clock; nil means time.Now.
-	Now    func() time.Time
-	Logger *slog.Logger
-	// Notifier is called after every pass-log insert, on every return path
-	// of a pass. nil turns notification off. Its error is logged.
-	Notifier func(ctx context.Context, site string, passAt time.Time) error
-
-	// Sites are the Lanes Run starts.
+// Config is how a Poller runs. A zero field takes its default (the
+// constants above) once, in New, with one exception: a zero Spacing is
+// none (tests, and POLL_SPACING=0s); the server passes POLL_SPACING, whose
+// own default is DefaultSpacing.
+type Config struct {
+	// Sites are the Lanes Run starts; nil is every Site.
 	Sites []string
-	// PollEvery is each Site's pace (default one hour).
+	// PollEvery is each Site's pace; a Site missing or zero takes DefaultPollEvery.
 	PollEvery map[string]time.Duration
-	// Spacing is the least time between two requests to one Site. Zero
-	// means none (tests); New sets DefaultSpacing, which a server wants.
+	// Spacing is the least time between two requests to one Site; zero
+	// (or less) is none.
 	Spacing time.Duration
 	// BrowserDownFor is how long an unreachable sidecar keeps every browser
 	// Lane of this process skipping.
@@ -92,17 +71,83 @@ type Poller struct {
 	// MaxPerPass bounds the Series one pass polls (0 = all that are due).
 	MaxPerPass int
 
-	initOnce sync.Once
-	mu       sync.Mutex
-	lanes    map[string]*lane
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+	// Logger nil is slog.Default().
+	Logger *slog.Logger
+	// Covers fetches Series covers while a Lane rests; nil fetches none.
+	Covers CoverFetcher
+	// Notifier is called after every pass-log insert, on every return path
+	// of a pass. nil turns notification off. Its error is logged.
+	Notifier func(ctx context.Context, site string, passAt time.Time) error
+}
+
+// normalised is c with every default filled in.
+func (c Config) normalised() Config {
+	if c.Sites == nil {
+		c.Sites = word.SiteNames()
+	}
+	every := make(map[string]time.Duration, len(c.PollEvery))
+	for _, site := range append(word.SiteNames(), c.Sites...) {
+		every[site] = DefaultPollEvery
+	}
+	for site, d := range c.PollEvery {
+		every[site] = cmp.Or(d, DefaultPollEvery)
+	}
+	c.PollEvery = every
+	c.Spacing = max(c.Spacing, 0)
+	c.BrowserDownFor = cmp.Or(c.BrowserDownFor, DefaultBrowserDownFor)
+	c.DefaultRest = cmp.Or(c.DefaultRest, DefaultDefaultRest)
+	c.PassRetention = cmp.Or(c.PassRetention, DefaultPassRetention)
+	c.RefuseFor = cmp.Or(c.RefuseFor, DefaultRefuseFor)
+	c.MaxRefuse = cmp.Or(c.MaxRefuse, DefaultMaxRefuse)
+	c.ReadTimeout = cmp.Or(c.ReadTimeout, DefaultReadTimeout)
+	c.MinRest = cmp.Or(c.MinRest, DefaultMinRest)
+	c.ErrorRest = cmp.Or(c.ErrorRest, DefaultErrorRest)
+	c.LeaderRetry = cmp.Or(c.LeaderRetry, DefaultLeaderRetry)
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// Reader reads one Series page through its Site's route. The adapters
+// package provides the real one; it owns the fetch gate, the politeness of a
+// single request (timeout, body cap, redirects) and the classification into
+// outcome words.
+type Reader interface {
+	Read(ctx context.Context, site, seriesURL string) adapters.Result
+	// Route is the Route the Site is read over.
+	Route(site string) word.Route
+	// HasBrowser is false when no sidecar is configured.
+	HasBrowser() bool
+}
+
+// Poller runs the Lanes. Build it with New, then call Run (or RunPass, the
+// round-at-a-time seam tests use).
+type Poller struct {
+	st     *store.Store
+	reader Reader
+	cfg    Config // normalised: every default filled in
+
+	mu    sync.Mutex
+	lanes map[string]*lane
 	// browserDownUntil is shared by every browser Lane of this process.
 	browserDownUntil time.Time
+}
+
+// New returns a Poller reading through r and writing through st, with c's
+// zero fields at their defaults.
+func New(st *store.Store, r Reader, c Config) *Poller {
+	return &Poller{st: st, reader: r, cfg: c.normalised(), lanes: map[string]*lane{}}
 }
 
 // lane is one Site's in-process state.
 type lane struct {
 	pass      sync.Mutex // one pass of a Lane at a time in this process
-	wake      chan struct{}
 	lock      *store.LaneLock
 	lastPrune time.Time
 	readMu    sync.Mutex // guards lastRead: a Test read spaces itself against the pass
@@ -110,6 +155,14 @@ type lane struct {
 	// unlogged holds pass rows the database refused, oldest first, written
 	// ahead of the next pass's own row (bounded: maxUnlogged).
 	unlogged []store.PassRow
+}
+
+// requested records a request to the Site just now, for the spacing, under
+// readMu: a Test read may run beside the pass or the cover fetch.
+func (l *lane) requested() {
+	l.readMu.Lock()
+	l.lastRead = time.Now()
+	l.readMu.Unlock()
 }
 
 // maxUnlogged bounds the pass rows a Lane keeps through an outage: a day of
@@ -132,112 +185,24 @@ type Pass struct {
 	Broken bool
 }
 
-func (p *Poller) init() {
-	p.initOnce.Do(func() {
-		p.lanes = map[string]*lane{}
-	})
-}
-
 func (p *Poller) lane(site string) *lane {
-	p.init()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l, ok := p.lanes[site]
 	if !ok {
-		l = &lane{wake: make(chan struct{}, 1)}
+		l = &lane{}
 		p.lanes[site] = l
 	}
 	return l
 }
 
-func (p *Poller) now() time.Time {
-	if p.Now != nil {
-		return p.Now()
-	}
-	return time.Now()
-}
+func (p *Poller) now() time.Time { return p.cfg.Now() }
 
-func (p *Poller) log() *slog.Logger {
-	if p.Logger != nil {
-		return p.Logger
-	}
-	return slog.Default()
-}
-
-func or[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
-
-func (p *Poller) pollEvery(site string) time.Duration {
-	return or(p.PollEvery[site], DefaultPollEvery)
-}
-
-func (p *Poller) defaultRest() time.Duration { return or(p.DefaultRest, DefaultDefaultRest) }
-
-func (p *Poller) spacing() time.Duration { return max(p.Spacing, 0) }
-
-// New returns a Poller with a server's settings: every Site's Lane, and
-// requests to one Site spaced DefaultSpacing apart. Other zero fields take
-// their defaults when used.
-func New(st *store.Store, r Reader, logger *slog.Logger) *Poller {
-	return &Poller{Store: st, Reader: r, Logger: logger, Sites: word.SiteNames(), Spacing: DefaultSpacing}
-}
+func (p *Poller) log() *slog.Logger { return p.cfg.Logger }
 
 // clampRest keeps a rest within [0, DefaultRest].
 func (p *Poller) clampRest(d time.Duration) time.Duration {
-	return max(0, min(d, p.defaultRest()))
-}
-
-// wakeLane makes the Lane's next wait end at once.
-func (p *Poller) wakeLane(site string) {
-	select {
-	case p.lane(site).wake <- struct{}{}:
-	default:
-	}
-}
-
-// ForceSeries asks for a Poll of one Series now and wakes its Lane. The
-// request writes force_poll_at and nothing else: it is not evidence. The
-// store's own ForceSeriesPoll (what the admin handlers call) wakes the Lane
-// through the database just the same; this also wakes a Lane of this
-// process that is not holding its lock yet.
-func (p *Poller) ForceSeries(ctx context.Context, site, id string) error {
-	if err := p.Store.ForceSeriesPoll(ctx, site, id, p.now()); err != nil {
-		return fmt.Errorf("poller: force series: %w", err)
-	}
-	p.wakeLane(site)
-	return nil
-}
-
-// ForceLane asks for a Poll of every Series of a Lane now and wakes it.
-func (p *Poller) ForceLane(ctx context.Context, site string) error {
-	if err := p.Store.ForceLanePoll(ctx, site, p.now()); err != nil {
-		return fmt.Errorf("poller: force lane: %w", err)
-	}
-	p.wakeLane(site)
-	return nil
-}
-
-// Pause stops a Lane until the given time.
-func (p *Poller) Pause(ctx context.Context, site string, until time.Time) error {
-	if err := p.Store.PauseLane(ctx, site, until); err != nil {
-		return fmt.Errorf("poller: pause: %w", err)
-	}
-	p.wakeLane(site) // so the Lane's rest reflects the pause now
-	return nil
-}
-
-// Resume lifts a pause and wakes the Lane.
-func (p *Poller) Resume(ctx context.Context, site string) error {
-	if err := p.Store.ResumeLane(ctx, site); err != nil {
-		return fmt.Errorf("poller: resume: %w", err)
-	}
-	p.wakeLane(site)
-	return nil
+	return max(0, min(d, p.cfg.DefaultRest))
 }
 
 // BrowserDownUntil reports until when this process treats the sidecar as
@@ -251,7 +216,7 @@ func (p *Poller) BrowserDownUntil() time.Time {
 func (p *Poller) markBrowserDown(at time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.browserDownUntil = at.Add(or(p.BrowserDownFor, DefaultBrowserDownFor))
+	p.browserDownUntil = at.Add(p.cfg.BrowserDownFor)
 }
 
 // leading reports whether this process holds site's Lane lock, taking it
@@ -269,7 +234,7 @@ func (p *Poller) leading(ctx context.Context, site string, l *lane) (bool, error
 		l.lock.Release()
 		l.lock = nil
 	}
-	lock, err := p.Store.TryLockLane(ctx, site)
+	lock, err := p.st.TryLockLane(ctx, site)
 	if err != nil {
 		p.log().Warn("lane lock not taken", "site", site, "err", err)
 		return false, err
@@ -284,7 +249,6 @@ func (p *Poller) leading(ctx context.Context, site string, l *lane) (bool, error
 
 // Close releases every Lane lock this process holds. Run calls it on exit.
 func (p *Poller) Close() {
-	p.init()
 	p.mu.Lock()
 	lanes := make([]*lane, 0, len(p.lanes))
 	for _, l := range p.lanes {
@@ -329,14 +293,14 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 	due, completed, err := p.due(ctx, site, ln, start)
 	if err != nil {
 		p.log().Error("due query failed", "site", site, "err", err)
-		pass.Skip, pass.Rest = word.SkipDueError, or(p.ErrorRest, DefaultErrorRest)
+		pass.Skip, pass.Rest = word.SkipDueError, p.cfg.ErrorRest
 		return pass
 	}
 	pass.Due = len(due)
 	res := p.pollDue(ctx, site, l, due)
 	pass.Counts, pass.Checked, pass.Broken, pass.Rest = res.counts, res.checked, res.broken, res.rest
 	if completed && res.completed && !ln.ForcePollAt.IsZero() {
-		if err := p.Store.ServeLaneForce(ctx, site, ln.ForcePollAt); err != nil {
+		if err := p.st.ServeLaneForce(ctx, site, ln.ForcePollAt); err != nil {
 			p.log().Error("lane force not served", "site", site, "err", err)
 		}
 	}
@@ -355,7 +319,7 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 // Lane's row when the pass goes on. led says the caller has just asked
 // leading and been told yes (the Lane loop), so the pass does not ask again.
 func (p *Poller) skip(ctx context.Context, site string, l *lane, led bool, start time.Time) (store.Lane, word.Skip, time.Duration) {
-	errorRest := or(p.ErrorRest, DefaultErrorRest)
+	errorRest := p.cfg.ErrorRest
 	if ctx.Err() != nil {
 		return store.Lane{}, word.SkipStopped, 0
 	}
@@ -364,13 +328,13 @@ func (p *Poller) skip(ctx context.Context, site string, l *lane, led bool, start
 		case err != nil:
 			return store.Lane{}, word.SkipLockError, errorRest
 		case !lead:
-			return store.Lane{}, word.SkipNotLeader, or(p.LeaderRetry, DefaultLeaderRetry)
+			return store.Lane{}, word.SkipNotLeader, p.cfg.LeaderRetry
 		}
 	}
-	ln, err := p.Store.GetLane(ctx, site)
+	ln, err := p.st.GetLane(ctx, site)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return ln, word.SkipNoLane, p.defaultRest()
+		return ln, word.SkipNoLane, p.cfg.DefaultRest
 	case err != nil:
 		p.log().Error("lane row unreadable", "site", site, "err", err)
 		return ln, word.SkipDBError, errorRest
@@ -379,9 +343,9 @@ func (p *Poller) skip(ctx context.Context, site string, l *lane, led bool, start
 	case ln.RefuseUntil.After(start):
 		return ln, word.SkipRefusing, p.clampRest(ln.RefuseUntil.Sub(start))
 	}
-	if p.Reader.Route(site) == word.RouteBrowser {
-		if !p.Reader.HasBrowser() {
-			return ln, word.SkipNoBrowser, p.defaultRest()
+	if p.reader.Route(site) == word.RouteBrowser {
+		if !p.reader.HasBrowser() {
+			return ln, word.SkipNoBrowser, p.cfg.DefaultRest
 		}
 		if down := p.BrowserDownUntil(); down.After(start) {
 			return ln, word.SkipBrowserDown, p.clampRest(down.Sub(start))
@@ -395,20 +359,20 @@ func (p *Poller) skip(ctx context.Context, site string, l *lane, led bool, start
 // MaxPerPass of them. complete is false when that bound cut the list, so a
 // Forced Poll of the whole Lane is not yet served.
 func (p *Poller) due(ctx context.Context, site string, ln store.Lane, start time.Time) (due []store.Series, complete bool, err error) {
-	cutoff := start.Add(-p.pollEvery(site))
+	cutoff := start.Add(-p.cfg.PollEvery[site])
 	if ln.ForcePollAt.After(cutoff) {
 		cutoff = ln.ForcePollAt
 	}
 	limit := 0
-	if p.MaxPerPass > 0 {
-		limit = p.MaxPerPass + 1 // one more tells whether the bound cut the list
+	if p.cfg.MaxPerPass > 0 {
+		limit = p.cfg.MaxPerPass + 1 // one more tells whether the bound cut the list
 	}
-	due, err = p.Store.DueSeries(ctx, site, cutoff, limit)
+	due, err = p.st.DueSeries(ctx, site, cutoff, limit)
 	if err != nil {
 		return nil, false, err
 	}
-	if p.MaxPerPass > 0 && len(due) > p.MaxPerPass {
-		return due[:p.MaxPerPass], false, nil
+	if p.cfg.MaxPerPass > 0 && len(due) > p.cfg.MaxPerPass {
+		return due[:p.cfg.MaxPerPass], false, nil
 	}
 	return due, true, nil
 }
@@ -428,7 +392,7 @@ type polled struct {
 // pollDue Polls the due Series in order until one of the loop's stops:
 // shutdown, a lost sidecar, an unreachable database, two refusals.
 func (p *Poller) pollDue(ctx context.Context, site string, l *lane, due []store.Series) polled {
-	browser := p.Reader.Route(site) == word.RouteBrowser
+	browser := p.reader.Route(site) == word.RouteBrowser
 	res := polled{completed: true}
 	refusals := 0
 	for i, s := range due {
@@ -480,8 +444,8 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, due []store.
 // the Site's own longer Retry-After, never more than MaxRefuse. It returns
 // the Lane's rest.
 func (p *Poller) refuse(ctx context.Context, site string, retryAfter time.Duration) time.Duration {
-	wait := min(max(or(p.RefuseFor, DefaultRefuseFor), retryAfter), or(p.MaxRefuse, DefaultMaxRefuse))
-	if err := p.Store.SetLaneRefusal(context.WithoutCancel(ctx), site, p.now().Add(wait)); err != nil {
+	wait := min(max(p.cfg.RefuseFor, retryAfter), p.cfg.MaxRefuse)
+	if err := p.st.SetLaneRefusal(context.WithoutCancel(ctx), site, p.now().Add(wait)); err != nil {
 		p.log().Error("lane refusal not recorded", "site", site, "err", err)
 	}
 	return p.clampRest(wait)
@@ -494,7 +458,7 @@ func (p *Poller) space(ctx context.Context, l *lane) bool {
 	l.readMu.Lock()
 	last := l.lastRead
 	l.readMu.Unlock()
-	if d := p.spacing() - time.Since(last); p.spacing() > 0 && d > 0 {
+	if d := p.cfg.Spacing - time.Since(last); p.cfg.Spacing > 0 && d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		select {
@@ -508,16 +472,16 @@ func (p *Poller) space(ctx context.Context, l *lane) bool {
 
 // nextRest is the time until the Lane's next Series falls due, bounded.
 func (p *Poller) nextRest(ctx context.Context, site string) time.Duration {
-	oldest, some, err := p.Store.OldestCheck(ctx, site)
+	oldest, some, err := p.st.OldestCheck(ctx, site)
 	if err != nil {
 		p.log().Error("next due unreadable", "site", site, "err", err)
-		return or(p.ErrorRest, DefaultErrorRest)
+		return p.cfg.ErrorRest
 	}
 	if !some {
-		return p.defaultRest()
+		return p.cfg.DefaultRest
 	}
-	next := oldest.Add(p.pollEvery(site))
-	return p.clampRest(max(next.Sub(p.now()), or(p.MinRest, DefaultMinRest)))
+	next := oldest.Add(p.cfg.PollEvery[site])
+	return p.clampRest(max(next.Sub(p.now()), p.cfg.MinRest))
 }
 
 // finish writes the pass-log row and calls the notifier. It runs on every
@@ -535,7 +499,7 @@ func (p *Poller) finish(ctx context.Context, l *lane, pass *Pass) {
 	rows := append(l.unlogged, row)
 	l.unlogged = nil
 	for i, r := range rows {
-		if err := p.Store.InsertPass(wctx, r); err != nil {
+		if err := p.st.InsertPass(wctx, r); err != nil {
 			l.unlogged = rows[i:]
 			if n := len(l.unlogged) - maxUnlogged; n > 0 {
 				l.unlogged = l.unlogged[n:]
@@ -553,7 +517,7 @@ func (p *Poller) finish(ctx context.Context, l *lane, pass *Pass) {
 // recovered, and it gets a context of its own that survives shutdown for a
 // moment.
 func (p *Poller) notify(ctx context.Context, pass *Pass) {
-	if p.Notifier == nil {
+	if p.cfg.Notifier == nil {
 		return
 	}
 	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -563,7 +527,7 @@ func (p *Poller) notify(ctx context.Context, pass *Pass) {
 			p.log().Error("notifier panicked", "site", pass.Site, "panic", fmt.Sprint(r))
 		}
 	}()
-	if err := p.Notifier(nctx, pass.Site, pass.StartedAt); err != nil {
+	if err := p.cfg.Notifier(nctx, pass.Site, pass.StartedAt); err != nil {
 		p.log().Error("notifier failed", "site", pass.Site, "err", err)
 	}
 }
@@ -588,7 +552,7 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 		}
 	}()
 
-	failing, err := p.Store.StampChecked(ctx, s.Site, s.SeriesID, s.CheckedAt, now)
+	failing, err := p.st.StampChecked(ctx, s.Site, s.SeriesID, s.CheckedAt, now)
 	if errors.Is(err, store.ErrAlreadyChecked) {
 		p.log().Info("series taken by another pass", "site", s.Site, "series_id", s.SeriesID)
 		return adapters.Result{}, false, false
@@ -602,12 +566,10 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 		return adapters.Result{Outcome: word.Errors}, true, store.Unreachable(err)
 	}
 
-	rctx, cancel := context.WithTimeout(ctx, or(p.ReadTimeout, DefaultReadTimeout))
-	res = p.Reader.Read(rctx, s.Site, s.URL)
+	rctx, cancel := context.WithTimeout(ctx, p.cfg.ReadTimeout)
+	res = p.reader.Read(rctx, s.Site, s.URL)
 	cancel()
-	l.readMu.Lock()
-	l.lastRead = time.Now()
-	l.readMu.Unlock()
+	l.requested()
 	if ctx.Err() != nil && res.Outcome != word.OK {
 		// Shutdown cut the read short: that says nothing about the Series.
 		p.log().Info("poll interrupted by shutdown", "site", s.Site, "series_id", s.SeriesID)
@@ -645,7 +607,7 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 }
 
 func (p *Poller) recordFailure(ctx context.Context, s store.Series, o word.Outcome, now time.Time) {
-	if err := p.Store.RecordFailure(ctx, s.Site, s.SeriesID, o, now); err != nil {
+	if err := p.st.RecordFailure(ctx, s.Site, s.SeriesID, o, now); err != nil {
 		p.log().Error("failure row not written", "site", s.Site, "series_id", s.SeriesID,
 			"outcome", o, "err", err)
 	}
@@ -665,9 +627,9 @@ func (p *Poller) writeOK(ctx context.Context, s store.Series, f adapters.Facts, 
 	if f.HasLatest && latestChanges(s, f) {
 		c.Latest, c.LatestNum, c.LatestURL = true, f.LatestChapter, f.LatestChapterURL
 	}
-	c.Title, c.Cover = or(f.Title, s.Title), or(f.CoverURL, s.CoverURL)
+	c.Title, c.Cover = cmp.Or(f.Title, s.Title), cmp.Or(f.CoverURL, s.CoverURL)
 	c.Face = c.Title != s.Title || c.Cover != s.CoverURL
-	return p.Store.ApplyRead(ctx, s.Site, s.SeriesID, c)
+	return p.st.ApplyRead(ctx, s.Site, s.SeriesID, c)
 }
 
 // latestChanges reports whether a read number changes the row: it is above

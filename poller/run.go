@@ -12,7 +12,7 @@ import (
 // releases the Lane locks, so a replica can take over at once.
 func (p *Poller) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	for _, site := range p.Sites {
+	for _, site := range p.cfg.Sites {
 		wg.Go(func() { p.runLane(ctx, site) })
 	}
 	wg.Wait()
@@ -42,7 +42,7 @@ func (p *Poller) flushUnlogged() {
 	for _, l := range lanes {
 		l.pass.Lock()
 		for i, r := range l.unlogged {
-			if err := p.Store.InsertPass(ctx, r); err != nil {
+			if err := p.st.InsertPass(ctx, r); err != nil {
 				lost += len(l.unlogged) - i
 				sites = append(sites, r.Site)
 				last = err
@@ -74,7 +74,7 @@ func (p *Poller) runLane(ctx context.Context, site string) {
 		}
 		l.pass.Unlock()
 		if !lead {
-			p.rest(ctx, site, l, or(p.LeaderRetry, DefaultLeaderRetry), nil)
+			p.rest(ctx, site, l, p.cfg.LeaderRetry, nil)
 			continue
 		}
 		p.prune(ctx, site, l)
@@ -93,18 +93,20 @@ func (p *Poller) safePass(ctx context.Context, site string, l *lane) (pass Pass)
 	defer func() {
 		if r := recover(); r != nil {
 			p.log().Error("pass panicked", "site", site, "panic", r)
-			pass = Pass{Site: site, Rest: or(p.ErrorRest, DefaultErrorRest)}
+			pass = Pass{Site: site, Rest: p.cfg.ErrorRest}
 		}
 	}()
 	return p.runPass(ctx, site, l, true)
 }
 
 // rest waits d (at most DefaultRest), or until the Lane is woken, or ctx
-// ends. A wake comes in-process (the channel) or through the database: the
-// leader's lock session LISTENs, so a Forced Poll written by any process,
-// through poller or store, ends the rest at once. When that session dies
-// (a database restart, a terminated backend), the Lane takes its lock and
-// its LISTEN again at once (retake) instead of resting on the timer alone.
+// ends. A wake comes through the database, and only there: the leader's
+// lock session LISTENs, so a Forced Poll, Pause or Resume written by any
+// process (this one's own admin pages included) ends the rest at once
+// (ADR 0004). When that session dies (a database restart, a terminated
+// backend), the Lane takes its lock and its LISTEN again at once (retake)
+// instead of resting on the timer alone. A Lane that does not hold the lock
+// has no session to hear a wake: it rests its LeaderRetry and asks again.
 // meanwhile (nil: nothing) runs during the rest under a context that ends
 // with it, so a wake also cancels whatever it has in flight; rest returns
 // only after it has.
@@ -115,36 +117,23 @@ func (p *Poller) rest(ctx context.Context, site string, l *lane, d time.Duration
 	if meanwhile != nil {
 		done.Go(func() { meanwhile(wctx) })
 	}
-	p.awaitWake(wctx, cancel, site, l)
+	p.awaitWake(wctx, site, l)
 	cancel()
 	done.Wait()
 }
 
 // awaitWake returns when wctx ends, the Lane is woken, or a lost wake
 // session has been taken again.
-func (p *Poller) awaitWake(wctx context.Context, cancel context.CancelFunc, site string, l *lane) {
+func (p *Poller) awaitWake(wctx context.Context, site string, l *lane) {
 	l.pass.Lock()
 	lock := l.lock
 	l.pass.Unlock()
-	if lock != nil {
-		woke := make(chan error, 1)
-		go func() { woke <- lock.WaitWake(wctx) }()
-		select {
-		case err := <-woke:
-			if err == nil || wctx.Err() != nil {
-				return
-			}
-			p.retake(wctx, site, l, err)
-			return
-		case <-l.wake:
-			cancel()
-			<-woke
-			return
-		}
+	if lock == nil {
+		<-wctx.Done()
+		return
 	}
-	select {
-	case <-wctx.Done():
-	case <-l.wake:
+	if err := lock.WaitWake(wctx); err != nil && wctx.Err() == nil {
+		p.retake(wctx, site, l, err)
 	}
 }
 
@@ -155,10 +144,10 @@ const (
 )
 
 // retake replaces a lock whose session died: it tries the lock again with a
-// backoff from retakeFirst to retakeMax until the database answers, the
-// Lane is woken in-process, or ctx ends. It returns so the Lane passes at
-// once: a Forced Poll written while no session listened sent its wake to
-// nobody, and the pass is what serves it. If another process took the lock
+// backoff from retakeFirst to retakeMax until the database answers or ctx
+// ends. It returns so the Lane passes at once: a Forced Poll written while
+// no session listened sent its wake to nobody, and the pass is what serves
+// it. If another process took the lock
 // meanwhile, that pass finds out and the Lane waits as a non-leader. One log
 // line when the session is lost and one when the lock is back, however long
 // the database is away.
@@ -173,7 +162,7 @@ func (p *Poller) retake(ctx context.Context, site string, l *lane, cause error) 
 	delay := retakeFirst
 	for attempts := 1; ; attempts++ {
 		l.pass.Lock()
-		lock, err := p.Store.TryLockLane(ctx, site)
+		lock, err := p.st.TryLockLane(ctx, site)
 		if err == nil {
 			l.lock = lock
 		}
@@ -185,9 +174,6 @@ func (p *Poller) retake(ctx context.Context, site string, l *lane, cause error) 
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-l.wake:
 			t.Stop()
 			return
 		case <-t.C:
@@ -204,9 +190,9 @@ func (p *Poller) prune(ctx context.Context, site string, l *lane) {
 		return
 	}
 	l.lastPrune = now
-	days := or(p.PassRetention, DefaultPassRetention)
+	days := p.cfg.PassRetention
 	before := now.Add(-time.Duration(days) * 24 * time.Hour)
-	n, err := p.Store.PrunePasses(ctx, site, before)
+	n, err := p.st.PrunePasses(ctx, site, before)
 	if err != nil {
 		p.log().Error("pass log not pruned", "site", site, "err", err)
 		return

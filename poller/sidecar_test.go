@@ -12,6 +12,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/notify"
+	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store/word"
 )
 
@@ -53,8 +54,7 @@ func TestADeadSidecarSendsSidecarDownAndNeverAStall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.p.Notifier = n.Hook()
-	r.p.Sites = []string{"kagane"}
+	r.with(func(c *poller.Config) { c.Notifier, c.Sites = n.Hook(), []string{"kagane"} })
 
 	skips := map[word.Skip]int{}
 	for end := r.clk.Now().Add(15 * time.Hour); r.clk.Now().Before(end); {

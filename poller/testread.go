@@ -21,12 +21,10 @@ func (p *Poller) TestRead(ctx context.Context, site, seriesURL string) adapters.
 	if err := p.reserve(ctx, l); err != nil {
 		return adapters.Result{Outcome: word.Errors, Err: fmt.Errorf("waiting for the Lane's turn: %w", err)}
 	}
-	rctx, cancel := context.WithTimeout(ctx, or(p.ReadTimeout, DefaultReadTimeout))
+	rctx, cancel := context.WithTimeout(ctx, p.cfg.ReadTimeout)
 	defer cancel()
-	res := p.Reader.Read(rctx, site, seriesURL)
-	l.readMu.Lock()
-	l.lastRead = time.Now()
-	l.readMu.Unlock()
+	res := p.reader.Read(rctx, site, seriesURL)
+	l.requested()
 	return res
 }
 
@@ -36,7 +34,7 @@ func (p *Poller) TestRead(ctx context.Context, site, seriesURL string) adapters.
 func (p *Poller) reserve(ctx context.Context, l *lane) error {
 	l.readMu.Lock()
 	at := time.Now()
-	if next := l.lastRead.Add(p.spacing()); p.spacing() > 0 && next.After(at) {
+	if next := l.lastRead.Add(p.cfg.Spacing); p.cfg.Spacing > 0 && next.After(at) {
 		at = next
 	}
 	l.lastRead = at

@@ -161,7 +161,7 @@ func TestAForcedPollThatSucceedsDeletesTheRowAndARequestAloneDoesNot(t *testing.
 	r.rd.script(url("s"), failResult(word.NoChapter, 200, true), okResult("10"))
 	r.pass() // fails: row written, checked now
 	r.clk.Advance(time.Minute)
-	if err := r.p.ForceSeries(r.ctx, site, "s"); err != nil {
+	if err := r.st.ForceSeriesPoll(r.ctx, site, "s", r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := r.failure("s"); !ok {

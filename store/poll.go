@@ -75,7 +75,7 @@ func Unavailable(err error) bool {
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
 		switch pg.Code {
-		case "57014", "53300": // query_canceled (statement_timeout), too_many_connections
+		case pgerrcode.QueryCanceled, pgerrcode.TooManyConnections: // statement_timeout, a full server
 			return true
 		}
 	}

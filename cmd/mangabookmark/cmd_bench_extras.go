@@ -182,7 +182,7 @@ func benchPass(ctx context.Context, dbURL string, now time.Time) string {
 	}
 	reader := adapters.NewReader(adapters.ReaderOptions{BaseURLs: map[string]*url.URL{"novelfull": base}, BrowserSites: map[string]bool{}})
 	clock := now
-	p := &poller.Poller{Store: store.New(pool), Reader: reader, Now: func() time.Time { return clock }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Sites: []string{"novelfull"}}
+	p := poller.New(store.New(pool), reader, poller.Config{Now: func() time.Time { return clock }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Sites: []string{"novelfull"}})
 	defer p.Close()
 	clock = clock.Add(2 * time.Hour)
 	p.RunPass(ctx, "novelfull") // learns the facts

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,53 +60,18 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 	if err != nil {
 		return err
 	}
-	challenge, err := os.ReadFile(filepath.Join(o.fixtures, "challenge", "cloudflare.html"))
-	if err != nil {
-		return fmt.Errorf("demo: the challenge page: %w", err)
-	}
-	w := &demoWorld{sites: map[string]*demoSite{}, clock: o.clock, out: stdout}
-	w.sink = &demoSink{out: stdout, clock: o.clock.Now}
-	var bases []string
-	for _, ds := range sites {
-		ds.challengePage = challenge
-		var h http.Handler = ds
-		if ds.Site == demoRoomSite {
-			w.room = &demoRoom{site: ds}
-			h = w.room.handler()
-		}
-		if ds.server, err = listenLoopback(h); err != nil {
-			return err
-		}
-		defer ds.server.Down()
-		w.sites[ds.Site] = ds
-		bases = append(bases, ds.Site+"="+ds.server.URL())
-	}
-	w.sites[demoHostile].Challenge(true)
-	sink, err := listenLoopback(w.sink)
+	w, bases, down, err := startStandIns(o, sites, stdout)
+	defer down()
 	if err != nil {
 		return err
 	}
-	defer sink.Down()
-
 	dataDir := filepath.Join(orDefault(getenv("DATA_DIR"), "var"), "demo")
 	if !o.keep && o.database == "" {
 		if err := os.RemoveAll(dataDir); err != nil {
 			return fmt.Errorf("demo: start afresh: %w", err)
 		}
 	}
-	env := map[string]string{
-		"DATA_DIR":            dataDir,
-		"DATABASE_URL":        o.database,
-		"SITE_BASE_URLS":      strings.Join(bases, ","),
-		"BROWSER_SITES":       "none",
-		"BROWSER_WS_URL":      "",
-		"DISCORD_WEBHOOK_URL": sink.URL() + "/api/webhooks/demo/sink",
-		"POLL_SPACING":        demoSpacing.String(),
-		// The Lanes log every failed Poll, and the demo fails many on
-		// purpose: its console shows the guide, the events and the
-		// notices, and the server's errors only, unless LOG_LEVEL says.
-		"LOG_LEVEL": orDefault(getenv("LOG_LEVEL"), "error"),
-	}
+	env := demoEnv(o, bases, w, dataDir, getenv)
 	if w.sidecar, err = newDemoSidecar(dataDir); err != nil {
 		return err
 	}
@@ -125,8 +91,7 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg.LogLevel)
-	dbURL, stopDB, err := openMigrated(ctx, cfg, log)
+	dbURL, stopDB, err := openMigrated(ctx, cfg, newLogger(stderr, cfg.LogLevel))
 	if err != nil {
 		return err
 	}
@@ -139,7 +104,67 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 	script := demoScript(w.sidecar != nil)
 	printGuide(stdout, cfg, w, dataDir, o.database != "")
 	printTimeline(stdout, script)
+	return runDemoServer(ctx, o, cfg, w, seed, script, stdout, stderr)
+}
 
+// startStandIns serves every stand-in Site and the webhook sink on loopback
+// (the reading room on its Site's stand-in); down stops whatever started.
+func startStandIns(o demoOptions, sites []*demoSite, stdout io.Writer) (w *demoWorld, bases []string, down func(), err error) {
+	var stops []func()
+	down = func() {
+		for _, f := range slices.Backward(stops) {
+			f()
+		}
+	}
+	challenge, err := os.ReadFile(filepath.Join(o.fixtures, "challenge", "cloudflare.html"))
+	if err != nil {
+		return nil, nil, down, fmt.Errorf("demo: the challenge page: %w", err)
+	}
+	w = &demoWorld{sites: map[string]*demoSite{}, clock: o.clock, out: stdout}
+	w.sink = &demoSink{out: stdout, clock: o.clock.Now}
+	for _, ds := range sites {
+		ds.challengePage = challenge
+		var h http.Handler = ds
+		if ds.Site == demoRoomSite {
+			w.room = &demoRoom{site: ds}
+			h = w.room.handler()
+		}
+		if ds.server, err = listenLoopback(h); err != nil {
+			return nil, nil, down, err
+		}
+		stops = append(stops, ds.server.Down)
+		w.sites[ds.Site] = ds
+		bases = append(bases, ds.Site+"="+ds.server.URL())
+	}
+	w.sites[demoHostile].Challenge(true)
+	if w.sinkServer, err = listenLoopback(w.sink); err != nil {
+		return nil, nil, down, err
+	}
+	stops = append(stops, w.sinkServer.Down)
+	return w, bases, down, nil
+}
+
+// demoEnv is the server's environment in the demo: the stand-ins' addresses,
+// the sink as the webhook, no browser route until a sidecar starts.
+func demoEnv(o demoOptions, bases []string, w *demoWorld, dataDir string, getenv func(string) string) map[string]string {
+	return map[string]string{
+		"DATA_DIR":            dataDir,
+		"DATABASE_URL":        o.database,
+		"SITE_BASE_URLS":      strings.Join(bases, ","),
+		"BROWSER_SITES":       "none",
+		"BROWSER_WS_URL":      "",
+		"DISCORD_WEBHOOK_URL": w.sinkServer.URL() + "/api/webhooks/demo/sink",
+		"POLL_SPACING":        demoSpacing.String(),
+		// The Lanes log every failed Poll, and the demo fails many on
+		// purpose: its console shows the guide, the events and the
+		// notices, and the server's errors only, unless LOG_LEVEL says.
+		"LOG_LEVEL": orDefault(getenv("LOG_LEVEL"), "error"),
+	}
+}
+
+// runDemoServer serves until Ctrl-C; once the server is ready it prints the
+// sign-in links, opens the reading room and plays the script.
+func runDemoServer(ctx context.Context, o demoOptions, cfg Config, w *demoWorld, seed *demoSeed, script []demoEvent, stdout, stderr io.Writer) error {
 	played := make(chan error, 1)
 	ready := func(st *store.Store) {
 		w.sight = func(ctx context.Context, site, file string) error { return seed.sight(ctx, cfg, st, w, site, file) }

@@ -21,7 +21,9 @@ type demoWorld struct {
 	clock   *demoClock
 	out     io.Writer
 	sink    *demoSink
-	room    *demoRoom
+	// sinkServer serves the sink on loopback.
+	sinkServer *loopbackServer
+	room       *demoRoom
 
 	// sight sends one demo Reader's Sighting through the API.
 	sight func(ctx context.Context, site, file string) error

@@ -58,6 +58,27 @@ type serveOptions struct {
 	ownLinks bool
 }
 
+// lanesConfig is how the server's Lanes run: every Site at POLL_SPACING,
+// covers fetched through reader while each Lane rests, owner notices after
+// every pass; the demo's pace shortens every Site's pace and rests.
+func lanesConfig(cfg Config, o serveOptions, log *slog.Logger, reader *adapters.Reader, notifier *notify.Notifier) poller.Config {
+	c := poller.Config{
+		Spacing:  cfg.PollSpacing,
+		Now:      o.now,
+		Logger:   log,
+		Covers:   reader,
+		Notifier: notifier.Hook(),
+	}
+	if o.pace > 0 {
+		c.PollEvery = map[string]time.Duration{}
+		for _, site := range word.SiteNames() {
+			c.PollEvery[site] = o.pace
+		}
+		c.DefaultRest, c.MinRest, c.BrowserDownFor = o.pace, o.pace, o.pace
+	}
+	return c
+}
+
 func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOptions) error {
 	if o.now == nil {
 		o.now = time.Now
@@ -142,19 +163,8 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 		BrowserWSURL: cfg.BrowserWSURL,
 		Logger:       log,
 	})
-	lanes := poller.New(st.Lanes(), reader, log)
-	lanes.Spacing = cfg.PollSpacing
-	lanes.Notifier = notifier.Hook()
-	lanes.Now = o.now
-	if o.pace > 0 {
-		lanes.PollEvery = map[string]time.Duration{}
-		for _, site := range word.SiteNames() {
-			lanes.PollEvery[site] = o.pace
-		}
-		lanes.DefaultRest, lanes.MinRest, lanes.BrowserDownFor = o.pace, o.pace, o.pace
-	}
-	deps.Reads = lanes    // Test read: the Lanes' own read path and spacing
-	lanes.Covers = reader // covers are fetched while each Lane rests
+	lanes := poller.New(st.Lanes(), reader, lanesConfig(cfg, o, log, reader, notifier))
+	deps.Reads = lanes // Test read: the Lanes' own read path and spacing
 	lanesCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
 	lanesDone := make(chan struct{})
 	go func() {
