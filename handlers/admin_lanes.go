@@ -42,30 +42,43 @@ type laneFacts struct {
 	failing map[string]bool
 }
 
-// readLaneFacts reads both for every Site: the conditions through the same
-// derivation the push uses, the failing lists by one bounded statement.
-func readLaneFacts(d Deps, r *http.Request, now time.Time) (laneFacts, error) {
-	f := laneFacts{fixes: map[string][]string{}, failing: map[string]bool{}}
+// lanesRead is everything the Lanes page reads: every Lane, the facts their
+// rows show, and the state of the owner notices.
+type lanesRead struct {
+	lanes  []store.AdminLane
+	facts  laneFacts
+	status notify.Status
+}
+
+// readLanes reads it in one round trip (the reads are independent): the
+// Lanes, the failing lists by one bounded statement, and the conditions,
+// the webhook's state and the open notices through the same derivation the
+// push uses.
+func readLanes(d Deps, r *http.Request, now time.Time) (lanesRead, error) {
+	out := lanesRead{facts: laneFacts{fixes: map[string][]string{}, failing: map[string]bool{}}}
 	b := d.Store.NewBatch()
-	b.FailingSites(word.SiteNames(), now, f.failing)
-	var finish func() notify.Verdict
+	b.AdminLanes(now, &out.lanes)
+	b.FailingSites(word.SiteNames(), now, out.facts.failing)
+	var finish func() (notify.Verdict, notify.Status)
 	if d.Notices != nil {
-		finish = d.Notices.QueueVerdict(b, now)
+		finish = d.Notices.QueueStatus(b, now)
 	}
 	if err := d.Store.Send(r.Context(), b); err != nil || finish == nil {
-		return f, err
+		return out, err
 	}
-	for _, c := range finish().Conditions {
+	verdict, status := finish()
+	out.status = status
+	for _, c := range verdict.Conditions {
 		fix := c.Kind.Repair(c.Site)
 		if c.Kind != word.SidecarDown {
-			f.fixes[c.Site] = append(f.fixes[c.Site], fix)
+			out.facts.fixes[c.Site] = append(out.facts.fixes[c.Site], fix)
 			continue
 		}
 		for _, site := range d.BrowserSites {
-			f.fixes[site] = append(f.fixes[site], fix)
+			out.facts.fixes[site] = append(out.facts.fixes[site], fix)
 		}
 	}
-	return f, nil
+	return out, nil
 }
 
 // laneRowOf builds one Lane's row.
@@ -122,7 +135,7 @@ func handleAdminLaneRow(d Deps) http.Handler {
 			http.Redirect(w, r, "/admin/lanes", http.StatusSeeOther)
 			return
 		}
-		_, row, found, err := oneLane(d, r, site, d.now())
+		row, found, err := oneLane(d, r, site, d.now())
 		switch {
 		case err != nil:
 			failStore(w, r, d.Logger, err, "The Lane could not be read. Try again.", "admin lanes")
@@ -143,24 +156,19 @@ func handleAdminLaneRow(d Deps) http.Handler {
 	})
 }
 
-// oneLane reads every Lane and the facts their rows show, and builds site's
-// row; found is false when the database holds no such Lane. The Lanes come
-// back too, for the whole page a plain browser is answered with.
-func oneLane(d Deps, r *http.Request, site string, now time.Time) (lanes []store.AdminLane, row components.LaneRow, found bool, err error) {
-	lanes, err = d.Store.AdminLanes(r.Context(), now)
+// oneLane reads the Lanes page's facts and builds site's row; found is
+// false when the database holds no such Lane.
+func oneLane(d Deps, r *http.Request, site string, now time.Time) (row components.LaneRow, found bool, err error) {
+	read, err := readLanes(d, r, now)
 	if err != nil {
-		return nil, row, false, err
+		return row, false, err
 	}
-	facts, err := readLaneFacts(d, r, now)
-	if err != nil {
-		return nil, row, false, err
-	}
-	for _, l := range lanes {
+	for _, l := range read.lanes {
 		if l.Site == site {
-			return lanes, laneRowOf(d, l, facts, now), true, nil
+			return laneRowOf(d, l, read.facts, now), true, nil
 		}
 	}
-	return lanes, row, false, nil
+	return row, false, nil
 }
 
 // laneState sets the row's state, its end and what it means.
@@ -188,24 +196,17 @@ func laneState(d Deps, l store.AdminLane, now time.Time, row *components.LaneRow
 	}
 }
 
-// lanesPage builds /admin/lanes: problem Lanes first, then the rest in Site
-// order. mark, when set, adjusts one Lane's row (a control's refusal shown
-// without JavaScript).
-func lanesPage(d Deps, r *http.Request, now time.Time, lanes []store.AdminLane, mark func(*components.LaneRow)) (components.LanesPage, error) {
-	var status notify.Status
-	if d.Notices != nil {
-		var err error
-		if status, err = d.Notices.Status(r.Context(), now); err != nil {
-			return components.LanesPage{}, err
-		}
-	}
-	facts, err := readLaneFacts(d, r, now)
+// lanesPage reads and builds /admin/lanes: problem Lanes first, then the
+// rest in Site order. mark, when set, adjusts the rows (a control's refusal
+// shown without JavaScript).
+func lanesPage(d Deps, r *http.Request, now time.Time, mark func(*components.LaneRow)) (components.LanesPage, error) {
+	read, err := readLanes(d, r, now)
 	if err != nil {
 		return components.LanesPage{}, err
 	}
 	p := components.LanesPage{Window: word.Age(word.OwnerWindow), Pauses: pauseOptions()}
-	for _, l := range lanes {
-		row := laneRowOf(d, l, facts, now)
+	for _, l := range read.lanes {
+		row := laneRowOf(d, l, read.facts, now)
 		if mark != nil {
 			mark(&row)
 		}
@@ -220,6 +221,7 @@ func lanesPage(d Deps, r *http.Request, now time.Time, lanes []store.AdminLane, 
 		}
 		return 1
 	})
+	status := read.status
 	p.NoticesOff = !status.Enabled
 	if !status.WebhookDeadAt.IsZero() {
 		p.WebhookDead = word.Age(now.Sub(status.WebhookDeadAt))
@@ -233,17 +235,12 @@ func lanesPage(d Deps, r *http.Request, now time.Time, lanes []store.AdminLane, 
 // handleAdminLanes is /admin/lanes.
 func handleAdminLanes(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, now := r.Context(), d.now()
-		lanes, err := d.Store.AdminLanes(ctx, now)
-		var p components.LanesPage
-		if err == nil {
-			p, err = lanesPage(d, r, now, lanes, nil)
-		}
+		p, err := lanesPage(d, r, d.now(), nil)
 		if err != nil {
 			failStore(w, r, d.Logger, err, "The Lanes could not be read. Try again.", "admin lanes")
 			return
 		}
-		render(w, r, d.Logger, http.StatusOK, components.AdminLanesPage(viewerFrom(ctx), p))
+		render(w, r, d.Logger, http.StatusOK, components.AdminLanesPage(viewerFrom(r.Context()), p))
 	})
 }
 
@@ -273,19 +270,11 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 			http.Redirect(w, r, "/admin/lanes", http.StatusSeeOther)
 			return
 		}
-		now := d.now()
-		lanes, row, found, err := oneLane(d, r, site, now)
-		switch {
-		case err != nil:
-			failStore(w, r, d.Logger, err, "The Lane could not be read. Try again.", "admin lanes")
-			return
-		case !found:
-			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
-			return
-		}
-		row.Message, row.Fault = done, false
-		if refusal != "" {
-			row.Message, row.Fault = refusal, true
+		say := func(row *components.LaneRow) {
+			row.Message, row.Fault = done, false
+			if refusal != "" {
+				row.Message, row.Fault = refusal, true
+			}
 		}
 		if status == 0 {
 			status = http.StatusOK
@@ -293,9 +282,9 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 		if !wantsFragment(r) {
 			// A refusal without JavaScript: the whole page, the message on
 			// its row, and the notices as the page always shows them.
-			p, err := lanesPage(d, r, now, lanes, func(o *components.LaneRow) {
+			p, err := lanesPage(d, r, d.now(), func(o *components.LaneRow) {
 				if o.Site == site {
-					*o = row
+					say(o)
 				}
 			})
 			if err != nil {
@@ -305,6 +294,16 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 			render(w, r, d.Logger, status, components.AdminLanesPage(viewerFrom(r.Context()), p))
 			return
 		}
+		row, found, err := oneLane(d, r, site, d.now())
+		switch {
+		case err != nil:
+			failStore(w, r, d.Logger, err, "The Lane could not be read. Try again.", "admin lanes")
+			return
+		case !found:
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
+			return
+		}
+		say(&row)
 		render(w, r, d.Logger, status, components.LaneRowView(row, pauseOptions(), word.Age(word.OwnerWindow)))
 	})
 }

@@ -111,5 +111,7 @@ type NoticeSource interface {
 	// QueueVerdict queues the verdict line's reads into the landing page's
 	// batch; finish reads them once the batch is sent.
 	QueueVerdict(b *store.Batch, now time.Time) (finish func() notify.Verdict)
-	Status(ctx context.Context, now time.Time) (notify.Status, error)
+	// QueueStatus queues the verdict's reads and the open notices into the
+	// Lanes page's batch.
+	QueueStatus(b *store.Batch, now time.Time) (finish func() (notify.Verdict, notify.Status))
 }

@@ -59,26 +59,32 @@ func (l *statementLog) read() (int, int) {
 // table grows by 3 000 Series: the landing page at most 5 statements, a list
 // page (each filter, with a Site and a kind, a deep keyset page, the htmx
 // fragment) at most 3, each in at most 2 round trips, and the same number
-// at both sizes.
+// at both sizes. The Lanes page and a Lane's live row are 5 statements in 2
+// round trips — the session, then one batch of the Lanes, their failing
+// lists, the conditions and the open notices — however many notices are
+// open (two here, each once read by a statement of its own).
 func TestEveryAdminPageRunsAFixedFewStatements(t *testing.T) {
 	t.Parallel()
 	log := &statementLog{}
 	h := newHarnessOn(t, storetest.Pool(t, func(c *pgxpool.Config) { c.ConnConfig.Tracer = log }))
 	h.seed(dataset)
+	h.exec(`INSERT INTO owner_notices (kind, site, notified_at) VALUES ('stall', 'asurascans', 1), ('sidecar-down', '', 0)`)
 	c := h.owner()
 	type page struct {
 		path       string
 		headers    []string
 		statements int
+		roundTrips int
 	}
-	pages := []page{{"/admin", nil, 5}, {"/admin/lanes", nil, 5}, {"/admin/series/asurascans/failing-3mo", nil, 5}}
+	pages := []page{{"/admin", nil, 5, 2}, {"/admin/lanes", nil, 5, 2}, {"/admin/lanes/comix", []string{"HX-Request", "true"}, 5, 2},
+		{"/admin/series/asurascans/failing-3mo", nil, 5, 2}}
 	for _, f := range store.Filters {
 		base := "/admin/series?filter=" + string(f)
 		pages = append(pages,
-			page{base, nil, 3},
-			page{base + "&site=kagane&kind=manga", nil, 3},
-			page{base + "&after=comix:b", nil, 3},
-			page{base, []string{"HX-Request", "true"}, 3})
+			page{base, nil, 3, 2},
+			page{base + "&site=kagane&kind=manga", nil, 3, 2},
+			page{base + "&after=comix:b", nil, 3, 2},
+			page{base, []string{"HX-Request", "true"}, 3, 2})
 	}
 	measure := func() map[string][2]int {
 		out := map[string][2]int{}
@@ -94,8 +100,8 @@ func TestEveryAdminPageRunsAFixedFewStatements(t *testing.T) {
 			if testing.Verbose() {
 				t.Logf("%s: %d statements, %d round trips", key, s1-s0, r1-r0)
 			}
-			if s1-s0 > p.statements || r1-r0 > 2 && p.statements <= 3 {
-				t.Errorf("%s: %d statements in %d round trips, want at most %d", key, s1-s0, r1-r0, p.statements)
+			if s1-s0 > p.statements || r1-r0 > p.roundTrips {
+				t.Errorf("%s: %d statements in %d round trips, want at most %d in %d", key, s1-s0, r1-r0, p.statements, p.roundTrips)
 			}
 		}
 		return out

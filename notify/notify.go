@@ -436,37 +436,48 @@ func (n *Notifier) WebhookDeadAt(ctx context.Context) (time.Time, error) {
 	return at, nil
 }
 
-// Status reads the open notices, each with the age its condition has at now.
+// Status reads the open notices, each with the age its condition has at now,
+// in one round trip (QueueStatus).
 func (n *Notifier) Status(ctx context.Context, now time.Time) (Status, error) {
-	out := Status{Enabled: n.Enabled()}
-	dead, err := n.WebhookDeadAt(ctx)
-	if err != nil {
+	b := n.store.NewBatch()
+	finish := n.QueueStatus(b, now)
+	if err := n.store.Send(ctx, b); err != nil {
 		return Status{}, fmt.Errorf("notify: status: %w", err)
 	}
-	out.WebhookDeadAt = dead
-	rows, err := n.store.Notices(ctx)
-	if err != nil {
-		return Status{}, fmt.Errorf("notify: status: %w", err)
-	}
-	for _, r := range rows {
-		nt := Notice{
-			Kind:      r.Kind,
-			Site:      r.Site,
-			Attempts:  r.Attempts,
-			LastError: r.LastError,
-			GaveUp:    r.GaveUp,
+	_, st := finish()
+	return st, nil
+}
+
+// QueueStatus queues Status's reads into b — the verdict's (the conditions'
+// one statement, the webhook's state) and the open notices — so a page
+// sends them with its own reads in one round trip. finish reads both once b
+// is sent. A notice holds exactly when its condition is in the verdict:
+// holding reads the very expressions derive runs one subject at a time.
+func (n *Notifier) QueueStatus(b *store.Batch, now time.Time) (finish func() (Verdict, Status)) {
+	verdict := n.QueueVerdict(b, now)
+	var rows []store.NoticeState
+	b.Notices(&rows)
+	return func() (Verdict, Status) {
+		v := verdict()
+		out := Status{Enabled: n.Enabled(), WebhookDeadAt: v.WebhookDeadAt}
+		held := map[subject]Condition{}
+		for _, c := range v.Conditions {
+			held[subject{c.Kind, c.Site}] = c
 		}
-		nt.SentAt, nt.LastAttemptAt, nt.RetryNotBefore = r.NotifiedAt, r.LastAttemptAt, r.RetryNotBefore
-		if slices.Contains(word.NoticeKinds, nt.Kind) {
-			c, ok, err := n.derive(ctx, subject{nt.Kind, nt.Site}, now)
-			if err != nil {
-				return Status{}, fmt.Errorf("notify: status: %w", err)
+		for _, r := range rows {
+			nt := Notice{
+				Kind:      r.Kind,
+				Site:      r.Site,
+				Attempts:  r.Attempts,
+				LastError: r.LastError,
+				GaveUp:    r.GaveUp,
 			}
-			if ok {
+			nt.SentAt, nt.LastAttemptAt, nt.RetryNotBefore = r.NotifiedAt, r.LastAttemptAt, r.RetryNotBefore
+			if c, ok := held[subject{nt.Kind, nt.Site}]; ok {
 				nt.Holds, nt.Since = true, c.Since
 			}
+			out.Notices = append(out.Notices, nt)
 		}
-		out.Notices = append(out.Notices, nt)
+		return v, out
 	}
-	return out, nil
 }

@@ -396,3 +396,8 @@ func (s *Store) AdminLanes(ctx context.Context, now time.Time) ([]AdminLane, err
 	}
 	return v, nil
 }
+
+// AdminLanes queues the Lanes page's read of every Lane into dst.
+func (b *Batch) AdminLanes(now time.Time, dst *[]AdminLane) {
+	queueMany(b, "admin lanes", dst, adminLanesSQL, ms(now.Add(-word.OwnerWindow)))
+}

@@ -455,6 +455,11 @@ func (s *Store) Notices(ctx context.Context) ([]NoticeState, error) {
 	return v, nil
 }
 
+// Notices queues the read of the open owner notices into dst.
+func (b *Batch) Notices(dst *[]NoticeState) {
+	queueMany(b, "list notices", dst, listNoticesSQL)
+}
+
 const deadWebhookSQL = `SELECT dead_at FROM dead_webhooks WHERE url_hash = $1`
 
 // WebhookDeadAt returns when Discord answered 404 for the webhook whose
