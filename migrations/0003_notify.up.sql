@@ -1,5 +1,5 @@
 -- Owner notice delivery, kept apart from owner_notices so that table keeps
--- carrying only the fact seed 001 allows (the owner was told). The notices
+-- carrying only the one fact CONTEXT.md (Owner notice) gives it: the owner was told. The notices
 -- command and /admin run in other processes, so why a notice is still pending
 -- has to live in the database.
 

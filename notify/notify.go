@@ -122,7 +122,6 @@ func New(opts Options) (*Notifier, error) {
 	}
 	n := &Notifier{
 		store:    opts.Store,
-		browser:  map[string]bool{},
 		log:      opts.Logger,
 		window:   opts.Window,
 		lookback: opts.Lookback,
@@ -144,17 +143,10 @@ func New(opts Options) (*Notifier, error) {
 	if n.lookback <= n.window {
 		return nil, errors.New("notify: lookback must exceed the window")
 	}
-	for site, on := range opts.BrowserSites {
-		if !on {
-			continue
-		}
-		if !word.KnownSite(site) {
-			return nil, fmt.Errorf("notify: unknown browser site %q", site)
-		}
-		n.browser[site] = true
-		n.browserList = append(n.browserList, site)
+	var err error
+	if n.browser, n.browserList, err = browserSites(opts.BrowserSites); err != nil {
+		return nil, err
 	}
-	slices.Sort(n.browserList)
 	if opts.PublicBaseURL != "" {
 		u, err := url.Parse(opts.PublicBaseURL)
 		if err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
@@ -171,20 +163,43 @@ func New(opts Options) (*Notifier, error) {
 	}
 	sum := sha256.Sum256([]byte(opts.WebhookURL.Reveal()))
 	n.hook = &webhook{url: opts.WebhookURL, hash: hex.EncodeToString(sum[:])}
+	n.client = webhookClient(opts.HTTPClient)
+	n.log.Info("owner notices on: Discord webhook configured")
+	return n, nil
+}
+
+// browserSites are the Sites read over the browser route (sidecar-down's
+// Lanes), as a set and as a sorted list.
+func browserSites(on map[string]bool) (map[string]bool, []string, error) {
+	set, list := map[string]bool{}, []string{}
+	for site, yes := range on {
+		if !yes {
+			continue
+		}
+		if !word.KnownSite(site) {
+			return nil, nil, fmt.Errorf("notify: unknown browser site %q", site)
+		}
+		set[site] = true
+		list = append(list, site)
+	}
+	slices.Sort(list)
+	return set, list, nil
+}
+
+// webhookClient is the client the embeds are posted with: the caller's, or
+// one with DefaultTimeout, never waiting past MaxTimeout and never following
+// a redirect (a webhook that redirects is not Discord's).
+func webhookClient(given *http.Client) *http.Client {
 	c := http.Client{Timeout: DefaultTimeout}
-	if opts.HTTPClient != nil {
-		c = *opts.HTTPClient
+	if given != nil {
+		c = *given
 		if c.Timeout <= 0 {
 			c.Timeout = DefaultTimeout
 		}
 		c.Timeout = min(c.Timeout, MaxTimeout)
 	}
-	// A webhook that redirects is not Discord's; never follow it with the
-	// message.
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	n.client = &c
-	n.log.Info("owner notices on: Discord webhook configured")
-	return n, nil
+	return &c
 }
 
 // WebhookHash is the hex SHA-256 of the configured webhook's address (the

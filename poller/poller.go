@@ -578,18 +578,24 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 	// The read happened; its writes should land even if shutdown began.
 	ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
+	return p.record(ctx, s, res, failing, now, begin), true, false
+}
+
+// record writes what one read said about the Series (CONTEXT.md, Outcome)
+// and answers the result as counted: an ok applies the facts, a read that
+// says nothing about the Series writes nothing, any other outcome is its
+// failure row.
+func (p *Poller) record(ctx context.Context, s store.Series, res adapters.Result, failing bool, now, begin time.Time) adapters.Result {
 	if !res.Outcome.Valid() {
 		res = adapters.Result{Outcome: word.Errors, Checked: res.Checked, Status: res.Status,
 			Err: fmt.Errorf("poller: reader returned outcome %q", res.Outcome)}
 	}
-
 	switch res.Outcome {
 	case word.Refused, word.Unreachable:
 		// No statement at all: the Site's mood or our own sidecar says
 		// nothing about this Series, in either direction.
 		p.log().Info("poll said nothing", "site", s.Site, "series_id", s.SeriesID,
 			"outcome", res.Outcome, "duration", time.Since(begin), "err", res.Err)
-		return res, true, false
 	case word.OK:
 		if err := p.writeOK(ctx, s, res.Facts, failing, now); err != nil {
 			p.log().Error("write after read failed", "site", s.Site, "series_id", s.SeriesID,
@@ -597,13 +603,12 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 			res.Outcome = word.Errors
 			p.recordFailure(ctx, s, word.Errors, now)
 		}
-		return res, true, false
 	default:
 		p.log().Warn("poll failed", "site", s.Site, "series_id", s.SeriesID,
 			"outcome", res.Outcome, "status", res.Status, "duration", time.Since(begin), "err", res.Err)
 		p.recordFailure(ctx, s, res.Outcome, now)
-		return res, true, false
 	}
+	return res
 }
 
 func (p *Poller) recordFailure(ctx context.Context, s store.Series, o word.Outcome, now time.Time) {

@@ -137,8 +137,7 @@ func (q SeriesQuery) where(now time.Time, keyset bool) (string, pgx.NamedArgs, e
 	if !keyset || q.Site != "" || q.Kind != "" {
 		// A list of every Site walks its index in keyset order and needs no
 		// ranges; naming all six would make PostgreSQL 15 descend the index
-		// once per Site before the cursor (measured: 22 ms for a deep page
-		// of every Series at 1 000 000, 0.1 ms without).
+		// once per Site before the cursor (BENCHMARKS.md, "all, deep page").
 		conds = append(conds, `s.site = ANY(@sites)`)
 		args["sites"] = q.sites()
 	}

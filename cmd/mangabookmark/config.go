@@ -65,7 +65,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	}
 	c := Config{
 		DatabaseURL:         notify.Secret(get("DATABASE_URL", "")),
-		DataDir:             get("DATA_DIR", "var"),
+		DataDir:             filepath.Clean(get("DATA_DIR", "var")),
 		ListenAddr:          get("LISTEN_ADDR", "127.0.0.1:8080"),
 		DiscordClientID:     get("DISCORD_CLIENT_ID", ""),
 		DiscordClientSecret: notify.Secret(get("DISCORD_CLIENT_SECRET", "")),
@@ -78,14 +78,24 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	}
 	var errs []error
 	bad := func(name, why string) { errs = append(errs, fmt.Errorf("%s: %s", name, why)) }
+	c.checkAddresses(get, bad)
+	c.checkDiscord(bad)
+	c.checkSecrets(bad)
+	if err := c.readTunables(get, bad); err != nil {
+		errs = append(errs, err)
+	}
+	return c, errors.Join(errs...)
+}
 
+// checkAddresses checks the addresses the server listens on and talks to,
+// and derives PUBLIC_BASE_URL from LISTEN_ADDR when it is unset.
+func (c *Config) checkAddresses(get func(k, def string) string, bad func(name, why string)) {
 	if c.DatabaseURL.Set() {
 		u, err := url.Parse(c.DatabaseURL.Reveal())
 		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 			bad("DATABASE_URL", "must be a postgres:// URL")
 		}
 	}
-	c.DataDir = filepath.Clean(c.DataDir)
 	host, port, err := net.SplitHostPort(c.ListenAddr)
 	if err != nil || port == "" {
 		bad("LISTEN_ADDR", "must be host:port, e.g. 127.0.0.1:8080")
@@ -97,6 +107,16 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if u, err := url.Parse(c.PublicBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		bad("PUBLIC_BASE_URL", "must be an absolute http(s) URL such as https://bookmarks.example.org")
 	}
+	if c.BrowserWSURL != "" {
+		if u, err := url.Parse(c.BrowserWSURL); err != nil || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http") || u.Host == "" {
+			bad("BROWSER_WS_URL", "must be a ws:// address of the browser's remote debugging port")
+		}
+	}
+}
+
+// checkDiscord checks Discord sign-in's settings, which come as a set, and
+// names the local owner when Discord sign-in is off.
+func (c *Config) checkDiscord(bad func(name, why string)) {
 	if c.OAuth() {
 		if !c.DiscordClientSecret.Set() {
 			bad("DISCORD_CLIENT_SECRET", "is required when DISCORD_CLIENT_ID is set")
@@ -115,17 +135,16 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			bad(id.name, "must be a Discord id (digits only)")
 		}
 	}
+}
+
+// checkSecrets checks the keys and the webhook; no message quotes one.
+func (c *Config) checkSecrets(bad func(name, why string)) {
 	for _, k := range []struct {
 		name string
 		v    notify.Secret
 	}{{"SESSION_KEY", c.SessionKey}, {"TOKEN_KEY", c.TokenKey}} {
 		if k.v.Set() && len(k.v.Reveal()) < 32 {
 			bad(k.name, "must be at least 32 characters (e.g. `openssl rand -hex 32`)")
-		}
-	}
-	if c.BrowserWSURL != "" {
-		if u, err := url.Parse(c.BrowserWSURL); err != nil || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http") || u.Host == "" {
-			bad("BROWSER_WS_URL", "must be a ws:// address of the browser's remote debugging port")
 		}
 	}
 	if c.DiscordWebhookURL.Set() {
@@ -135,6 +154,12 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			bad("DISCORD_WEBHOOK_URL", "must be an absolute https URL without credentials (plain http only to a loopback host)")
 		}
 	}
+}
+
+// readTunables reads the settings with a default: pace, pools, deadlines,
+// routes, stand-in addresses and the log level. The error is a list
+// parser's own.
+func (c *Config) readTunables(get func(k, def string) string, bad func(name, why string)) error {
 	c.PollSpacing = poller.DefaultSpacing
 	if v := get("POLL_SPACING", ""); v != "" {
 		if d, err := time.ParseDuration(v); err != nil || d < 0 || d > 10*time.Minute {
@@ -153,16 +178,18 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			c.RequestTimeout = d
 		}
 	}
+	if err := c.LogLevel.UnmarshalText([]byte(get("LOG_LEVEL", "info"))); err != nil {
+		bad("LOG_LEVEL", "must be debug, info, warn or error")
+	}
+	var errs []error
+	var err error
 	if c.BrowserSites, err = adapters.ParseBrowserSites(get("BROWSER_SITES", adapters.DefaultBrowserSites)); err != nil {
 		errs = append(errs, err)
 	}
 	if c.SiteBases, err = adapters.ParseBaseURLs(get("SITE_BASE_URLS", "")); err != nil {
 		errs = append(errs, err)
 	}
-	if err := c.LogLevel.UnmarshalText([]byte(get("LOG_LEVEL", "info"))); err != nil {
-		bad("LOG_LEVEL", "must be debug, info, warn or error")
-	}
-	return c, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // poolSize reads a pool size setting: a whole number from 1 to 100.

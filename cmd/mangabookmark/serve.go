@@ -96,13 +96,37 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 	}
 	defer st.Close()
 
+	deps, err := handlerDeps(cfg, o, st, log)
+	if err != nil {
+		return err
+	}
+	notifier, err := ownerNotices(ctx, cfg, o, st, log, &deps)
+	if err != nil {
+		return err
+	}
+	reader := adapters.NewReader(adapters.ReaderOptions{
+		BaseURLs:     cfg.SiteBases,
+		BrowserSites: cfg.BrowserSites,
+		BrowserWSURL: cfg.BrowserWSURL,
+		Logger:       log,
+	})
+	lanes := poller.New(st.Lanes(), reader, lanesConfig(cfg, o, log, reader, notifier))
+	deps.Reads = lanes // Test read: the Lanes' own read path and spacing
+	stopLanes := runLanes(ctx, lanes, log)
+	defer stopLanes()
+	return serveHTTP(ctx, cfg, o, st, deps, stdout, log)
+}
+
+// handlerDeps is what the pages need from the configuration: the keys
+// (generated into DATA_DIR when unset), the routes, Discord sign-in.
+func handlerDeps(cfg Config, o serveOptions, st *store.Store, log *slog.Logger) (handlers.Deps, error) {
 	sessionKey, err := keyFor(cfg.SessionKey, cfg.DataDir, "session.key")
 	if err != nil {
-		return fmt.Errorf("SESSION_KEY: %w", err)
+		return handlers.Deps{}, fmt.Errorf("SESSION_KEY: %w", err)
 	}
 	tokenKey, err := keyFor(cfg.TokenKey, cfg.DataDir, "token.key")
 	if err != nil {
-		return fmt.Errorf("TOKEN_KEY: %w", err)
+		return handlers.Deps{}, fmt.Errorf("TOKEN_KEY: %w", err)
 	}
 	deps := handlers.Deps{
 		Store:         st,
@@ -128,6 +152,15 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 			APIBase:      handlers.DiscordAPIBase,
 		}
 	}
+	if cfg.BrowserWSURL == "" && len(deps.BrowserSites) > 0 {
+		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites are not polled", "browser_sites", strings.Join(deps.BrowserSites, ","))
+	}
+	return deps, nil
+}
+
+// ownerNotices builds the Lanes' notifier (answered) and the pages' (into
+// deps), and records the webhook state for the notices command.
+func ownerNotices(ctx context.Context, cfg Config, o serveOptions, st *store.Store, log *slog.Logger, deps *handlers.Deps) (*notify.Notifier, error) {
 	// The Lanes' notifier sends through the Lanes' pool; the pages read the
 	// same conditions through theirs (store.Pools).
 	notices := notify.Options{
@@ -142,41 +175,39 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 	if err != nil {
 		// loadConfig has already refused a bad DISCORD_WEBHOOK_URL with
 		// notify's own check; what is left here is not about the address.
-		return fmt.Errorf("owner notices: %w", err)
+		return nil, fmt.Errorf("owner notices: %w", err)
 	}
 	notices.Store, notices.Logger = st, nil // nil: its "notices on" line is said once, above
 	if deps.Notices, err = notify.New(notices); err != nil {
-		return fmt.Errorf("owner notices: %w", err)
+		return nil, fmt.Errorf("owner notices: %w", err)
 	}
 	// The notices command reports this, not its own environment's setting.
 	if err := st.RecordServerWebhook(ctx, store.ServerWebhook{Configured: notifier.Enabled(), Hash: notifier.WebhookHash(),
 		RecordedAt: time.Now()}); err != nil {
 		log.Error("owner notices: the webhook state could not be recorded for the notices command", "err", err)
 	}
-	if cfg.BrowserWSURL == "" && len(deps.BrowserSites) > 0 {
-		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites are not polled", "browser_sites", strings.Join(deps.BrowserSites, ","))
-	}
+	return notifier, nil
+}
 
-	reader := adapters.NewReader(adapters.ReaderOptions{
-		BaseURLs:     cfg.SiteBases,
-		BrowserSites: cfg.BrowserSites,
-		BrowserWSURL: cfg.BrowserWSURL,
-		Logger:       log,
-	})
-	lanes := poller.New(st.Lanes(), reader, lanesConfig(cfg, o, log, reader, notifier))
-	deps.Reads = lanes // Test read: the Lanes' own read path and spacing
+// runLanes runs the Lanes until stop, which waits for Run to release the
+// Lane locks on its way out.
+func runLanes(ctx context.Context, lanes *poller.Poller, log *slog.Logger) (stop func()) {
 	lanesCtx, stopLanes := context.WithCancel(context.WithoutCancel(ctx))
 	lanesDone := make(chan struct{})
 	go func() {
 		defer close(lanesDone)
 		lanes.Run(lanesCtx)
 	}()
-	defer func() {
+	return func() {
 		stopLanes()
-		<-lanesDone // Run has released the Lane locks on its way out
+		<-lanesDone
 		log.Info("lanes stopped")
-	}()
+	}
+}
 
+// serveHTTP serves the pages until ctx ends, then shuts down within 15 s.
+// Without Discord sign-in it prints a first owner sign-in link.
+func serveHTTP(ctx context.Context, cfg Config, o serveOptions, st *store.Store, deps handlers.Deps, stdout io.Writer, log *slog.Logger) error {
 	srv := &http.Server{
 		Handler:           handlers.NewServer(deps),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -196,7 +227,6 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 	if o.ready != nil {
 		o.ready(st)
 	}
-
 	if !cfg.OAuth() && !o.ownLinks {
 		link, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, cfg.OwnerDiscordID, o.now())
 		if err != nil {
@@ -205,7 +235,6 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 			fmt.Fprintf(stdout, "Discord sign-in is not configured. Owner sign-in link (single use, valid %s):\n  %s\n", handlers.LoginLinkTTL, link)
 		}
 	}
-
 	select {
 	case err := <-served:
 		return fmt.Errorf("http server stopped: %w", err)
