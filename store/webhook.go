@@ -14,16 +14,27 @@ import (
 // address (the dead_webhooks key; the address itself is a secret and never
 // stored). The notices command reads it, so it reports what the server does
 // whatever the command's own environment holds.
+//
+// BrowserSites are the Sites the server reads through the browser sidecar
+// (migration 0012), which the notice conditions depend on; BrowserKnown is
+// false when the row was recorded by a server older than that column.
 type ServerWebhook struct {
-	Configured bool
-	Hash       string
-	RecordedAt time.Time
+	Configured   bool
+	Hash         string
+	RecordedAt   time.Time
+	BrowserSites []string
+	BrowserKnown bool
 }
 
 // RecordServerWebhook writes the server's webhook state (one row).
 func (s *Store) RecordServerWebhook(ctx context.Context, w ServerWebhook) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO server_webhook (one, configured, hash, recorded_at) VALUES (true, $1, $2, $3)
-	    ON CONFLICT (one) DO UPDATE SET configured = $1, hash = $2, recorded_at = $3`, w.Configured, w.Hash, ms(w.RecordedAt))
+	sites := w.BrowserSites
+	if sites == nil {
+		sites = []string{} // none, which NULL (unknown) is not
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO server_webhook (one, configured, hash, recorded_at, browser_sites) VALUES (true, $1, $2, $3, $4)
+	    ON CONFLICT (one) DO UPDATE SET configured = $1, hash = $2, recorded_at = $3, browser_sites = $4`,
+		w.Configured, w.Hash, ms(w.RecordedAt), sites)
 	if err != nil {
 		return fmt.Errorf("store: record server webhook: %w", translate(err))
 	}
@@ -34,13 +45,14 @@ func (s *Store) RecordServerWebhook(ctx context.Context, w ServerWebhook) error 
 // has recorded one yet.
 func (s *Store) ReadServerWebhook(ctx context.Context) (w ServerWebhook, ok bool, err error) {
 	var at int64
-	err = s.pool.QueryRow(ctx, `SELECT configured, hash, recorded_at FROM server_webhook`).Scan(&w.Configured, &w.Hash, &at)
+	err = s.pool.QueryRow(ctx, `SELECT configured, hash, recorded_at, browser_sites FROM server_webhook`).
+		Scan(&w.Configured, &w.Hash, &at, &w.BrowserSites)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ServerWebhook{}, false, nil
 	}
 	if err != nil {
 		return ServerWebhook{}, false, fmt.Errorf("store: read server webhook: %w", translate(err))
 	}
-	w.RecordedAt = msTime(at)
+	w.RecordedAt, w.BrowserKnown = msTime(at), w.BrowserSites != nil
 	return w, true, nil
 }

@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -43,28 +46,30 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if dbURL == "" {
 		return errors.New("notices: DATABASE_URL is unset")
 	}
-	browser, err := adapters.ParseBrowserSites(getenv("BROWSER_SITES"))
-	if err != nil {
-		return fmt.Errorf("notices: %w", err)
-	}
 	st, err := store.Open(ctx, dbURL, store.Pools{})
 	if err != nil {
 		return fmt.Errorf("notices: %w", err)
 	}
 	defer st.Close()
 
-	// The webhook is the server's, not this command's: read what the server
-	// recorded at start, never DISCORD_WEBHOOK_URL from this environment.
+	// The settings are the server's, not this command's: read what the
+	// server recorded at start — its webhook and its browser Sites, which
+	// the conditions depend on — never DISCORD_WEBHOOK_URL or BROWSER_SITES
+	// from this environment.
+	hook, recorded, err := st.ReadServerWebhook(ctx)
+	if err != nil {
+		return fmt.Errorf("notices: %w", err)
+	}
+	browser, err := serverBrowserSites(hook)
+	if err != nil {
+		return fmt.Errorf("notices: %w", err)
+	}
 	n, err := notify.New(notify.Options{Store: st, BrowserSites: browser, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return fmt.Errorf("notices: %w", err)
 	}
 	now := time.Now()
 	status, err := n.Status(ctx, now)
-	if err != nil {
-		return fmt.Errorf("notices: %w", err)
-	}
-	hook, recorded, err := st.ReadServerWebhook(ctx)
 	if err != nil {
 		return fmt.Errorf("notices: %w", err)
 	}
@@ -76,7 +81,8 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		}
 		status.WebhookDeadAt = dead
 	}
-	view := serverView{status: status, recorded: recorded, at: hook.RecordedAt}
+	view := serverView{status: status, recorded: recorded, at: hook.RecordedAt,
+		browser: slices.Sorted(maps.Keys(browser)), browserKnown: hook.BrowserKnown}
 
 	if *asJSON {
 		err = writeNoticesJSON(stdout, view)
@@ -105,6 +111,20 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	return nil
 }
 
+// serverBrowserSites is the browser Sites the server recorded; the default
+// set while no server has recorded them (none yet, or one older than
+// migration 0012), as the server itself would read an unset BROWSER_SITES.
+func serverBrowserSites(hook store.ServerWebhook) (map[string]bool, error) {
+	if !hook.BrowserKnown {
+		return adapters.ParseBrowserSites("")
+	}
+	out := map[string]bool{}
+	for _, site := range hook.BrowserSites {
+		out[site] = true
+	}
+	return out, nil
+}
+
 // subjectName is the notice's subject as the message's title names it.
 func subjectName(site string) string {
 	if site == "" {
@@ -120,6 +140,17 @@ type serverView struct {
 	status   notify.Status
 	recorded bool      // a server has recorded its webhook state
 	at       time.Time // when it did
+	// browser are the browser Sites the server recorded (browserKnown), or
+	// the default the conditions assumed.
+	browser      []string
+	browserKnown bool
+}
+
+func browserList(sites []string) string {
+	if len(sites) == 0 {
+		return "none"
+	}
+	return strings.Join(sites, ",")
 }
 
 func writeNoticesText(w io.Writer, v serverView, now time.Time) error {
@@ -134,6 +165,12 @@ func writeNoticesText(w io.Writer, v serverView, now time.Time) error {
 			stamp(st.WebhookDeadAt))
 	default:
 		fmt.Fprintf(w, "Owner notices are on: the server started at %s with a Discord webhook.\n", stamp(v.at))
+	}
+	switch {
+	case v.recorded && !v.browserKnown:
+		fmt.Fprintln(w, "The server has not recorded its BROWSER_SITES yet (it does at start): the conditions below assume the default, "+adapters.DefaultBrowserSites+".")
+	case v.recorded:
+		fmt.Fprintf(w, "Browser Sites as the server started with them: %s.\n", browserList(v.browser))
 	}
 	if len(st.Notices) == 0 {
 		_, err := fmt.Fprintln(w, "No open owner notices.")
@@ -209,8 +246,11 @@ func writeNoticesJSON(w io.Writer, v serverView) error {
 		Enabled           bool         `json:"enabled"`
 		WebhookRecordedAt *time.Time   `json:"webhook_recorded_at"`
 		WebhookDeadAt     *time.Time   `json:"webhook_dead_at"`
+		BrowserSites      []string     `json:"browser_sites"`
+		BrowserRecorded   bool         `json:"browser_sites_recorded"`
 		Notices           []noticeJSON `json:"notices"`
-	}{Enabled: st.Enabled, WebhookRecordedAt: recordedAt, WebhookDeadAt: optTime(st.WebhookDeadAt), Notices: []noticeJSON{}}
+	}{Enabled: st.Enabled, WebhookRecordedAt: recordedAt, WebhookDeadAt: optTime(st.WebhookDeadAt),
+		BrowserSites: append([]string{}, v.browser...), BrowserRecorded: v.browserKnown, Notices: []noticeJSON{}}
 	for _, nt := range st.Notices {
 		out.Notices = append(out.Notices, noticeJSON{
 			Condition:      string(nt.Kind),

@@ -6,11 +6,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/store/word"
@@ -228,5 +233,109 @@ func TestTheTestDatabaseLineNamesTheServerAndNoPassword(t *testing.T) {
 	}
 	if got := describeDB("host=/tmp/pg user=postgres dbname=x"); got != "on the socket in /tmp/pg as postgres" {
 		t.Errorf("socket: %q", got)
+	}
+}
+
+// TestTheNoticesCommandDerivesWithTheServersBrowserSites: the conditions
+// depend on which Sites have a browser route (a browser Site has no
+// no-browser-route), so `notices` reads the set the server recorded at
+// start, whatever BROWSER_SITES its own environment holds or lacks, and says
+// what the server's own derivation says.
+func TestTheNoticesCommandDerivesWithTheServersBrowserSites(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		server  map[string]bool // the server's BROWSER_SITES, parsed
+		env     map[string]string
+		holds   bool // novelfull's no-browser-route, refusing for 15 hours
+		wantOut string
+	}{
+		{"a server that reads novelfull through the browser, an empty environment", map[string]bool{"novelfull": true}, nil,
+			false, "Browser Sites as the server started with them: novelfull."},
+		{"a server with no browser Site, this environment naming novelfull", map[string]bool{},
+			map[string]string{"BROWSER_SITES": "novelfull"}, true, "Browser Sites as the server started with them: none."},
+		{"the default pair, an empty environment", map[string]bool{"comix": true, "kagane": true}, nil,
+			true, "Browser Sites as the server started with them: comix,kagane."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			url := noticesDB(t, true, false)
+			ctx := context.Background()
+			s, err := store.Open(ctx, url, store.Pools{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			// What serve does at start: build its notifiers, record its settings.
+			deps := handlers.Deps{BrowserSites: slices.Sorted(maps.Keys(tc.server))}
+			cfg := Config{BrowserSites: tc.server, DiscordWebhookURL: notify.Secret(hookURL)}
+			if _, err := ownerNotices(ctx, cfg, serveOptions{}, s, slog.New(slog.DiscardHandler), &deps); err != nil {
+				t.Fatal(err)
+			}
+			server, err := deps.Notices.(*notify.Notifier).Status(ctx, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := map[string]string{"DATABASE_URL": url}
+			maps.Copy(env, tc.env)
+			var stdout, stderr bytes.Buffer
+			if err := runNotices(ctx, []string{"--json"}, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] }); err != nil {
+				t.Fatalf("exit: %v\n%s", err, stdout.String())
+			}
+			var got struct {
+				BrowserSites []string `json:"browser_sites"`
+				Recorded     bool     `json:"browser_sites_recorded"`
+				Notices      []struct {
+					Condition, Site string
+					Holds           bool
+				}
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if !got.Recorded || !slices.Equal(got.BrowserSites, deps.BrowserSites) {
+				t.Errorf("browser Sites %v (recorded %v), the server's %v", got.BrowserSites, got.Recorded, deps.BrowserSites)
+			}
+			for i, nt := range got.Notices {
+				if nt.Condition == "no-browser-route" && nt.Holds != tc.holds {
+					t.Errorf("novelfull's no-browser-route holds %v, want %v", nt.Holds, tc.holds)
+				}
+				if i >= len(server.Notices) || nt.Holds != server.Notices[i].Holds || nt.Condition != string(server.Notices[i].Kind) {
+					t.Errorf("notice %d: %+v, the server reads %+v", i, nt, server.Notices)
+				}
+			}
+			stdout.Reset()
+			if err := runNotices(ctx, nil, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] }); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(stdout.String(), tc.wantOut) {
+				t.Errorf("text lacks %q:\n%s", tc.wantOut, stdout.String())
+			}
+		})
+	}
+}
+
+// A row recorded by a server older than migration 0012 carries no browser
+// Sites: the command says it assumes the default, as an unset BROWSER_SITES.
+func TestTheNoticesCommandSaysWhenTheServerRecordedNoBrowserSites(t *testing.T) {
+	t.Parallel()
+	url := noticesDB(t, true, false)
+	ctx := context.Background()
+	s, err := store.Open(ctx, url, store.Pools{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Pool().Exec(ctx, `INSERT INTO server_webhook (configured, recorded_at) VALUES (false, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	env := map[string]string{"DATABASE_URL": url, "BROWSER_SITES": "novelfull"}
+	if err := runNotices(ctx, nil, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "has not recorded its BROWSER_SITES yet") || !strings.Contains(stdout.String(), "comix,kagane") {
+		t.Errorf("output:\n%s", stdout.String())
 	}
 }

@@ -181,9 +181,9 @@ func ownerNotices(ctx context.Context, cfg Config, o serveOptions, st *store.Sto
 	if deps.Notices, err = notify.New(notices); err != nil {
 		return nil, fmt.Errorf("owner notices: %w", err)
 	}
-	// The notices command reports this, not its own environment's setting.
+	// The notices command reports this, not its own environment's settings.
 	if err := st.RecordServerWebhook(ctx, store.ServerWebhook{Configured: notifier.Enabled(), Hash: notifier.WebhookHash(),
-		RecordedAt: time.Now()}); err != nil {
+		RecordedAt: time.Now(), BrowserSites: deps.BrowserSites}); err != nil {
 		log.Error("owner notices: the webhook state could not be recorded for the notices command", "err", err)
 	}
 	return notifier, nil
