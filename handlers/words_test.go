@@ -277,6 +277,31 @@ func TestTheCurrentNavItemIsMarkedAndThePageHasAFavicon(t *testing.T) {
 	}
 }
 
+// TestTheReaderPagesMarkTheirNavItemToo: a Reader's own pages mark the
+// current nav item as the admin pages do, for a Reader and for the owner
+// (whose nav holds both), and only that one.
+func TestTheReaderPagesMarkTheirNavItemToo(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(dataset) // Reader One
+	for who, c := range map[string]*http.Client{"a Reader": h.client("r1"), "the owner": h.owner()} {
+		paths := map[string]string{"/": "/", "/tokens": "/tokens"}
+		if who == "the owner" {
+			paths["/admin/readers"] = "/admin/readers"
+		}
+		for path, want := range paths {
+			a := h.get(c, path)
+			if a.status != http.StatusOK {
+				t.Fatalf("%s %s: %d", who, path, a.status)
+			}
+			cur := a.find(`header nav a[aria-current]`)
+			if cur.Length() != 1 || cur.AttrOr("href", "") != want || cur.AttrOr("aria-current", "") != "page" {
+				t.Errorf("%s %s: current nav %q (%d marked), want %s", who, path, cur.AttrOr("href", "<none>"), cur.Length(), want)
+			}
+		}
+	}
+}
+
 // TestALaneRowSaysEachThingOnce: once a refusal's condition holds, its fix is
 // the "To fix" line alone (the state note no longer repeats it); a skipped
 // pass is not read as "0 due, 0 checked"; the "no Poll" line stands in for
