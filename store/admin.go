@@ -134,7 +134,11 @@ func (q SeriesQuery) where(now time.Time, keyset bool) (string, pgx.NamedArgs, e
 	}
 	conds := []string{pred}
 	args := pgx.NamedArgs{"cutoff": ms(now.Add(-word.OwnerWindow))}
-	if !keyset || q.Site != "" || q.Kind != "" {
+	switch {
+	case keyset && q.oneSiteSort():
+		conds = append(conds, `s.site = @site`)
+		args["site"] = q.Site
+	case !keyset || q.Site != "" || q.Kind != "":
 		// A list of every Site walks its index in keyset order and needs no
 		// ranges; naming all six would make PostgreSQL 15 descend the index
 		// once per Site before the cursor (BENCHMARKS.md, "all, deep page").
