@@ -113,7 +113,7 @@ func laneRowOf(d Deps, l store.AdminLane, facts laneFacts, now time.Time) compon
 	case !l.ForcePollAt.IsZero() && l.ForcePollAt.After(l.LastStartedAt):
 		row.ForcePending = since(now, l.ForcePollAt)
 		row.Live = row.Base + "?was=force"
-	case row.Paused && l.LastSkip != word.SkipPaused:
+	case row.Paused && !l.PauseServed:
 		// The Pause is written; the Lane has not yet run the pass that
 		// honours it (its current pass finishes first).
 		row.StateNote = "Pause requested: the Lane stops once its current pass ends."
@@ -320,7 +320,7 @@ func handlePauseLane(d Deps) http.Handler {
 		choice := r.PostForm.Get("for")
 		for _, c := range pauseChoices {
 			if c.value == choice {
-				st, msg := storeResult(d, "pause lane", d.Store.PauseLane(r.Context(), site, d.now().Add(c.d)))
+				st, msg := storeResult(d, "pause lane", d.Store.PauseLane(r.Context(), site, d.now().Add(c.d), d.now()))
 				return "Paused for " + c.label + ".", st, msg
 			}
 		}

@@ -3,8 +3,11 @@ package handlers_test
 import (
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/handlers"
 )
 
 // A pending Forced Poll of a Series keeps asking (htmx polling on its one
@@ -76,4 +79,45 @@ func TestAPendingLanePollOrPauseAsksAgainUntilTheLaneServesIt(t *testing.T) {
 	if tr, _ := row(served); tr != "" || !strings.Contains(served.testid("message").Text(), "Paused") {
 		t.Errorf("a served Pause: trigger %q, message %q", tr, served.testid("message").Text())
 	}
+}
+
+// A Pause is served by a paused pass that started after it was asked for:
+// the paused pass of an earlier Pause does not serve a new one, and another
+// replica's not-leader pass does not undo a Pause already served.
+func TestAPauseIsServedOnlyByAPausedPassStartedAfterItWasAsked(t *testing.T) {
+	t.Parallel()
+	var clock atomic.Int64
+	clock.Store(t0.UnixMilli())
+	now := func() time.Time { return time.UnixMilli(clock.Load()) }
+	h := newHarness(t, func(d *handlers.Deps) { d.Now = now })
+	c := h.owner()
+	tick := func() { clock.Add(1000) }
+	pending := func(when string, want bool) {
+		t.Helper()
+		r := h.get(c, "/admin/lanes/comix?was=pause", "HX-Request", "true").find(`[data-testid="lane-row"][data-site="comix"]`)
+		if _, asks := r.Attr("hx-trigger"); asks != want {
+			t.Errorf("%s: the Pause reads as pending %v, want %v", when, asks, want)
+		}
+	}
+	pause := func() {
+		h.post(c, "/admin/lanes/comix/pause", url.Values{"for": {"1h"}}, "HX-Request", "true")
+		tick()
+	}
+	pass := func(skip string) {
+		h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, skip) VALUES ('comix', $1, $1, $2)`, now().UnixMilli(), skip)
+		tick()
+	}
+
+	pause()
+	pending("before any pass", true)
+	pass("paused")
+	pending("after a paused pass", false)
+	h.post(c, "/admin/lanes/comix/resume", nil, "HX-Request", "true")
+	tick()
+	pause()
+	pending("a second Pause, with only the first Pause's paused pass behind it", true)
+	pass("paused")
+	pending("after the second Pause's paused pass", false)
+	pass("not-leader")
+	pending("after another replica's not-leader pass", false)
 }

@@ -161,7 +161,7 @@ func TestARefusedOrPausedLaneFetchesNoCovers(t *testing.T) {
 	r.withCovers(coverSite(t, func(w http.ResponseWriter, _ *http.Request) { hits.Add(1); _, _ = w.Write(pngPixel) }, time.Second))
 	r.series("a")
 	r.exec(`UPDATE series SET cover_url = 'https://novelfull.com/a.png', checked_at = $1`, r.clk.Now().UnixMilli())
-	if err := r.st.PauseLane(r.ctx, site, r.clk.Now().Add(time.Hour)); err != nil {
+	if err := r.st.PauseLane(r.ctx, site, r.clk.Now().Add(time.Hour), r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	stop := r.run()

@@ -70,7 +70,7 @@ func TestEverySkipPathWritesItsOwnValue(t *testing.T) {
 		{word.SkipNoLane, "nowhere", func(r *rig) {}},
 		{word.SkipDBError, site, func(r *rig) { r.exec(`ALTER TABLE poll_lanes RENAME TO poll_lanes_gone`) }},
 		{word.SkipPaused, site, func(r *rig) {
-			if err := r.st.PauseLane(r.ctx, site, r.clk.Now().Add(3*time.Hour)); err != nil {
+			if err := r.st.PauseLane(r.ctx, site, r.clk.Now().Add(3*time.Hour), r.clk.Now()); err != nil {
 				r.t.Fatal(err)
 			}
 		}},
@@ -368,7 +368,7 @@ func TestAForcedLaneOnAPausedLaneWaitsForTheResume(t *testing.T) {
 	r := newRig(t)
 	r.series("a")
 	r.pass()
-	if err := r.st.PauseLane(r.ctx, site, r.clk.Now().Add(24*time.Hour)); err != nil {
+	if err := r.st.PauseLane(r.ctx, site, r.clk.Now().Add(24*time.Hour), r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.st.ForceLanePoll(r.ctx, site, r.clk.Now()); err != nil {

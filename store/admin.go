@@ -369,17 +369,23 @@ type AdminLane struct {
 	LastDue        int64     `db:"last_due"`
 	LastChecked    int64     `db:"last_checked"`
 	LastSkip       word.Skip `db:"last_skip"`
+	// PauseServed is true once a pass that started at or after the current
+	// Pause was asked for was skipped as paused (CONTEXT.md, Pause); a Pause
+	// from before migration 0014 reads as served.
+	PauseServed bool `db:"pause_served"`
 }
 
-// Both laterals ride poll_passes_site_started (site, started_at): a range
+// The laterals ride poll_passes_site_started (site, started_at): a range
 // scan of ownerWindow for the counts, one backward index step for the last
-// pass. Neither reads passes older than the window.
+// pass, and for a Pause the passes since it was asked for (the first that
+// honours it ends the read).
 var adminLanesSQL = `
 SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
        c.passes, ` + outcomeColumns("c") + `,
        coalesce(p.started_at, 0) AS last_started_at, coalesce(p.finished_at, 0) AS last_finished_at,
        coalesce(p.due, 0)::bigint AS last_due, coalesce(p.checked, 0)::bigint AS last_checked,
-       coalesce(p.skip, '') AS last_skip
+       coalesce(p.skip, '') AS last_skip,
+       coalesce(ps.served, l.paused_at = 0) AS pause_served
   FROM poll_lanes l
   CROSS JOIN LATERAL (
        SELECT count(*) AS passes, ` + outcomeSums("pp") + `
@@ -388,6 +394,11 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
        SELECT started_at, finished_at, due, checked, skip
          FROM poll_passes pp WHERE pp.site = l.site
         ORDER BY started_at DESC LIMIT 1) p ON TRUE
+  LEFT JOIN LATERAL (
+       SELECT TRUE AS served
+         FROM poll_passes pp WHERE pp.site = l.site AND l.paused_at > 0 AND pp.started_at >= l.paused_at
+          AND pp.skip = ` + word.SkipPaused.SQL() + `
+        ORDER BY started_at LIMIT 1) ps ON TRUE
  ORDER BY l.site`
 
 // AdminLanes reads every Lane for the Lanes page; counts cover

@@ -314,7 +314,7 @@ func TestTheLanesReadCountsTheWindowAndFindsTheLastPass(t *testing.T) {
 	ins(20*time.Hour, 100, 0, "") // outside the window
 	ins(2*time.Hour, 2, 1, "")
 	ins(time.Hour, 0, 0, "paused")
-	if err := s.PauseLane(ctx, "comix", t0.Add(time.Hour)); err != nil {
+	if err := s.PauseLane(ctx, "comix", t0.Add(time.Hour), t0); err != nil {
 		t.Fatal(err)
 	}
 	lanes, err := s.AdminLanes(ctx, t0)

@@ -348,11 +348,13 @@ func (s *Store) ForceLanePoll(ctx context.Context, site string, now time.Time) e
 	return s.execWake(ctx, "force lane "+site, forceLaneSQL, site, ms(now))
 }
 
-var pauseLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = $2 WHERE site = $1 RETURNING site`)
+var pauseLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = $2, paused_at = $3 WHERE site = $1 RETURNING site`)
 
 // PauseLane stops a Lane until a time: the owner's own act, never a fault.
-func (s *Store) PauseLane(ctx context.Context, site string, until time.Time) error {
-	return s.execWake(ctx, "pause lane "+site, pauseLaneSQL, site, ms(until))
+// asked is when the owner asked, which tells the Lanes page whether a pass
+// has honoured this Pause yet (CONTEXT.md, Pause).
+func (s *Store) PauseLane(ctx context.Context, site string, until, asked time.Time) error {
+	return s.execWake(ctx, "pause lane "+site, pauseLaneSQL, site, ms(until), ms(asked))
 }
 
 var resumeLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = 0 WHERE site = $1 RETURNING site`)

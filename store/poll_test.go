@@ -244,7 +244,7 @@ func TestTheLaneLockIsExclusiveAndItsSessionHearsItsOwnWakes(t *testing.T) {
 	if err := s.ForceLanePoll(ctx, "kagane", msT(1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PauseLane(ctx, "comix", msT(5)); err != nil {
+	if err := s.PauseLane(ctx, "comix", msT(5), msT(1)); err != nil {
 		t.Fatal(err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -267,7 +267,7 @@ func TestTheOwnersLaneControlsRefuseAnUnknownSite(t *testing.T) {
 	ctx := context.Background()
 	for name, err := range map[string]error{
 		"force lane":  s.ForceLanePoll(ctx, "nowhere", msT(1)),
-		"pause":       s.PauseLane(ctx, "nowhere", msT(1)),
+		"pause":       s.PauseLane(ctx, "nowhere", msT(1), msT(1)),
 		"resume":      s.ResumeLane(ctx, "nowhere"),
 		"force poll":  s.ForceSeriesPoll(ctx, "novelfull", "missing", msT(1)),
 		"clear":       s.ClearAttribution(ctx, "novelfull", "missing"),

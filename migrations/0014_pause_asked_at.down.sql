@@ -1,0 +1,1 @@
+ALTER TABLE poll_lanes DROP COLUMN IF EXISTS paused_at;
