@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
@@ -125,10 +126,10 @@ func (a asurascans) Parse(body []byte, ref Ref) (Facts, error) {
 		f.Completed = strings.EqualFold(strings.TrimSpace(jsonString(details[asuraKeyStatus])), asuraStatusDone)
 	}
 	if f.Title == "" {
-		f.Title = cleanTitle(doc.Find(asuraTitleFallback).First().Text())
+		f.Title = cleanTitle(doc.FindMatcher(sel(asuraTitleFallback)).First().Text())
 	}
 	if f.CoverURL == "" {
-		f.CoverURL = cleanURL(base, doc.Find(asuraOGImage).AttrOr("content", ""))
+		f.CoverURL = cleanURL(base, doc.FindMatcher(sel(asuraOGImage)).AttrOr("content", ""))
 	}
 	l := latest{site: a}
 	if hasChapters {
@@ -152,12 +153,12 @@ type astroIsland struct {
 // parsers select islands by what their props carry, not by their place.
 func asuraIslands(doc *goquery.Document) []astroIsland {
 	var out []astroIsland
-	doc.Find(asuraIsland).Each(func(_ int, s *goquery.Selection) {
+	doc.FindMatcher(sel(asuraIsland)).Each(func(_ int, s *goquery.Selection) {
 		props, ok := astroProps(s.AttrOr("props", ""))
 		if !ok {
 			return
 		}
-		is := astroIsland{props: props, list: s.Is(asuraChapterIsland), slug: asuraSlugOf(props)}
+		is := astroIsland{props: props, list: s.IsMatcher(sel(asuraChapterIsland)), slug: asuraSlugOf(props)}
 		if list, ok := props[asuraKeyChapters].([]any); ok {
 			is.chapters = list // never nil: a decoded JSON array, even an empty one
 		}
@@ -234,8 +235,8 @@ func asuraIslandChapters(l *latest, base *url.URL, islands []astroIsland, slug s
 				continue
 			}
 			num, ok := jsonChapterNumber(ch[asuraKeyNumber])
-			if !ok {
-				continue
+			if !ok || !l.wins(num) {
+				continue // its address is built only for a chapter that would be kept
 			}
 			u := ""
 			if asuraSlug.MatchString(slug) {
@@ -250,7 +251,7 @@ func asuraIslandChapters(l *latest, base *url.URL, islands []astroIsland, slug s
 // a chapter list (the Go downloader's a[data-astro-prefetch][href*="/chapter/"]):
 // only links whose whole path is a chapter address of this Series count.
 func asuraLinkChapters(l *latest, base *url.URL, doc *goquery.Document, slug string) {
-	doc.Find(asuraChapterLinks).Each(func(_ int, s *goquery.Selection) {
+	doc.FindMatcher(sel(asuraChapterLinks)).Each(func(_ int, s *goquery.Selection) {
 		abs, _, m := matchLink(base, s.AttrOr("href", ""), asuraChapterPath)
 		if m == nil || strings.ToLower(m[1]) != slug {
 			return
@@ -267,10 +268,10 @@ func astroProps(raw string) (map[string]any, bool) {
 	if raw == "" || len(raw) > 8<<20 {
 		return nil, false
 	}
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
+	// Numbers decode as float64: Astro's type tags are small integers, and a
+	// chapter number is read with four decimals (jsonChapterNumber).
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
 		return nil, false
 	}
 	m, ok := unwrapAstro(v, 0).(map[string]any)
@@ -293,7 +294,7 @@ func unwrapAstro(v any, depth int) any {
 		return t
 	case []any:
 		if len(t) == 2 {
-			if _, isTag := t[0].(json.Number); isTag {
+			if _, isTag := t[0].(float64); isTag {
 				return unwrapAstro(t[1], depth+1)
 			}
 		}
@@ -318,6 +319,8 @@ func jsonBool(v any) bool {
 		return t
 	case string:
 		return t == "true" || t == "1"
+	case float64:
+		return t == 1
 	case json.Number:
 		return t.String() == "1"
 	}
@@ -330,7 +333,7 @@ func jsonChapterNumber(v any) (string, bool) {
 	case json.Number:
 		return canonicalFloat(t.String())
 	case float64:
-		return canonicalFloat(strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", t), "0"), "."))
+		return canonicalFloat(strings.TrimRight(strings.TrimRight(strconv.FormatFloat(t, 'f', 4, 64), "0"), "."))
 	case string:
 		return ParseChapterNumber(t)
 	}

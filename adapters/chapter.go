@@ -95,12 +95,18 @@ type latest struct {
 // first address seen stays. A chapter address on a host that is not the Site's
 // (a comment, an ad, a lookalike) is not this Series' chapter at all.
 func (l *latest) offer(num, u string) {
-	if num == "" || offSite(l.site, u) {
+	// The host is read only for a number that would be kept: a lower one is
+	// dropped whatever its host, so the order of the two checks changes
+	// nothing but the work.
+	if !l.wins(num) || offSite(l.site, u) {
 		return
 	}
-	if l.num == "" || CompareChapters(num, l.num) > 0 {
-		l.num, l.url = num, u
-	}
+	l.num, l.url = num, u
+}
+
+// wins says whether num would replace the kept chapter.
+func (l *latest) wins(num string) bool {
+	return num != "" && (l.num == "" || CompareChapters(num, l.num) > 0)
 }
 
 // into writes the kept chapter into f.

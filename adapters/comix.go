@@ -80,9 +80,9 @@ func (a comix) Parse(body []byte, ref Ref) (Facts, error) {
 	if err != nil {
 		return Facts{}, fmt.Errorf("comix: %w", err)
 	}
-	detail := comixDetail(doc.Find(comixInitialData).First().Text(), ref.SeriesID)
-	rows := doc.Find(comixRows)
-	if detail == nil && rows.Length() == 0 && doc.Find(comixTitleHTML).Length() == 0 {
+	detail := comixDetail(doc.FindMatcher(sel(comixInitialData)).First().Text(), ref.SeriesID)
+	rows := doc.FindMatcher(sel(comixRows))
+	if detail == nil && rows.Length() == 0 && doc.FindMatcher(sel(comixTitleHTML)).Length() == 0 {
 		return Facts{}, fmt.Errorf("comix: no initial-data detail or chapter list: %w", ErrNotSeries)
 	}
 	base := baseURL(a, ref)
@@ -99,10 +99,10 @@ func (a comix) Parse(body []byte, ref Ref) (Facts, error) {
 		}
 	}
 	if f.Title == "" {
-		f.Title = cleanTitle(doc.Find(comixTitleHTML).First().Text())
+		f.Title = cleanTitle(doc.FindMatcher(sel(comixTitleHTML)).First().Text())
 	}
 	if f.Title == "" {
-		f.Title = cleanTitle(doc.Find(comixOGTitle).AttrOr("content", ""))
+		f.Title = cleanTitle(doc.FindMatcher(sel(comixOGTitle)).AttrOr("content", ""))
 	}
 	l := latest{site: a}
 	rows.Each(func(_ int, row *goquery.Selection) {
@@ -119,18 +119,18 @@ func (a comix) Parse(body []byte, ref Ref) (Facts, error) {
 // this" strip uses the same rows for other titles). hid "" accepts any title.
 // The number is the row's own label ("Ch. 541"), else the address's.
 func comixChapter(base *url.URL, row *goquery.Selection, hid string) (num, abs string, ok bool) {
-	href := row.Find(comixRowLink).First().AttrOr("href", "")
+	href := row.FindMatcher(sel(comixRowLink)).First().AttrOr("href", "")
 	if href == "" {
-		href = row.Find("a[href]").First().AttrOr("href", "")
+		href = row.FindMatcher(sel("a[href]")).First().AttrOr("href", "")
 	}
-	if href == "" && row.Is("a[href]") {
+	if href == "" && row.IsMatcher(sel("a[href]")) {
 		href = row.AttrOr("href", "")
 	}
 	abs, _, m := matchLink(base, href, comixChapterPath)
 	if m == nil || (hid != "" && strings.ToLower(m[1]) != hid) {
 		return "", "", false
 	}
-	if num, ok = ParseChapterNumber(row.Find(comixRowNumber).First().Text()); !ok {
+	if num, ok = ParseChapterNumber(row.FindMatcher(sel(comixRowNumber)).First().Text()); !ok {
 		num, ok = word.Chapter(m[2])
 	}
 	return num, abs, ok

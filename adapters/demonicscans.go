@@ -72,7 +72,7 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 	if err != nil {
 		return Facts{}, fmt.Errorf("demonicscans: %w", err)
 	}
-	box := doc.Find(demonicAnchor).First()
+	box := doc.FindMatcher(sel(demonicAnchor)).First()
 	if box.Length() == 0 {
 		return Facts{}, fmt.Errorf("demonicscans: no %s: %w", demonicAnchor, ErrNotSeries)
 	}
@@ -82,8 +82,8 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 	// only preferred.
 	f.Title = cleanTitle(ownText(within(box, doc, demonicTitle).First()))
 	f.CoverURL = cleanURL(base, within(box, doc, demonicCover).First().AttrOr("src", ""))
-	within(box, doc, demonicStats).First().Find(demonicStatRows).EachWithBreak(func(_ int, row *goquery.Selection) bool {
-		items := row.ChildrenFiltered("li")
+	within(box, doc, demonicStats).First().FindMatcher(sel(demonicStatRows)).EachWithBreak(func(_ int, row *goquery.Selection) bool {
+		items := row.ChildrenMatcher(sel("li"))
 		if items.Length() < 2 || !strings.Contains(items.Eq(0).Text(), demonicStatusWord) {
 			return true
 		}
@@ -91,7 +91,7 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 		return false
 	})
 	l := latest{site: a}
-	doc.Find(demonicChapters).Each(func(_ int, s *goquery.Selection) {
+	doc.FindMatcher(sel(demonicChapters)).Each(func(_ int, s *goquery.Selection) {
 		num, u, ok := demonicChapter(base, s, ref.SeriesID)
 		if ok {
 			l.offer(num, u)
@@ -117,12 +117,12 @@ func demonicChapter(base *url.URL, s *goquery.Selection, id string) (num, abs st
 	return num, abs, ok
 }
 
-// within finds sel inside the preferred block, else anywhere in the document.
-func within(box *goquery.Selection, doc *goquery.Document, sel string) *goquery.Selection {
-	if in := box.Find(sel); in.Length() > 0 {
+// within finds selector inside the preferred block, else anywhere in the document.
+func within(box *goquery.Selection, doc *goquery.Document, selector string) *goquery.Selection {
+	if in := box.FindMatcher(sel(selector)); in.Length() > 0 {
 		return in
 	}
-	return doc.Find(sel)
+	return doc.FindMatcher(sel(selector))
 }
 
 // demonicKey decodes a title segment until it stops changing (the site serves

@@ -86,7 +86,7 @@ func (a lightnovelworld) Parse(body []byte, ref Ref) (Facts, error) {
 		return Facts{}, fmt.Errorf("lightnovelworld: %w", err)
 	}
 	book := a.lnwBook(doc, ref)
-	if book == nil && doc.Find(lnwNovelHeader).Length() == 0 {
+	if book == nil && doc.FindMatcher(sel(lnwNovelHeader)).Length() == 0 {
 		return Facts{}, fmt.Errorf("lightnovelworld: no JSON-LD Book and no novel header: %w", ErrNotSeries)
 	}
 	base := baseURL(a, ref)
@@ -97,10 +97,10 @@ func (a lightnovelworld) Parse(body []byte, ref Ref) (Facts, error) {
 		f.Completed = lnwIsCompleted(book["creativeWorkStatus"]) || lnwIsCompleted(book["status"])
 	}
 	if f.Title == "" {
-		f.Title = cleanTitle(doc.Find(lnwTitleHTML).First().Text())
+		f.Title = cleanTitle(doc.FindMatcher(sel(lnwTitleHTML)).First().Text())
 	}
 	if f.CoverURL == "" {
-		f.CoverURL = cleanURL(base, doc.Find(lnwOGImage).AttrOr("content", ""))
+		f.CoverURL = cleanURL(base, doc.FindMatcher(sel(lnwOGImage)).AttrOr("content", ""))
 	}
 	l := latest{site: a}
 	offer := func(link string) {
@@ -108,8 +108,8 @@ func (a lightnovelworld) Parse(body []byte, ref Ref) (Facts, error) {
 			l.offer(num, u)
 		}
 	}
-	doc.Find(lnwChapterLinks).Each(func(_ int, s *goquery.Selection) { offer(s.AttrOr("href", "")) })
-	doc.Find(lnwChapterCards).Each(func(_ int, s *goquery.Selection) {
+	doc.FindMatcher(sel(lnwChapterLinks)).Each(func(_ int, s *goquery.Selection) { offer(s.AttrOr("href", "")) })
+	doc.FindMatcher(sel(lnwChapterCards)).Each(func(_ int, s *goquery.Selection) {
 		if m := lnwOnclickTarget.FindStringSubmatch(s.AttrOr("onclick", "")); m != nil {
 			offer(m[1])
 		}
@@ -117,7 +117,7 @@ func (a lightnovelworld) Parse(body []byte, ref Ref) (Facts, error) {
 	if l.num == "" && ref.SeriesID != "" {
 		// No chapter on the page: og:title states the count, and chapter
 		// addresses run 1..N, so N is the newest.
-		if m := lnwOGCount.FindStringSubmatch(doc.Find(lnwOGTitle).AttrOr("content", "")); m != nil {
+		if m := lnwOGCount.FindStringSubmatch(doc.FindMatcher(sel(lnwOGTitle)).AttrOr("content", "")); m != nil {
 			if num, ok := word.Chapter(m[1]); ok && num != "0" {
 				l.offer(num, cleanURL(base, "/novel/"+ref.SeriesID+"/chapter/"+num+"/"))
 			}
@@ -147,7 +147,7 @@ func lnwChapter(base *url.URL, link, slug string) (num, abs string, ok bool) {
 // one's; one without a url is taken only when no Book names this Series.
 func (a lightnovelworld) lnwBook(doc *goquery.Document, ref Ref) map[string]any {
 	var books []map[string]any
-	doc.Find(lnwJSONLD).Each(func(_ int, s *goquery.Selection) {
+	doc.FindMatcher(sel(lnwJSONLD)).Each(func(_ int, s *goquery.Selection) {
 		var v any
 		if json.Unmarshal([]byte(strings.TrimSpace(s.Text())), &v) == nil {
 			books = findBooks(v, 0, books)

@@ -75,7 +75,7 @@ func (a novelfull) Parse(body []byte, ref Ref) (Facts, error) {
 	if err != nil {
 		return Facts{}, fmt.Errorf("novelfull: %w", err)
 	}
-	if doc.Find(novelfullAnchor).Length() == 0 {
+	if doc.FindMatcher(sel(novelfullAnchor)).Length() == 0 {
 		return Facts{}, fmt.Errorf("novelfull: no %s: %w", novelfullAnchor, ErrNotSeries)
 	}
 	base := baseURL(a, ref)
@@ -92,20 +92,20 @@ func (a novelfull) Parse(body []byte, ref Ref) (Facts, error) {
 	f.CoverURL = cleanURL(base, cover)
 	// A field row is a div whose own heading names it; the field order varies, so
 	// the label decides, never the index.
-	rows := doc.Find(novelfullInfoRows)
+	rows := doc.FindMatcher(sel(novelfullInfoRows))
 	if rows.Length() == 0 {
-		rows = doc.Find(novelfullInfoWide)
+		rows = doc.FindMatcher(sel(novelfullInfoWide))
 	}
 	rows.EachWithBreak(func(_ int, row *goquery.Selection) bool {
-		label := row.ChildrenFiltered("h3").First()
+		label := row.ChildrenMatcher(sel("h3")).First()
 		if !strings.HasPrefix(strings.TrimSpace(label.Text()), novelfullStatusLabel) {
 			return true
 		}
-		f.Completed = strings.EqualFold(strings.TrimSpace(row.Find("a").First().Text()), novelfullDone)
+		f.Completed = strings.EqualFold(strings.TrimSpace(row.FindMatcher(sel("a")).First().Text()), novelfullDone)
 		return false
 	})
 	l := latest{site: a}
-	doc.Find(novelfullChapters).Each(func(_ int, s *goquery.Selection) {
+	doc.FindMatcher(sel(novelfullChapters)).Each(func(_ int, s *goquery.Selection) {
 		if num, u, ok := novelfullChapter(base, s, ref.SeriesID); ok {
 			l.offer(num, u)
 		}
@@ -136,8 +136,8 @@ func novelfullChapter(base *url.URL, s *goquery.Selection, slug string) (num, ab
 // firstOf is the first element matching the preferred selector, else the
 // first matching the wider one.
 func firstOf(doc *goquery.Document, preferred, wider string) *goquery.Selection {
-	if s := doc.Find(preferred).First(); s.Length() > 0 {
+	if s := doc.FindMatcher(sel(preferred)).First(); s.Length() > 0 {
 		return s
 	}
-	return doc.Find(wider).First()
+	return doc.FindMatcher(sel(wider)).First()
 }

@@ -38,8 +38,8 @@ func RefFromPage(site string, body []byte) (Ref, bool) {
 		return Ref{}, false
 	}
 	var claims []string
-	claims = append(claims, doc.Find(pageCanonical).AttrOr("href", ""), doc.Find(pageOGURL).AttrOr("content", ""))
-	doc.Find(lnwJSONLD).Each(func(_ int, s *goquery.Selection) {
+	claims = append(claims, doc.FindMatcher(sel(pageCanonical)).AttrOr("href", ""), doc.FindMatcher(sel(pageOGURL)).AttrOr("content", ""))
+	doc.FindMatcher(sel(lnwJSONLD)).Each(func(_ int, s *goquery.Selection) {
 		var v map[string]any
 		if json.Unmarshal([]byte(strings.TrimSpace(s.Text())), &v) == nil {
 			claims = append(claims, jsonString(v["url"]))

@@ -5,8 +5,12 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/andybalholm/cascadia"
 )
 
 // Caps on what page text may put into Facts.
@@ -139,4 +143,21 @@ func offSite(a Adapter, u string) bool {
 	}
 	p, err := url.Parse(u)
 	return err != nil || !hostKnown(a, p.Hostname())
+}
+
+// matchers holds each selector compiled once. The adapters run the same few
+// selectors on every page, some once per chapter row, and goquery's string
+// methods (Find, Is, ChildrenFiltered) compile theirs on every call.
+var matchers sync.Map // selector → goquery.Matcher
+
+// sel is the selector compiled, as goquery's string methods compile it. The
+// adapters' selectors are constants: one that does not compile is a bug the
+// parse tests meet at once.
+func sel(selector string) goquery.Matcher {
+	if m, ok := matchers.Load(selector); ok {
+		return m.(goquery.Matcher)
+	}
+	m := cascadia.MustCompile(selector)
+	matchers.Store(selector, m)
+	return m
 }
