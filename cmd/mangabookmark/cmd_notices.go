@@ -51,39 +51,11 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		return fmt.Errorf("notices: %w", err)
 	}
 	defer st.Close()
-
-	// The settings are the server's, not this command's: read what the
-	// server recorded at start — its webhook and its browser Sites, which
-	// the conditions depend on — never DISCORD_WEBHOOK_URL or BROWSER_SITES
-	// from this environment.
-	hook, recorded, err := st.ReadServerWebhook(ctx)
-	if err != nil {
-		return fmt.Errorf("notices: %w", err)
-	}
-	browser, err := serverBrowserSites(hook)
-	if err != nil {
-		return fmt.Errorf("notices: %w", err)
-	}
-	n, err := notify.New(notify.Options{Store: st, BrowserSites: browser, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return fmt.Errorf("notices: %w", err)
-	}
 	now := time.Now()
-	status, err := n.Status(ctx, now)
+	view, err := readServerView(ctx, st, now)
 	if err != nil {
 		return fmt.Errorf("notices: %w", err)
 	}
-	status.Enabled = recorded && hook.Configured
-	if status.Enabled {
-		dead, err := st.WebhookDeadAt(ctx, hook.Hash)
-		if err != nil {
-			return fmt.Errorf("notices: %w", err)
-		}
-		status.WebhookDeadAt = dead
-	}
-	view := serverView{status: status, recorded: recorded, at: hook.RecordedAt,
-		browser: slices.Sorted(maps.Keys(browser)), browserKnown: hook.BrowserKnown}
-
 	if *asJSON {
 		err = writeNoticesJSON(stdout, view)
 	} else {
@@ -92,10 +64,45 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if err != nil {
 		return fmt.Errorf("notices: %w", err)
 	}
+	return noticesVerdict(view.status)
+}
 
-	// With the push off nothing is pending: no Lane sends or closes a
-	// notice, so a row left from when DISCORD_WEBHOOK_URL was set would
-	// otherwise fail every run for ever.
+// readServerView reads the notices as the server sees them. The settings
+// are the server's, not this command's: what the server recorded at start —
+// its webhook and its browser Sites, which the conditions depend on — never
+// DISCORD_WEBHOOK_URL or BROWSER_SITES from this environment.
+func readServerView(ctx context.Context, st *store.Store, now time.Time) (serverView, error) {
+	hook, recorded, err := st.ReadServerWebhook(ctx)
+	if err != nil {
+		return serverView{}, err
+	}
+	browser, err := serverBrowserSites(hook)
+	if err != nil {
+		return serverView{}, err
+	}
+	n, err := notify.New(notify.Options{Store: st, BrowserSites: browser, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return serverView{}, err
+	}
+	status, err := n.Status(ctx, now)
+	if err != nil {
+		return serverView{}, err
+	}
+	status.Enabled = recorded && hook.Configured
+	if status.Enabled {
+		if status.WebhookDeadAt, err = st.WebhookDeadAt(ctx, hook.Hash); err != nil {
+			return serverView{}, err
+		}
+	}
+	return serverView{status: status, recorded: recorded, at: hook.RecordedAt,
+		browser: slices.Sorted(maps.Keys(browser)), browserKnown: hook.BrowserKnown}, nil
+}
+
+// noticesVerdict is the command's exit: an error while a notice is pending
+// or the webhook is dead. With the push off nothing is pending: no Lane
+// sends or closes a notice, so a row left from when DISCORD_WEBHOOK_URL was
+// set would otherwise fail every run for ever.
+func noticesVerdict(status notify.Status) error {
 	pending := 0
 	for _, nt := range status.Notices {
 		if nt.Pending() && status.Enabled {
