@@ -48,7 +48,8 @@ func (q SeriesQuery) orderSQL() string {
 	switch {
 	case q.oneSiteSort():
 		// One Site: the site is fixed, so the order within it is the key and
-		// then the id, which series_<sort>_by_site holds (migration 0013).
+		// then the id, which series_<sort>_by_site holds (migrations 0013,
+		// 0015).
 		cols = []string{sortKey(q.Sort, "s") + dir, "s.series_id" + dir}
 	case q.Sort != SortSite:
 		cols = append([]string{sortKey(q.Sort, "s") + dir}, cols...)
@@ -57,16 +58,15 @@ func (q SeriesQuery) orderSQL() string {
 }
 
 // oneSiteSort reports a list of one Site (of its kind, when a kind is asked
-// too) sorted by title or failure age. It names its Site by equality and
+// too) in a sorted order. It names its Site by equality and
 // orders and pages by the key and the id alone, on the order's index led by
-// the Site (migration 0013): on an index led by the sort key the Site's rows
+// the Site (migrations 0013, 0015): on an index led by the sort key the Site's rows
 // are interleaved with every other Site's, and among rows of one key (every
 // Series with no failure row) they come after every Site before it, so the
 // walk to the first page would grow with the table
-// (TestEachSortAndTheSearchReadAnIndex). The check-time order keeps the
-// general form; see the migration.
+// (TestEachSortAndTheSearchReadAnIndex).
 func (q SeriesQuery) oneSiteSort() bool {
-	return (q.Sort == SortTitle || q.Sort == SortFailing) && q.Site != "" && len(q.sites()) == 1
+	return q.Sort != SortSite && q.Site != "" && len(q.sites()) == 1
 }
 
 // cursorSQL is the keyset condition: rows after the cursor row in the

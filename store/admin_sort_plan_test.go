@@ -55,7 +55,7 @@ func TestEachSortAndTheSearchReadAnIndex(t *testing.T) {
 	}
 	// b0015002 is on comix, b0015003 on kagane (seedWide: Site i % 6).
 	index := map[store.Sort]string{store.SortTitle: "series_by_title", store.SortFailing: "series_by_failing", store.SortChecked: "series_by_checked"}
-	bySite := map[store.Sort]string{store.SortTitle: "series_title_by_site", store.SortFailing: "series_failing_by_site"}
+	bySite := map[store.Sort]string{store.SortTitle: "series_title_by_site", store.SortFailing: "series_failing_by_site", store.SortChecked: "series_checked_by_site"}
 	for _, sort := range []store.Sort{store.SortTitle, store.SortFailing, store.SortChecked} {
 		for _, q := range []store.SeriesQuery{
 			{Sort: sort},
@@ -66,20 +66,20 @@ func TestEachSortAndTheSearchReadAnIndex(t *testing.T) {
 			{Sort: sort, Site: "kagane", AfterSite: "kagane", AfterID: "b0015003", Before: true},
 			{Sort: sort, Site: "lightnovelworld", Kind: "novel"},
 		} {
-			if q.Site != "" && sort == store.SortChecked {
-				// Not yet bounded: PostgreSQL 15 reads series_by_checked
-				// with the Site as its second column's condition, walking
-				// every Site's never-checked rows before this one's
-				// (migration 0013's note).
-				continue
-			}
 			p, raw := plan(q)
 			touched, bad := p.walk()
-			want := index[sort]
+			want := []string{index[sort]}
 			if q.Site != "" {
-				want = bySite[sort]
+				want = []string{bySite[sort]}
 			}
-			if len(bad) > 0 || touched > 200 || !slices.Contains(p.indexes(), want) {
+			if q.Site != "" && sort == store.SortChecked {
+				// On 30 000 rows PostgreSQL may still take series_by_checked
+				// with the Site as its second column's condition (its walk
+				// through the other Sites' entries is small here); at
+				// 1 000 000 it takes the Site's own index (migration 0015).
+				want = append(want, index[sort])
+			}
+			if len(bad) > 0 || touched > 200 || !slices.ContainsFunc(p.indexes(), func(ix string) bool { return slices.Contains(want, ix) }) {
 				t.Errorf("%+v touches %.0f rows through %v, unbounded nodes %v:\n%s", q, touched, p.indexes(), bad, raw)
 			} else if testing.Verbose() {
 				t.Logf("%+v touches %.0f rows through %v", q, touched, p.indexes())
