@@ -401,17 +401,8 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
         ORDER BY started_at LIMIT 1) ps ON TRUE
  ORDER BY l.site`
 
-// AdminLanes reads every Lane for the Lanes page; counts cover
-// (now − ownerWindow, now].
-func (s *Store) AdminLanes(ctx context.Context, now time.Time) ([]AdminLane, error) {
-	v, err := getMany[AdminLane](ctx, s, adminLanesSQL, ms(now.Add(-word.OwnerWindow)))
-	if err != nil {
-		return nil, fmt.Errorf("store: admin lanes: %w", err)
-	}
-	return v, nil
-}
-
-// AdminLanes queues the Lanes page's read of every Lane into dst.
+// AdminLanes queues the Lanes page's read of every Lane into dst; counts
+// cover (now − ownerWindow, now].
 func (b *Batch) AdminLanes(now time.Time, dst *[]AdminLane) {
 	queueMany(b, "admin lanes", dst, adminLanesSQL, ms(now.Add(-word.OwnerWindow)))
 }
