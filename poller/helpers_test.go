@@ -298,14 +298,16 @@ func (r *rig) get(id string) store.Series {
 // failure returns the failure row, and false when there is none.
 func (r *rig) failure(id string) (store.Failure, bool) {
 	r.t.Helper()
-	f, err := r.st.GetFailure(r.ctx, site, id)
-	if errors.Is(err, store.ErrNotFound) {
+	var outcome string
+	var since int64
+	err := r.pool.QueryRow(r.ctx, `SELECT outcome, failing_since FROM poll_failures WHERE site = $1 AND series_id = $2`, site, id).Scan(&outcome, &since)
+	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Failure{}, false
 	}
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return f, true
+	return store.Failure{Outcome: word.Outcome(outcome), FailingSince: time.UnixMilli(since)}, true
 }
 
 // xmin is the failure row's tuple version: unchanged means nothing wrote it.

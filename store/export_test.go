@@ -1,8 +1,12 @@
 package store
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"time"
 
+	"github.com/golang-migrate/migrate/v4"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -25,4 +29,28 @@ func QueuedStatements(b *Batch) []Queued {
 		out = append(out, Queued{q.SQL, q.Arguments})
 	}
 	return out
+}
+
+const getFailureSQL = `SELECT outcome, failing_since FROM poll_failures WHERE site = $1 AND series_id = $2`
+
+// GetFailure returns the failure row, or ErrNotFound when the Series is not failing.
+func (s *Store) GetFailure(ctx context.Context, site, id string) (Failure, error) {
+	v, err := getOne[Failure](ctx, s, getFailureSQL, site, id)
+	if err != nil {
+		return Failure{}, fmt.Errorf("store: get failure %s/%s: %w", site, id, err)
+	}
+	return v, nil
+}
+
+// MigrateDown reverts every migration (the migration test).
+func MigrateDown(url string) error {
+	m, err := newMigrate(url)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if err := m.Down(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		return fmt.Errorf("store: migrate down: %w", err)
+	}
+	return nil
 }

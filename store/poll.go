@@ -215,17 +215,6 @@ type Failure struct {
 	FailingSince time.Time    `db:"failing_since"`
 }
 
-const getFailureSQL = `SELECT outcome, failing_since FROM poll_failures WHERE site = $1 AND series_id = $2`
-
-// GetFailure returns the failure row, or ErrNotFound when the Series is not failing.
-func (s *Store) GetFailure(ctx context.Context, site, id string) (Failure, error) {
-	v, err := getOne[Failure](ctx, s, getFailureSQL, site, id)
-	if err != nil {
-		return Failure{}, fmt.Errorf("store: get failure %s/%s: %w", site, id, err)
-	}
-	return v, nil
-}
-
 const setSiteCompletedSQL = `UPDATE series SET site_completed_at = $3 WHERE site = $1 AND series_id = $2`
 
 // pollLatestSQL writes the number a Poll read when it is at or above the
@@ -385,17 +374,6 @@ func (s *Store) GetLane(ctx context.Context, site string) (Lane, error) {
 	})
 	if err != nil {
 		return Lane{}, fmt.Errorf("store: get lane %s: %w", site, err)
-	}
-	return v, nil
-}
-
-const listLanesSQL = `SELECT ` + laneColumns + ` FROM poll_lanes ORDER BY site`
-
-// ListLanes returns every Lane row.
-func (s *Store) ListLanes(ctx context.Context) ([]Lane, error) {
-	v, err := getMany[Lane](ctx, s, listLanesSQL)
-	if err != nil {
-		return nil, fmt.Errorf("store: list lanes: %w", err)
 	}
 	return v, nil
 }

@@ -173,19 +173,6 @@ func Migrate(url string) error {
 	return nil
 }
 
-// MigrateDown reverts every migration (used by the migration test).
-func MigrateDown(url string) error {
-	m, err := newMigrate(url)
-	if err != nil {
-		return err
-	}
-	defer m.Close()
-	if err := m.Down(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
-		return fmt.Errorf("store: migrate down: %w", err)
-	}
-	return nil
-}
-
 // MigrationsFS is the embedded schema (the test harness hashes it).
 func MigrationsFS() fs.FS { return migrations.FS }
 
