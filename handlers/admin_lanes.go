@@ -135,13 +135,8 @@ func handleAdminLaneRow(d Deps) http.Handler {
 			http.Redirect(w, r, "/admin/lanes", http.StatusSeeOther)
 			return
 		}
-		row, found, err := oneLane(d, r, site, d.now())
-		switch {
-		case err != nil:
-			failStore(w, r, d.Logger, err, "The Lane could not be read. Try again.", "admin lanes")
-			return
-		case !found:
-			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
+		row, ok := laneOrFail(w, r, d, site)
+		if !ok {
 			return
 		}
 		if row.Live == "" {
@@ -157,6 +152,21 @@ func handleAdminLaneRow(d Deps) http.Handler {
 }
 
 // oneLane reads the Lanes page's facts and builds site's row; found is
+// laneOrFail is one Lane's row, or false once it has answered the failure:
+// the database's, or 404 for a Lane that is not there.
+func laneOrFail(w http.ResponseWriter, r *http.Request, d Deps, site string) (components.LaneRow, bool) {
+	row, found, err := oneLane(d, r, site, d.now())
+	switch {
+	case err != nil:
+		failStore(w, r, d.Logger, err, "The Lane could not be read. Try again.", "admin lanes")
+		return row, false
+	case !found:
+		fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
+		return row, false
+	}
+	return row, true
+}
+
 // false when the database holds no such Lane.
 func oneLane(d Deps, r *http.Request, site string, now time.Time) (row components.LaneRow, found bool, err error) {
 	read, err := readLanes(d, r, now)
@@ -294,13 +304,8 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 			render(w, r, d.Logger, status, components.AdminLanesPage(viewerFrom(r.Context()), p))
 			return
 		}
-		row, found, err := oneLane(d, r, site, d.now())
-		switch {
-		case err != nil:
-			failStore(w, r, d.Logger, err, "The Lane could not be read. Try again.", "admin lanes")
-			return
-		case !found:
-			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
+		row, ok := laneOrFail(w, r, d, site)
+		if !ok {
 			return
 		}
 		say(&row)
