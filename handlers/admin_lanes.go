@@ -151,7 +151,6 @@ func handleAdminLaneRow(d Deps) http.Handler {
 	})
 }
 
-// oneLane reads the Lanes page's facts and builds site's row; found is
 // laneOrFail is one Lane's row, or false once it has answered the failure:
 // the database's, or 404 for a Lane that is not there.
 func laneOrFail(w http.ResponseWriter, r *http.Request, d Deps, site string) (components.LaneRow, bool) {
@@ -167,6 +166,7 @@ func laneOrFail(w http.ResponseWriter, r *http.Request, d Deps, site string) (co
 	return row, true
 }
 
+// oneLane reads the Lanes page's facts and builds site's row; found is
 // false when the database holds no such Lane.
 func oneLane(d Deps, r *http.Request, site string, now time.Time) (row components.LaneRow, found bool, err error) {
 	read, err := readLanes(d, r, now)
