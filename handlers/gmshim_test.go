@@ -27,6 +27,16 @@ type gmShim struct {
 	mu       sync.Mutex
 	values   map[string]string // key → JSON
 	requests []shimRequest
+	slow     string        // requests whose address holds this answer late
+	slowFor  time.Duration // by this much
+}
+
+// answerLate holds back the answer to every request whose address contains
+// part by d, as a slow server would; "" answers every request at once.
+func (g *gmShim) answerLate(part string, d time.Duration) {
+	g.mu.Lock()
+	g.slow, g.slowFor = part, d
+	g.mu.Unlock()
 }
 
 // shimRequest is one GM.xmlHttpRequest the script made.
@@ -131,6 +141,13 @@ func (g *gmShim) do(req shimRequest) map[string]any {
 }
 
 func (g *gmShim) send(req shimRequest) map[string]any {
+	g.mu.Lock()
+	late := g.slow != "" && strings.Contains(req.URL, g.slow)
+	wait := g.slowFor
+	g.mu.Unlock()
+	if late {
+		time.Sleep(wait)
+	}
 	var body io.Reader
 	if req.Data != nil {
 		body = strings.NewReader(*req.Data)

@@ -1,7 +1,7 @@
 // ==UserScript==
 // @name         MangaBookmark
 // @namespace    https://github.com/mangabookmark/mangabookmark
-// @version      1.0.7
+// @version      1.0.8
 // @description  Your group's Bookmarks, Progress and Latest Chapter on the Sites' own pages; Progress recorded as you read.
 // @match        https://*.asurascans.com/*
 // @match        https://*.asuracomic.net/*
@@ -51,7 +51,7 @@
 })(function () {
   'use strict';
 
-  const VERSION = '1.0.7';
+  const VERSION = '1.0.8';
   const BASE_URL = '__BASE_URL__';
 
   // The queue holds at most this many Series; past it the oldest Sightings go
@@ -877,11 +877,10 @@ a { color: var(--accent); }
         state.collapsed = here.chapterPage || (await gm.get(KEY.collapsed, false)) === true;
         host.removeAttribute('data-reading');
         // The chapter is watched from the start: a next chapter's link
-        // followed before the server has answered still records, once the
-        // answer says whether the Series is bookmarked.
+        // followed before the server has answered still records.
         const told = c.refresh();
         if (here.chapterPage) {
-          watchReading(win, here, s, state, c.redraw, armed.signal, told);
+          watchReading(win, here, s, state, c.redraw, armed.signal);
           stepAside(win, host, state, c.redraw, armed.signal);
         }
         await told;
@@ -1005,19 +1004,16 @@ a { color: var(--accent); }
 
   // watchReading records Progress once the chapter has been read: scrolled
   // past READ_SHARE of it, or a later chapter's link followed. Opening a
-  // chapter records nothing. told settles once the server (or the cache)
-  // has said whether the Series is bookmarked.
-  function watchReading(win, here, s, state, redraw, signal, told) {
+  // chapter records nothing. Until the server (or the cache) has said
+  // whether the Series is bookmarked, the write goes anyway: Progress on a
+  // Series without a Bookmark is dropped quietly (classify, not_bookmarked).
+  function watchReading(win, here, s, state, redraw, signal) {
     let recorded = false;
     const record = async () => {
       if (recorded) return;
-      recorded = true;
-      await told.catch(() => {});
       const chapter = chapterOfPage(win.document, here);
-      if (chapter === null || state.bookmarked === false) {
-        recorded = false;
-        return;
-      }
+      if (chapter === null || state.bookmarked === false) return;
+      recorded = true;
       await s.write({ kind: 'progress', site: here.site, seriesId: here.seriesId, url: here.address, chapter, bookmark: false, title: state.title });
       if (state.bookmarked && compareChapters(chapter, state.progress || '0') > 0) state.progress = chapter;
       redraw();
