@@ -530,9 +530,18 @@ func TestALeaderWhoseLockSessionDiesStepsDown(t *testing.T) {
 	if p := r.pass(); p.Skip != "" {
 		t.Fatalf("first leader: %+v", p)
 	}
-	// Terminate the session holding the advisory lock (a failover).
-	r.exec(`SELECT pg_terminate_backend(pid) FROM pg_locks
-		WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)
+	// Terminate the session holding the advisory lock (a failover). The
+	// backend lets its locks go as it exits, a moment after the signal.
+	const heldLocks = `FROM pg_locks
+		WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+	r.exec(`SELECT pg_terminate_backend(pid) ` + heldLocks)
+	waitFor(t, "the terminated session to let its lock go", func() bool {
+		var n int
+		if err := r.pool.QueryRow(r.ctx, `SELECT count(*) `+heldLocks).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 0
+	})
 	r.clk.Advance(time.Hour)
 	if p := b.RunPass(r.ctx, site); p.Skip != "" || p.Counts.OK != 1 {
 		t.Fatalf("the other process did not take over: %+v", p)
