@@ -819,10 +819,19 @@ func TestAfterTheDatabaseCutsEverySessionAForcedPollIsStillServed(t *testing.T) 
 	r.clk.Advance(time.Minute) // not due for 59 more minutes; the Lane rests
 
 	other := r.second()
-	if _, err := other.Pool().Exec(r.ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-		WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
+	var cut []int32
+	if err := other.Pool().QueryRow(r.ctx, `WITH s AS MATERIALIZED (SELECT pid FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid())
+		SELECT coalesce(array_agg(pid), '{}') FROM s WHERE pg_terminate_backend(pid)`).Scan(&cut); err != nil {
 		t.Fatal(err)
 	}
+	// The cut sessions let their locks go as they exit, a moment later:
+	// until they are gone, a granted lock may still be the old one's.
+	waitFor(t, "the cut sessions to end", func() bool {
+		var n int
+		err := other.Pool().QueryRow(r.ctx, `SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1)`, cut).Scan(&n)
+		return err == nil && n == 0
+	})
 	waitFor(t, "the lock taken again", func() bool {
 		var n int
 		err := other.Pool().QueryRow(r.ctx, `SELECT count(*) FROM pg_locks
