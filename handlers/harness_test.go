@@ -131,8 +131,12 @@ func (h *harness) listenWakes() func() []string {
 	}
 	var woken []string
 	return func() []string {
+		// The first wake may take a while on a busy machine; the rest of a
+		// batch are already queued behind it.
+		wait := 5 * time.Second
 		for {
-			c, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			c, cancel := context.WithTimeout(ctx, wait)
+			wait = 200 * time.Millisecond
 			n, err := conn.WaitForNotification(c)
 			cancel()
 			if err != nil {
