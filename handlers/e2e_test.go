@@ -29,6 +29,41 @@ const (
 	pollTries     = int(browserWait / (100 * time.Millisecond))
 )
 
+// browserSession is one test's session on its Chromium at wsURL, bounded by
+// browserBudget: the allocator (for more tabs) and a first tab. Both close
+// with the test.
+func browserSession(t *testing.T, wsURL string) (alloc, tab context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), browserBudget)
+	t.Cleanup(cancel)
+	alloc, cancelAlloc := remote.NewAllocator(ctx, wsURL)
+	t.Cleanup(cancelAlloc)
+	tab, cancelTab := chromedp.NewContext(alloc)
+	t.Cleanup(cancelTab)
+	return alloc, tab
+}
+
+// artifactsDir is the folder under artifacts/ a test saves its screenshots
+// in (git-ignored), made ready.
+func artifactsDir(t *testing.T, parts ...string) string {
+	t.Helper()
+	dir := filepath.Join(append([]string{"..", "artifacts"}, parts...)...)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// stepper ends the test at the first browser step that fails, naming it.
+func stepper(t *testing.T) func(what string, err error) {
+	return func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+}
+
 // TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser is the one
 // end-to-end test: real Chromium, the real router, a real database.
 func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
@@ -41,23 +76,9 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 	h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok, no_chapter, errors)
 		VALUES ('asurascans', $1, $1, 12, 12, 9, 1, 2)`, t0.Add(-20*time.Minute).UnixMilli())
 
-	shots := filepath.Join("..", "artifacts", "screenshots")
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), browserBudget)
-	defer cancel()
-	allocCtx, cancelAlloc := remote.NewAllocator(ctx, browserURL)
-	defer cancelAlloc()
-	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	defer cancelTab()
-
-	step := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	shots := artifactsDir(t, "screenshots")
+	_, ctx := browserSession(t, browserURL)
+	step := stepper(t)
 	shot := func(name string) {
 		t.Helper()
 		buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100 = PNG

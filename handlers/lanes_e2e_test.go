@@ -1,17 +1,13 @@
 package handlers_test
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 
 	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
 	"github.com/mangabookmark/mangabookmark/handlers"
@@ -39,22 +35,9 @@ func TestTheLanesPageIsCompactOnAPhone(t *testing.T) {
 	h := newHarness(t)
 	h.seed(dataset)
 	seedLaneMix(h)
-	shots := filepath.Join("..", "artifacts", "screenshots", "lanes")
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	allocCtx, cancelAlloc := remote.NewAllocator(ctx, browserURL)
-	defer cancelAlloc()
-	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	defer cancelTab()
-	step := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	shots := artifactsDir(t, "screenshots", "lanes")
+	_, ctx := browserSession(t, browserURL)
+	step := stepper(t)
 	link, err := handlers.NewLoginLink(ctx, h.store, h.srv.URL, ownerID, t0)
 	step("login link", err)
 	step("open link", chromedp.Do(ctx, chromedp.Navigate(link)))

@@ -21,7 +21,6 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
@@ -98,22 +97,9 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 	go func() { defer close(lanesDone); lanes.Run(lanesCtx) }()
 	t.Cleanup(func() { stopLanes(); <-lanesDone })
 
-	shots := filepath.Join("..", "artifacts", "screenshots")
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), browserBudget)
-	defer cancel()
-	allocCtx, cancelAlloc := remote.NewAllocator(ctx, browserURL)
-	defer cancelAlloc()
-	owner, cancelOwner := chromedp.NewContext(allocCtx)
-	defer cancelOwner()
-	step := func(what string, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	shots := artifactsDir(t, "screenshots")
+	allocCtx, owner := browserSession(t, browserURL)
+	step := stepper(t)
 	shot := func(tab context.Context, name string) {
 		t.Helper()
 		buf, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
@@ -241,7 +227,7 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 		step("desktop tokens", chromedp.Do(ada, chromedp.Navigate(h.srv.URL+"/tokens"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="token"]`))))
 		shot(ada, "26-"+scheme+"-desktop-tokens")
 	}
-	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
+	if err := allocCtx.Err(); errors.Is(err, context.DeadlineExceeded) {
 		t.Fatal("the browser test ran out of time")
 	}
 }
