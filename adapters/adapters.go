@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // Series kinds.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // Asura Scans serves an Astro site: the Series' data sits in the HTML-escaped JSON

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // BenchmarkParse reads each Site's ongoing fixture, and asurascans' page

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // browserReader points site at srv and reads it through the sidecar at ws.

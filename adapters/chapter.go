@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // chapterWord finds "Chapter 110", "Ch. 12.5", "Ep. 40", "C1234" and the like: a

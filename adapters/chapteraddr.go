@@ -3,7 +3,7 @@ package adapters
 import (
 	"strings"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // A chapter address says two things beyond its Series: the chapter's number

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func TestAChapterAddressNamesItsSeriesAndItsNumber(t *testing.T) {

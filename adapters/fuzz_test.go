@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // fuzzParse runs one adapter's Parse on arbitrary bytes: it must not panic, must

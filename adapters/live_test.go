@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // liveSeries is one long-running Series per Site, read by the live smoke test.

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // DefaultBrowserSites is BROWSER_SITES when unset: the Sites behind an anti-bot

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 const asuraSeries = "https://asurascans.com/comics/nano-machine"

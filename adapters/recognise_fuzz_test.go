@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // FuzzRecognise: any string is either refused with an error or recognised as

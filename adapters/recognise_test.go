@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func TestRecognise(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // recognitionCase is one row of the table the userscript's tests read too, so

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // variantCases (testdata/variants/<site>/, apart from the Site's own pages,

@@ -9,7 +9,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/mangabookmark/mangabookmark/components"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func renderDoc(t *testing.T, c templ.Component) *goquery.Document {

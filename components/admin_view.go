@@ -1,6 +1,6 @@
 package components
 
-import "github.com/mangabookmark/mangabookmark/store/word"
+import "github.com/mangabookmark/mangabookmark/word"
 
 // The admin view models: shaped like the screen, filled by the handlers,
 // every age already a string (word.Age: "3 hours", "2 months") so a

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // ReaderLinkTTL is how long a named Reader's sign-in link waits to be used:

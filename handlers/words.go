@@ -2,7 +2,7 @@ package handlers
 
 import (
 	"github.com/mangabookmark/mangabookmark/store"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // filterWord is everything the owner reads about one filter: its short

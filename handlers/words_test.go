@@ -16,7 +16,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/notify"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -153,7 +153,7 @@ func TestEachFaultNamesTheSameFixOnTheVerdictTheLanesPageAndTheEmbed(t *testing.
 			var n *notify.Notifier
 			h := newHarness(t, func(d *handlers.Deps) {
 				var err error
-				n, err = notify.New(notify.Options{Store: d.Store, WebhookURL: notify.Secret(hook.URL + "/api/webhooks/1/x"),
+				n, err = notify.New(notify.Options{Store: d.Store, WebhookURL: word.Secret(hook.URL + "/api/webhooks/1/x"),
 					BrowserSites: map[string]bool{"comix": true, "kagane": true}, Logger: slog.New(slog.DiscardHandler)})
 				if err != nil {
 					t.Fatal(err)

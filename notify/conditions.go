@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/store"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // DefaultLookback bounds every pass-log scan. It must exceed the window; a

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,33 +14,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
-
-// Secret holds a value that must never be logged, printed or rendered: the
-// webhook address here, and every secret setting of the server (the
-// database address, DISCORD_CLIENT_SECRET, SESSION_KEY, TOKEN_KEY). Every
-// formatting path prints a fixed placeholder; Reveal is the one way out.
-type Secret string
-
-const redacted = "[redacted]"
-
-func (Secret) String() string               { return redacted }
-func (Secret) GoString() string             { return redacted }
-func (Secret) LogValue() slog.Value         { return slog.StringValue(redacted) }
-func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
-func (Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `"`), nil }
-func (s Secret) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, redacted) }
-
-// Reveal returns the secret's value for the one constructor that needs it.
-func (s Secret) Reveal() string { return string(s) }
-
-// Set reports whether the secret has a value.
-func (s Secret) Set() bool { return s != "" }
 
 // ValidateWebhookURL accepts an absolute https address, or plain http only
 // to a loopback host (a local sink). Its errors never quote the address.
-func ValidateWebhookURL(s Secret) error {
+func ValidateWebhookURL(s word.Secret) error {
 	u, err := url.Parse(s.Reveal())
 	if err != nil {
 		return errors.New("notify: DISCORD_WEBHOOK_URL is not a URL")

@@ -16,7 +16,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // marker is the secret part of every test webhook address; it must never
@@ -70,8 +70,8 @@ func newSink(t *testing.T, reply func(n int, w http.ResponseWriter, r *http.Requ
 	return s
 }
 
-func (s *sink) url() notify.Secret {
-	return notify.Secret(s.srv.URL + "/api/webhooks/1234567890/" + marker)
+func (s *sink) url() word.Secret {
+	return word.Secret(s.srv.URL + "/api/webhooks/1234567890/" + marker)
 }
 
 func (s *sink) counts() (requests, accepted int) {
@@ -143,7 +143,7 @@ func newHarness(t *testing.T, c config) *harness {
 	return h
 }
 
-func (h *harness) notifier(webhook notify.Secret, c config) *notify.Notifier {
+func (h *harness) notifier(webhook word.Secret, c config) *notify.Notifier {
 	h.t.Helper()
 	browser := map[string]bool{}
 	for _, s := range c.browser {

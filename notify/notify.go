@@ -30,7 +30,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/store"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // Store is what notify needs from the database; *store.Store satisfies it.
@@ -69,7 +69,7 @@ type Options struct {
 	Store Store
 	// WebhookURL is DISCORD_WEBHOOK_URL. Empty turns the push off (the
 	// conditions are still derived for the verdict line).
-	WebhookURL Secret
+	WebhookURL word.Secret
 	// PublicBaseURL is PUBLIC_BASE_URL; the embed's title links below it.
 	// Empty: the embed carries no link.
 	PublicBaseURL string
@@ -110,7 +110,7 @@ type Notifier struct {
 }
 
 type webhook struct {
-	url  Secret
+	url  word.Secret
 	hash string // hex SHA-256 of url: the dead_webhooks key
 }
 

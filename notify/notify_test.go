@@ -10,7 +10,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func TestEachConditionFiresOnceWhileItHoldsAndAgainAfterItLiftsAndReturns(t *testing.T) {

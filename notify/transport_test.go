@@ -15,7 +15,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func TestTheEmbedPayloadHasExactlyTheSeedsShape(t *testing.T) {
@@ -317,7 +317,7 @@ func TestTheWebhookAddressNeverReachesAnErrorALogLineOrTheDatabase(t *testing.T)
 			opts := notify.Options{WebhookURL: h.sink.url()}
 			fmt.Fprintf(&dump, "%v %+v %#v %s %v %+v %#v %q", st, st, h.n, h.sink.url(), opts, opts, opts, h.sink.url())
 			slog.New(slog.NewTextHandler(&dump, nil)).Info("config", "webhook", h.sink.url(), "options", opts)
-			b, _ := json.Marshal(struct{ URL notify.Secret }{h.sink.url()})
+			b, _ := json.Marshal(struct{ URL word.Secret }{h.sink.url()})
 			dump.Write(b)
 			var raw strings.Builder
 			rows, err := h.st.Pool().Query(context.Background(), `SELECT to_jsonb(a)::text FROM owner_notice_attempts a
@@ -345,7 +345,7 @@ func TestTheWebhookAddressNeverReachesAnErrorALogLineOrTheDatabase(t *testing.T)
 		"::" + marker,
 		"https://user:" + marker + "@discord.example/api/webhooks/1/x",
 	} {
-		if err := notify.ValidateWebhookURL(notify.Secret(bad)); err == nil || strings.Contains(err.Error(), marker) {
+		if err := notify.ValidateWebhookURL(word.Secret(bad)); err == nil || strings.Contains(err.Error(), marker) {
 			t.Errorf("validating a bad address: %v", err)
 		}
 	}
@@ -370,7 +370,7 @@ func TestTheWebhookAddressMustBeHTTPSOrALoopbackSink(t *testing.T) {
 		{"https://", false},
 	}
 	for _, tc := range cases {
-		if err := notify.ValidateWebhookURL(notify.Secret(tc.url)); (err == nil) != tc.ok {
+		if err := notify.ValidateWebhookURL(word.Secret(tc.url)); (err == nil) != tc.ok {
 			t.Errorf("%q: %v, want ok=%v", tc.url, err, tc.ok)
 		}
 	}

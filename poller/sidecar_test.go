@@ -13,7 +13,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // A dead sidecar is sidecar-down and never also a stall: after a Poll finds
@@ -49,7 +49,7 @@ func TestADeadSidecarSendsSidecarDownAndNeverAStall(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(sink.Close)
-	n, err := notify.New(notify.Options{Store: r.st, WebhookURL: notify.Secret(sink.URL + "/hook"),
+	n, err := notify.New(notify.Options{Store: r.st, WebhookURL: word.Secret(sink.URL + "/hook"),
 		BrowserSites: map[string]bool{"kagane": true}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // TestRead reads one Series now, the way a Poll would — the Reader's fetch

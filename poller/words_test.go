@@ -3,7 +3,7 @@ package poller_test
 import (
 	"testing"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // TestEveryOutcomeIsCountedInItsOwnColumn runs Polls ending in each of the

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // Filter is one of the ten names of the owner's Series list (CONTEXT.md, "The

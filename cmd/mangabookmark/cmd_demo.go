@@ -12,9 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // `mangabookmark demo` is the product's living tour: six loopback stand-in
@@ -96,7 +95,7 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 		return err
 	}
 	defer stopDB()
-	cfg.DatabaseURL = notify.Secret(dbURL)
+	cfg.DatabaseURL = word.Secret(dbURL)
 	seed, err := seedDemo(ctx, dbURL, sites, o.clock.Now(), o.keep)
 	if err != nil {
 		return err

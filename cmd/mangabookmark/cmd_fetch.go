@@ -8,7 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 const fetchUsage = "usage: mangabookmark fetch SERIES_URL"

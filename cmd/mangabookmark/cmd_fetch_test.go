@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // fetchStandIn is a loopback novelfull: one readable Series, one that moved

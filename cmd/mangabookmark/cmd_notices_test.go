@@ -18,7 +18,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 const hookURL = "https://discord.example/api/webhooks/42/NOTICES-SECRET-MARKER"
@@ -269,7 +269,7 @@ func TestTheNoticesCommandDerivesWithTheServersBrowserSites(t *testing.T) {
 			defer s.Close()
 			// What serve does at start: build its notifiers, record its settings.
 			deps := handlers.Deps{BrowserSites: slices.Sorted(maps.Keys(tc.server))}
-			cfg := Config{BrowserSites: tc.server, DiscordWebhookURL: notify.Secret(hookURL)}
+			cfg := Config{BrowserSites: tc.server, DiscordWebhookURL: word.Secret(hookURL)}
 			if _, err := ownerNotices(ctx, cfg, serveOptions{}, s, slog.New(slog.DiscardHandler), &deps); err != nil {
 				t.Fatal(err)
 			}

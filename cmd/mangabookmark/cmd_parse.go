@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // maxParseInput bounds what the parse tool reads from a file or stdin.

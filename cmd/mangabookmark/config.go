@@ -16,27 +16,28 @@ import (
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // Config is every setting, read once at start from the environment.
 type Config struct {
-	DatabaseURL   notify.Secret // may carry a password; unset = the embedded local cluster
-	DataDir       string        // the local cluster, generated keys
+	DatabaseURL   word.Secret // may carry a password; unset = the embedded local cluster
+	DataDir       string      // the local cluster, generated keys
 	ListenAddr    string
 	PublicBaseURL string
 
 	DiscordClientID     string
-	DiscordClientSecret notify.Secret
+	DiscordClientSecret word.Secret
 	DiscordGuildID      string
 	OwnerDiscordID      string
 
-	SessionKey notify.Secret // unset: generated once and kept in DataDir
-	TokenKey   notify.Secret // unset: generated once and kept in DataDir
+	SessionKey word.Secret // unset: generated once and kept in DataDir
+	TokenKey   word.Secret // unset: generated once and kept in DataDir
 
 	BrowserWSURL      string
 	BrowserSites      map[string]bool     // BROWSER_SITES, parsed
 	SiteBases         map[string]*url.URL // SITE_BASE_URLS, parsed
-	DiscordWebhookURL notify.Secret
+	DiscordWebhookURL word.Secret
 
 	PollSpacing time.Duration // least time between two requests to one Site
 
@@ -64,17 +65,17 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return def
 	}
 	c := Config{
-		DatabaseURL:         notify.Secret(get("DATABASE_URL", "")),
+		DatabaseURL:         word.Secret(get("DATABASE_URL", "")),
 		DataDir:             filepath.Clean(get("DATA_DIR", "var")),
 		ListenAddr:          get("LISTEN_ADDR", "127.0.0.1:8080"),
 		DiscordClientID:     get("DISCORD_CLIENT_ID", ""),
-		DiscordClientSecret: notify.Secret(get("DISCORD_CLIENT_SECRET", "")),
+		DiscordClientSecret: word.Secret(get("DISCORD_CLIENT_SECRET", "")),
 		DiscordGuildID:      get("DISCORD_GUILD_ID", ""),
 		OwnerDiscordID:      get("OWNER_DISCORD_ID", ""),
-		SessionKey:          notify.Secret(get("SESSION_KEY", "")),
-		TokenKey:            notify.Secret(get("TOKEN_KEY", "")),
+		SessionKey:          word.Secret(get("SESSION_KEY", "")),
+		TokenKey:            word.Secret(get("TOKEN_KEY", "")),
 		BrowserWSURL:        get("BROWSER_WS_URL", ""),
-		DiscordWebhookURL:   notify.Secret(get("DISCORD_WEBHOOK_URL", "")),
+		DiscordWebhookURL:   word.Secret(get("DISCORD_WEBHOOK_URL", "")),
 	}
 	var errs []error
 	bad := func(name, why string) { errs = append(errs, fmt.Errorf("%s: %s", name, why)) }
@@ -141,7 +142,7 @@ func (c *Config) checkDiscord(bad func(name, why string)) {
 func (c *Config) checkSecrets(bad func(name, why string)) {
 	for _, k := range []struct {
 		name string
-		v    notify.Secret
+		v    word.Secret
 	}{{"SESSION_KEY", c.SessionKey}, {"TOKEN_KEY", c.TokenKey}} {
 		if k.v.Set() && len(k.v.Reveal()) < 32 {
 			bad(k.name, "must be at least 32 characters (e.g. `openssl rand -hex 32`)")

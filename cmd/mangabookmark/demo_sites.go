@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // demoFixtures are the fixture pages a stand-in serves, one Series each. The

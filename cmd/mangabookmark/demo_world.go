@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // demoWorld is everything the script acts on: the stand-in Sites, the

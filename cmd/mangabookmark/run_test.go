@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 const marker = "SECRETMARKER"
@@ -150,7 +150,7 @@ func TestABadSettingStopsTheStartWithOneLineNamingIt(t *testing.T) {
 
 func TestSecretsFormatAsAMaskEverywhere(t *testing.T) {
 	t.Parallel()
-	s := notify.Secret(marker)
+	s := word.Secret(marker)
 	cfg := Config{SessionKey: s, DiscordClientSecret: s, TokenKey: s, DiscordWebhookURL: s, DatabaseURL: s}
 	for _, text := range []string{fmt.Sprint(s), fmt.Sprintf("%v %+v %#v %s %q %x", s, cfg, cfg, s, s, s)} {
 		if strings.Contains(text, marker) {

@@ -25,7 +25,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/localpg"
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
@@ -323,7 +323,7 @@ func ensureDatabase(ctx context.Context, adminURL, name string) error {
 
 // keyFor returns the configured key, or one generated once and kept (0600)
 // in the data directory so sessions survive restarts.
-func keyFor(configured notify.Secret, dataDir, file string) ([]byte, error) {
+func keyFor(configured word.Secret, dataDir, file string) ([]byte, error) {
 	if configured.Set() {
 		return []byte(configured.Reveal()), nil
 	}

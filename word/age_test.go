@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func TestAnAgeReadsTheSameWayAtAnyLength(t *testing.T) {

@@ -3,7 +3,7 @@ package word_test
 import (
 	"testing"
 
-	"github.com/mangabookmark/mangabookmark/store/word"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func TestEachOutcomeHasItsOwnCount(t *testing.T) {
