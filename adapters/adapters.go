@@ -9,22 +9,17 @@ import (
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
-// Series kinds.
-const (
-	KindManga = "manga"
-	KindNovel = "novel"
-)
-
 // Facts is what one read learned. LatestChapter is a canonical decimal string
 // ("12.5", "110"; no trailing zeros, no leading +), "" when !HasLatest. Title
 // reads as a person reads it: decoded by its source (HTML text, attribute, JSON
 // in a page, API body), any character reference left after that decoded once
 // more, trimmed and length-capped. URLs are absolute http(s) addresses or "".
 type Facts struct {
-	Title, CoverURL, Kind string
-	LatestChapter         string
-	LatestChapterURL      string
-	HasLatest             bool
+	Title, CoverURL  string
+	Kind             word.Kind // the Site's Kind (word.Site.Kind)
+	LatestChapter    string
+	LatestChapterURL string
+	HasLatest        bool
 	// Completed is the Site's own completed value (CONTEXT.md, Rules: Completion
 	// hint value). A missing marker is false, never an error.
 	Completed bool
@@ -44,7 +39,6 @@ type Target struct {
 // Adapter knows one Site.
 type Adapter interface {
 	Site() string      // "asurascans", ...
-	Kind() string      // KindManga or KindNovel
 	Domains() []string // hosts that belong to the Site (exact host or subdomain match)
 	// Recognise maps a Series page or a chapter page of it (current and legacy
 	// shapes) to the Series. Anything else is not ours.

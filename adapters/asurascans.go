@@ -55,7 +55,6 @@ var asuraSlug = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,199}$`)
 type asurascans struct{}
 
 func (asurascans) Site() string      { return "asurascans" }
-func (asurascans) Kind() string      { return KindManga }
 func (asurascans) Domains() []string { return []string{asuraHost} }
 func (asurascans) legacyDomains() []string {
 	return []string{"asuracomic.net", "asuratoon.com", "asurascans.net"}
@@ -119,7 +118,7 @@ func (a asurascans) Parse(body []byte, ref Ref) (Facts, error) {
 		return Facts{}, fmt.Errorf("asurascans: no astro-island props: %w", ErrNotSeries)
 	}
 	base := baseURL(a, ref)
-	f := Facts{Kind: KindManga}
+	f := Facts{Kind: word.Asurascans.Kind()}
 	if details != nil {
 		f.Title = cleanTitle(jsonString(details[asuraKeyTitle]))
 		f.CoverURL = cleanURL(base, jsonString(details[asuraKeyCover]))
@@ -256,7 +255,7 @@ func asuraLinkChapters(l *latest, base *url.URL, doc *goquery.Document, slug str
 		if m == nil || strings.ToLower(m[1]) != slug {
 			return
 		}
-		if num, ok := word.Chapter(m[2]); ok {
+		if num, ok := chapterNumber(m[2]); ok {
 			l.offer(num, abs)
 		}
 	})

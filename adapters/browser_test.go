@@ -28,7 +28,7 @@ func browserReader(t *testing.T, site string, srv *siteServer, ws string, tweak 
 	// Generous bounds: a loaded 2-core CI machine runs Chromium slowly, and a
 	// passing case ends as soon as its page is ready, never at the bound.
 	o := ReaderOptions{
-		BaseURLs: bases, BrowserSites: map[string]bool{site: true}, BrowserWSURL: ws,
+		BaseURLs: bases, BrowserSites: word.BrowserSites{word.Site(site): true}, BrowserWSURL: ws,
 		Timeout: 30 * time.Second, ChallengeWait: 10 * time.Second,
 	}
 	if tweak != nil {

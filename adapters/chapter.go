@@ -23,10 +23,10 @@ func ParseChapterNumber(s string) (string, bool) {
 		s = s[:4096]
 	}
 	if m := chapterWord.FindStringSubmatch(s); m != nil {
-		return word.Chapter(m[1])
+		return chapterNumber(m[1])
 	}
 	if m := bareNumber.FindStringSubmatch(s); m != nil {
-		return word.Chapter(m[1])
+		return chapterNumber(m[1])
 	}
 	return "", false
 }
@@ -39,49 +39,13 @@ func canonicalFloat(lit string) (string, bool) {
 	if strings.ContainsAny(lit, "eE-") {
 		return "", false
 	}
-	return word.Chapter(lit)
+	return chapterNumber(lit)
 }
 
-// CompareChapters compares two chapter numbers numerically: -1 if a < b, 0 if
-// equal, +1 if a > b. Inputs are canonicalised first; an unreadable number sorts
-// below every readable one.
-func CompareChapters(a, b string) int {
-	ca, okA := word.Chapter(a)
-	cb, okB := word.Chapter(b)
-	switch {
-	case !okA && !okB:
-		return 0
-	case !okA:
-		return -1
-	case !okB:
-		return 1
-	}
-	ai, af, _ := strings.Cut(ca, ".")
-	bi, bf, _ := strings.Cut(cb, ".")
-	if len(ai) != len(bi) {
-		return sign(len(ai) - len(bi))
-	}
-	if c := strings.Compare(ai, bi); c != 0 {
-		return c
-	}
-	// Pad fractions to the same length so "5" and "25" compare as .50 and .25.
-	for len(af) < len(bf) {
-		af += "0"
-	}
-	for len(bf) < len(af) {
-		bf += "0"
-	}
-	return strings.Compare(af, bf)
-}
-
-func sign(n int) int {
-	switch {
-	case n < 0:
-		return -1
-	case n > 0:
-		return 1
-	}
-	return 0
+// chapterNumber is word.ParseChapter in the plain string the Facts carry.
+func chapterNumber(s string) (string, bool) {
+	c, ok := word.ParseChapter(s)
+	return string(c), ok
 }
 
 // latest keeps the highest chapter seen so far and its address, for one
@@ -106,7 +70,7 @@ func (l *latest) offer(num, u string) {
 
 // wins says whether num would replace the kept chapter.
 func (l *latest) wins(num string) bool {
-	return num != "" && (l.num == "" || CompareChapters(num, l.num) > 0)
+	return num != "" && (l.num == "" || word.Chapter(num).Compare(word.Chapter(l.num)) > 0)
 }
 
 // into writes the kept chapter into f.

@@ -46,7 +46,7 @@ func ChapterURL(ref Ref, num string) (string, bool) {
 	if !ok || ref.URL == "" {
 		return "", false
 	}
-	n, ok := word.Chapter(num)
+	n, ok := chapterNumber(num)
 	if !ok {
 		return "", false
 	}
@@ -68,7 +68,7 @@ func (lightnovelworld) chapterURL(ref Ref, num string) string {
 // NextChapter is the whole chapter after num ("12" and "12.5" → "13"): the
 // chapter a Reader at num reads next, as far as numbers alone can tell.
 func NextChapter(num string) (string, bool) {
-	n, ok := word.Chapter(num)
+	n, ok := chapterNumber(num)
 	if !ok {
 		return "", false
 	}
@@ -85,5 +85,5 @@ func NextChapter(num string) (string, bool) {
 		}
 		d[i] = '0'
 	}
-	return word.Chapter(string(d))
+	return chapterNumber(string(d))
 }

@@ -53,7 +53,7 @@ func Hosts(site string) []string {
 func (asurascans) chapterOf(u *url.URL) (string, bool) {
 	seg := pathSegments(u)
 	if len(seg) >= 4 && seg[2] == "chapter" {
-		return word.Chapter(seg[3])
+		return chapterNumber(seg[3])
 	}
 	return "", false
 }
@@ -62,7 +62,7 @@ func (asurascans) chapterOf(u *url.URL) (string, bool) {
 func (demonicscans) chapterOf(u *url.URL) (string, bool) {
 	seg := pathSegments(u)
 	if len(seg) >= 4 && seg[0] == "title" && seg[2] == "chapter" {
-		return word.Chapter(seg[3])
+		return chapterNumber(seg[3])
 	}
 	return "", false
 }
@@ -70,7 +70,7 @@ func (demonicscans) chapterOf(u *url.URL) (string, bool) {
 // /title/<hid>-<slug>/<id>-chapter-<n>.
 func (comix) chapterOf(u *url.URL) (string, bool) {
 	if m := comixChapterPath.FindStringSubmatch(u.EscapedPath()); m != nil {
-		return word.Chapter(m[2])
+		return chapterNumber(m[2])
 	}
 	return "", false
 }
@@ -78,7 +78,7 @@ func (comix) chapterOf(u *url.URL) (string, bool) {
 // /<slug>/chapter-<n>-<title>.html.
 func (novelfull) chapterOf(u *url.URL) (string, bool) {
 	if m := novelfullChapterPath.FindStringSubmatch(u.EscapedPath()); m != nil {
-		return word.Chapter(m[2])
+		return chapterNumber(m[2])
 	}
 	return "", false
 }
@@ -92,10 +92,10 @@ func (lightnovelworld) chapterOf(u *url.URL) (string, bool) {
 	seg := pathSegments(u)
 	switch {
 	case len(seg) >= 4 && seg[2] == "chapter":
-		return word.Chapter(seg[3])
+		return chapterNumber(seg[3])
 	case len(seg) == 3:
 		if m := lnwLegacyChapter.FindStringSubmatch(strings.ToLower(seg[2])); m != nil {
-			return word.Chapter(m[1])
+			return chapterNumber(m[1])
 		}
 	}
 	return "", false

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // The classification table: what an answer from a Site means, before any parsing.
@@ -24,7 +26,7 @@ const (
 )
 
 func (v verdict) String() string {
-	return [...]string{"parse", "refused", "not_found", "errors"}[v]
+	return [...]string{"parse", string(word.Refused), string(word.NotFound), string(word.Errors)}[v]
 }
 
 // classRule is one row of the table.

@@ -50,7 +50,6 @@ var comixChapterPath = regexp.MustCompile(`^/title/([A-Za-z0-9]{4,12})-[^/]*/[0-
 type comix struct{}
 
 func (comix) Site() string          { return "comix" }
-func (comix) Kind() string          { return KindManga }
 func (comix) Domains() []string     { return []string{comixHost, "comix.ws"} }
 func (comix) ReadySelector() string { return comixReady }
 func (comix) Target(ref Ref) Target { return Target{URL: ref.URL} }
@@ -86,7 +85,7 @@ func (a comix) Parse(body []byte, ref Ref) (Facts, error) {
 		return Facts{}, fmt.Errorf("comix: no initial-data detail or chapter list: %w", ErrNotSeries)
 	}
 	base := baseURL(a, ref)
-	f := Facts{Kind: KindManga}
+	f := Facts{Kind: word.Comix.Kind()}
 	if detail != nil {
 		f.Title = cleanRawTitle(jsonString(detail[comixKeyTitle]))
 		f.Completed = strings.EqualFold(strings.TrimSpace(jsonString(detail[comixKeyStatus])), comixDone)
@@ -131,7 +130,7 @@ func comixChapter(base *url.URL, row *goquery.Selection, hid string) (num, abs s
 		return "", "", false
 	}
 	if num, ok = ParseChapterNumber(row.FindMatcher(sel(comixRowNumber)).First().Text()); !ok {
-		num, ok = word.Chapter(m[2])
+		num, ok = chapterNumber(m[2])
 	}
 	return num, abs, ok
 }

@@ -40,7 +40,6 @@ var demonicSegment = regexp.MustCompile(`^[A-Za-z0-9%._~!'()*,;:@+-]{1,300}$`)
 type demonicscans struct{}
 
 func (demonicscans) Site() string      { return "demonicscans" }
-func (demonicscans) Kind() string      { return KindManga }
 func (demonicscans) Domains() []string { return []string{demonicHost} }
 
 // coverDomains: Demonic Scans serves its covers from demoniclibs.com.
@@ -77,7 +76,7 @@ func (a demonicscans) Parse(body []byte, ref Ref) (Facts, error) {
 		return Facts{}, fmt.Errorf("demonicscans: no %s: %w", demonicAnchor, ErrNotSeries)
 	}
 	base := baseURL(a, ref)
-	f := Facts{Kind: KindManga}
+	f := Facts{Kind: word.Demonicscans.Kind()}
 	// The ids are the page's own blocks wherever they sit; the container is
 	// only preferred.
 	f.Title = cleanTitle(ownText(within(box, doc, demonicTitle).First()))
@@ -110,7 +109,7 @@ func demonicChapter(base *url.URL, s *goquery.Selection, id string) (num, abs st
 	if m == nil || (id != "" && demonicKey(m[1]) != demonicKey(id)) {
 		return "", "", false
 	}
-	num, ok = word.Chapter(m[2])
+	num, ok = chapterNumber(m[2])
 	if !ok {
 		num, ok = ParseChapterNumber(ownText(s))
 	}

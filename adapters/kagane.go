@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // Kagane's Series page is a shell; one API call returns the details and the whole
@@ -66,7 +68,6 @@ var kaganeMeta = regexp.MustCompile(`(?:\s*\{[^{}]*\})+\s*$`)
 type kagane struct{}
 
 func (kagane) Site() string            { return "kagane" }
-func (kagane) Kind() string            { return KindManga }
 func (kagane) Domains() []string       { return []string{kaganeHost} }
 func (kagane) legacyDomains() []string { return []string{"kagane.org"} }
 
@@ -129,7 +130,7 @@ func (a kagane) Parse(body []byte, ref Ref) (Facts, error) {
 	if d.Title == nil && d.Books == nil {
 		return Facts{}, fmt.Errorf("kagane: JSON has neither title nor series_books: %w", ErrNotSeries)
 	}
-	f := Facts{Kind: KindManga}
+	f := Facts{Kind: word.Kagane.Kind()}
 	if d.Title != nil {
 		f.Title = cleanRawTitle(string(*d.Title))
 	}

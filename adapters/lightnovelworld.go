@@ -51,7 +51,6 @@ var lnwOldID = regexp.MustCompile(`-\d{3,}$`)
 type lightnovelworld struct{}
 
 func (lightnovelworld) Site() string      { return "lightnovelworld" }
-func (lightnovelworld) Kind() string      { return KindNovel }
 func (lightnovelworld) Domains() []string { return []string{lnwHost} }
 func (lightnovelworld) legacyDomains() []string {
 	return []string{"lightnovelworld.com", "lightnovelworld.co"}
@@ -90,7 +89,7 @@ func (a lightnovelworld) Parse(body []byte, ref Ref) (Facts, error) {
 		return Facts{}, fmt.Errorf("lightnovelworld: no JSON-LD Book and no novel header: %w", ErrNotSeries)
 	}
 	base := baseURL(a, ref)
-	f := Facts{Kind: KindNovel}
+	f := Facts{Kind: word.Lightnovelworld.Kind()}
 	if book != nil {
 		f.Title = cleanRawTitle(jsonString(book["name"]))
 		f.CoverURL = cleanURL(base, lnwImage(book["image"]))
@@ -118,7 +117,7 @@ func (a lightnovelworld) Parse(body []byte, ref Ref) (Facts, error) {
 		// No chapter on the page: og:title states the count, and chapter
 		// addresses run 1..N, so N is the newest.
 		if m := lnwOGCount.FindStringSubmatch(doc.FindMatcher(sel(lnwOGTitle)).AttrOr("content", "")); m != nil {
-			if num, ok := word.Chapter(m[1]); ok && num != "0" {
+			if num, ok := chapterNumber(m[1]); ok && num != "0" {
 				l.offer(num, cleanURL(base, "/novel/"+ref.SeriesID+"/chapter/"+num+"/"))
 			}
 		}
@@ -136,7 +135,7 @@ func lnwChapter(base *url.URL, link, slug string) (num, abs string, ok bool) {
 	if m == nil || (slug != "" && strings.ToLower(m[1]) != slug) {
 		return "", "", false
 	}
-	num, ok = word.Chapter(m[2])
+	num, ok = chapterNumber(m[2])
 	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
 	return num, u.String(), ok
 }

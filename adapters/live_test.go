@@ -27,7 +27,7 @@ func TestLiveSites(t *testing.T) {
 	if os.Getenv("MANGABOOKMARK_LIVE") != "1" {
 		t.Skip("live smoke test: set MANGABOOKMARK_LIVE=1 to read the real Sites")
 	}
-	browserSites, err := ParseBrowserSites(os.Getenv("BROWSER_SITES"))
+	browserSites, err := word.ParseBrowserSites(os.Getenv("BROWSER_SITES"))
 	if err != nil {
 		t.Fatal(err)
 	}

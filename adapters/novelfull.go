@@ -43,7 +43,6 @@ var novelfullPages = map[string]bool{"index": true, "search": true, "contact": t
 type novelfull struct{}
 
 func (novelfull) Site() string      { return "novelfull" }
-func (novelfull) Kind() string      { return KindNovel }
 func (novelfull) Domains() []string { return []string{novelfullHost, "novelfull.net"} }
 
 // Recognise accepts /<slug>.html and the chapter pages /<slug>/chapter-<n>-<title>.html.
@@ -79,7 +78,7 @@ func (a novelfull) Parse(body []byte, ref Ref) (Facts, error) {
 		return Facts{}, fmt.Errorf("novelfull: no %s: %w", novelfullAnchor, ErrNotSeries)
 	}
 	base := baseURL(a, ref)
-	f := Facts{Kind: KindNovel}
+	f := Facts{Kind: word.Novelfull.Kind()}
 	f.Title = cleanTitle(firstOf(doc, novelfullTitle, novelfullTitleWide).Text())
 	img := firstOf(doc, novelfullCover, novelfullCoverWide)
 	if f.Title == "" {
@@ -128,7 +127,7 @@ func novelfullChapter(base *url.URL, s *goquery.Selection, slug string) (num, ab
 		label = s.Text()
 	}
 	if num, ok = ParseChapterNumber(label); !ok {
-		num, ok = word.Chapter(m[2])
+		num, ok = chapterNumber(m[2])
 	}
 	return num, abs, ok
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // fixtureCase is one stored page of one Site and the facts it must yield.
@@ -25,7 +27,7 @@ var fixtureCases = []fixtureCase{
 		site: "asurascans", file: "completed.html",
 		url: "https://asurascans.com/comics/the-dark-mage-returns",
 		want: Facts{
-			Title: "The Dark Mage Returns to Enlistment", Kind: KindManga,
+			Title: "The Dark Mage Returns to Enlistment", Kind: word.Manga,
 			CoverURL:      "https://cdn.asurascans.com/covers/the-dark-mage-returns.webp",
 			LatestChapter: "112", LatestChapterURL: "https://asurascans.com/comics/the-dark-mage-returns/chapter/112",
 			HasLatest: true, Completed: true,
@@ -36,7 +38,7 @@ var fixtureCases = []fixtureCase{
 		site: "asurascans", file: "ongoing.html",
 		url: "https://asurascans.com/comics/nano-machine",
 		want: Facts{
-			Title: "Nano Machine", Kind: KindManga,
+			Title: "Nano Machine", Kind: word.Manga,
 			CoverURL:      "https://cdn.asurascans.com/covers/nano-machine.webp",
 			LatestChapter: "271", LatestChapterURL: "https://asurascans.com/comics/nano-machine/chapter/271",
 			HasLatest: true,
@@ -47,7 +49,7 @@ var fixtureCases = []fixtureCase{
 		site: "asurascans", file: "no-status.html",
 		url: "https://asurascans.com/comics/swordmasters-youngest-son",
 		want: Facts{
-			Title: "Swordmaster's Youngest Son", Kind: KindManga,
+			Title: "Swordmaster's Youngest Son", Kind: word.Manga,
 			CoverURL:      "https://cdn.asurascans.com/covers/swordmasters-youngest-son.webp",
 			LatestChapter: "150", LatestChapterURL: "https://asurascans.com/comics/swordmasters-youngest-son/chapter/150",
 			HasLatest: true,
@@ -58,7 +60,7 @@ var fixtureCases = []fixtureCase{
 		site: "asurascans", file: "no-chapters.html",
 		url: "https://asurascans.com/comics/coming-soon-title",
 		want: Facts{
-			Title: "A Title Coming Soon", Kind: KindManga,
+			Title: "A Title Coming Soon", Kind: word.Manga,
 			CoverURL: "https://cdn.asurascans.com/covers/coming-soon-title.webp",
 		},
 	},
@@ -67,7 +69,7 @@ var fixtureCases = []fixtureCase{
 		site: "asurascans", file: "decimal.html",
 		url: "https://asurascans.com/comics/omniscient-readers-viewpoint",
 		want: Facts{
-			Title: "Omniscient Reader's Viewpoint & Friends", Kind: KindManga,
+			Title: "Omniscient Reader's Viewpoint & Friends", Kind: word.Manga,
 			CoverURL:      "https://cdn.asurascans.com/covers/omniscient-readers-viewpoint.webp",
 			LatestChapter: "12.5", LatestChapterURL: "https://asurascans.com/comics/omniscient-readers-viewpoint/chapter/12.5",
 			HasLatest: true,
@@ -85,7 +87,7 @@ var fixtureCases = []fixtureCase{
 		site: "demonicscans", file: "completed.html",
 		url: "https://demonicscans.org/manga/Mr.-Magical-Girl",
 		want: Facts{
-			Title: "Mr. Magical Girl", Kind: KindManga,
+			Title: "Mr. Magical Girl", Kind: word.Manga,
 			CoverURL:      "https://demoniclibs.com/images/covers/Mr.-Magical-Girl.jpg",
 			LatestChapter: "88", LatestChapterURL: "https://demonicscans.org/title/Mr.-Magical-Girl/chapter/88/1",
 			HasLatest: true, Completed: true,
@@ -96,7 +98,7 @@ var fixtureCases = []fixtureCase{
 		site: "demonicscans", file: "ongoing.html",
 		url: "https://demonicscans.org/manga/Martial-Peak",
 		want: Facts{
-			Title: "Martial Peak", Kind: KindManga,
+			Title: "Martial Peak", Kind: word.Manga,
 			CoverURL:      "https://demoniclibs.com/images/covers/Martial-Peak.jpg",
 			LatestChapter: "3671", LatestChapterURL: "https://demonicscans.org/title/Martial-Peak/chapter/3671/1",
 			HasLatest: true,
@@ -107,7 +109,7 @@ var fixtureCases = []fixtureCase{
 		site: "demonicscans", file: "no-status.html",
 		url: "https://demonicscans.org/manga/I%2527m-Really-Not-The-Demon-God%2527s-Lackey",
 		want: Facts{
-			Title: "I'm Really Not The Demon God's Lackey", Kind: KindManga,
+			Title: "I'm Really Not The Demon God's Lackey", Kind: word.Manga,
 			CoverURL:      "https://demoniclibs.com/images/covers/I%2527m-Really-Not-The-Demon-God%2527s-Lackey.jpg",
 			LatestChapter: "120", LatestChapterURL: "https://demonicscans.org/title/I%2527m-Really-Not-The-Demon-God%2527s-Lackey/chapter/120/1",
 			HasLatest: true,
@@ -118,7 +120,7 @@ var fixtureCases = []fixtureCase{
 		site: "demonicscans", file: "no-chapters.html",
 		url: "https://demonicscans.org/manga/Revenge-of-the-Iron%25252DBlooded-Sword-Hound",
 		want: Facts{
-			Title: "Revenge of the Iron-Blooded Sword Hound", Kind: KindManga,
+			Title: "Revenge of the Iron-Blooded Sword Hound", Kind: word.Manga,
 			CoverURL: "https://demoniclibs.com/images/covers/Revenge-of-the-Iron%25252DBlooded-Sword-Hound.jpg",
 		},
 	},
@@ -127,7 +129,7 @@ var fixtureCases = []fixtureCase{
 		site: "demonicscans", file: "decimal.html",
 		url: "https://demonicscans.org/manga/Tales-of-Demons-and-Gods",
 		want: Facts{
-			Title: "Tales of Demons & Gods", Kind: KindManga,
+			Title: "Tales of Demons & Gods", Kind: word.Manga,
 			CoverURL:      "https://demoniclibs.com/images/covers/Tales-of-Demons-and-Gods.jpg",
 			LatestChapter: "480.5", LatestChapterURL: "https://demonicscans.org/title/Tales-of-Demons-and-Gods/chapter/480.5/1",
 			HasLatest: true,
@@ -144,7 +146,7 @@ var fixtureCases = []fixtureCase{
 		site: "comix", file: "completed.html",
 		url: "https://comix.to/title/k7yg7-the-spark-in-your-eyes",
 		want: Facts{
-			Title: "The Spark in Your Eyes", Kind: KindManga,
+			Title: "The Spark in Your Eyes", Kind: word.Manga,
 			CoverURL:      "https://static.comix.to/k7yg7/poster-l.webp",
 			LatestChapter: "66", LatestChapterURL: "https://comix.to/title/k7yg7-the-spark-in-your-eyes/2536461-chapter-66",
 			HasLatest: true, Completed: true,
@@ -155,7 +157,7 @@ var fixtureCases = []fixtureCase{
 		site: "comix", file: "ongoing.html",
 		url: "https://comix.to/title/p2m8q-lookism",
 		want: Facts{
-			Title: "Lookism", Kind: KindManga,
+			Title: "Lookism", Kind: word.Manga,
 			CoverURL:      "https://static.comix.to/p2m8q/poster-l.webp",
 			LatestChapter: "541", LatestChapterURL: "https://comix.to/title/p2m8q-lookism/2601113-chapter-541",
 			HasLatest: true,
@@ -166,7 +168,7 @@ var fixtureCases = []fixtureCase{
 		site: "comix", file: "no-status.html",
 		url: "https://comix.to/title/a1b2c-eleceed",
 		want: Facts{
-			Title: "Eleceed", Kind: KindManga,
+			Title: "Eleceed", Kind: word.Manga,
 			CoverURL:      "https://static.comix.to/a1b2c/poster-l.webp",
 			LatestChapter: "330", LatestChapterURL: "https://comix.to/title/a1b2c-eleceed/2600010-chapter-330",
 			HasLatest: true,
@@ -177,7 +179,7 @@ var fixtureCases = []fixtureCase{
 		site: "comix", file: "no-chapters.html",
 		url: "https://comix.to/title/n0ch4-upcoming-thing",
 		want: Facts{
-			Title: "Upcoming Thing", Kind: KindManga,
+			Title: "Upcoming Thing", Kind: word.Manga,
 			CoverURL: "https://static.comix.to/n0ch4/poster-l.webp",
 		},
 	},
@@ -186,7 +188,7 @@ var fixtureCases = []fixtureCase{
 		site: "comix", file: "decimal.html",
 		url: "https://comix.to/title/d3c1m-omega-gate",
 		want: Facts{
-			Title: "Omega Gate", Kind: KindManga,
+			Title: "Omega Gate", Kind: word.Manga,
 			CoverURL:      "https://static.comix.to/d3c1m/poster-l.webp",
 			LatestChapter: "20.5", LatestChapterURL: "https://comix.to/title/d3c1m-omega-gate/2500005-chapter-20.5",
 			HasLatest: true,
@@ -203,7 +205,7 @@ var fixtureCases = []fixtureCase{
 		site: "kagane", file: "completed.json",
 		url: "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162",
 		want: Facts{
-			Title: "Dungeon Porter", Kind: KindManga,
+			Title: "Dungeon Porter", Kind: word.Manga,
 			CoverURL:      "https://kagane.to/api/v2/image/019c2b1c-aaaa-7bbb-8ccc-0d0e0f101112",
 			LatestChapter: "40", LatestChapterURL: "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162/reader/019c2bda-0000-7000-8000-000000000003",
 			HasLatest: true, Completed: true,
@@ -214,7 +216,7 @@ var fixtureCases = []fixtureCase{
 		site: "kagane", file: "ongoing.json",
 		url: "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162",
 		want: Facts{
-			Title: "Dungeon Porter", Kind: KindManga,
+			Title: "Dungeon Porter", Kind: word.Manga,
 			CoverURL:      "https://kagane.to/api/v2/image/019c2b1c-aaaa-7bbb-8ccc-0d0e0f101112",
 			LatestChapter: "14", LatestChapterURL: "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162/reader/019c2bda-0000-7000-8000-000000000003",
 			HasLatest: true,
@@ -225,7 +227,7 @@ var fixtureCases = []fixtureCase{
 		site: "kagane", file: "no-status.json",
 		url: "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162",
 		want: Facts{
-			Title: "Dungeon Porter", Kind: KindManga,
+			Title: "Dungeon Porter", Kind: word.Manga,
 			CoverURL:      "https://kagane.to/api/v2/image/019c2b1c-aaaa-7bbb-8ccc-0d0e0f101112",
 			LatestChapter: "5", LatestChapterURL: "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162/reader/019c2bda-0000-7000-8000-000000000001",
 			HasLatest: true,
@@ -236,7 +238,7 @@ var fixtureCases = []fixtureCase{
 		site: "kagane", file: "no-chapters.json",
 		url: "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162",
 		want: Facts{
-			Title: "Dungeon Porter & Friends", Kind: KindManga,
+			Title: "Dungeon Porter & Friends", Kind: word.Manga,
 			CoverURL: "https://kagane.to/api/v2/image/019c2b1c-aaaa-7bbb-8ccc-0d0e0f101112",
 		},
 	},
@@ -245,7 +247,7 @@ var fixtureCases = []fixtureCase{
 		site: "kagane", file: "decimal.json",
 		url: "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162",
 		want: Facts{
-			Title: "Dungeon Porter", Kind: KindManga,
+			Title: "Dungeon Porter", Kind: word.Manga,
 			CoverURL:      "https://kagane.to/api/v2/image/019c2b1c-aaaa-7bbb-8ccc-0d0e0f101112",
 			LatestChapter: "11.25", LatestChapterURL: "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162/reader/019c2bda-0000-7000-8000-000000000004",
 			HasLatest: true,
@@ -256,7 +258,7 @@ var fixtureCases = []fixtureCase{
 		site: "kagane", file: "work-ongoing-upload-completed.json",
 		url: "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162",
 		want: Facts{
-			Title: "Dungeon Porter", Kind: KindManga,
+			Title: "Dungeon Porter", Kind: word.Manga,
 			CoverURL:      "https://kagane.to/api/v2/image/019c2b1c-aaaa-7bbb-8ccc-0d0e0f101112",
 			LatestChapter: "2", LatestChapterURL: "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162/reader/019c2bda-0000-7000-8000-000000000002",
 			HasLatest: true,
@@ -267,7 +269,7 @@ var fixtureCases = []fixtureCase{
 		site: "kagane", file: "work-completed-upload-ongoing.json",
 		url: "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162",
 		want: Facts{
-			Title: "Dungeon Porter", Kind: KindManga,
+			Title: "Dungeon Porter", Kind: word.Manga,
 			CoverURL:      "https://kagane.to/api/v2/image/019c2b1c-aaaa-7bbb-8ccc-0d0e0f101112",
 			LatestChapter: "2", LatestChapterURL: "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162/reader/019c2bda-0000-7000-8000-000000000002",
 			HasLatest: true, Completed: true,
@@ -284,7 +286,7 @@ var fixtureCases = []fixtureCase{
 		site: "novelfull", file: "completed.html",
 		url: "https://novelfull.com/battle-through-the-heavens.html",
 		want: Facts{
-			Title: "Battle Through the Heavens", Kind: KindNovel,
+			Title: "Battle Through the Heavens", Kind: word.Novel,
 			CoverURL:      "https://novelfull.com/uploads/thumbs/battle-through-the-heavens-2a3b4c.jpg",
 			LatestChapter: "1648", LatestChapterURL: "https://novelfull.com/battle-through-the-heavens/chapter-1648-the-end.html",
 			HasLatest: true, Completed: true,
@@ -295,7 +297,7 @@ var fixtureCases = []fixtureCase{
 		site: "novelfull", file: "ongoing.html",
 		url: "https://novelfull.com/reverend-insanity.html",
 		want: Facts{
-			Title: "Reverend Insanity", Kind: KindNovel,
+			Title: "Reverend Insanity", Kind: word.Novel,
 			CoverURL:      "https://novelfull.com/uploads/thumbs/reverend-insanity-2a3b4c.jpg",
 			LatestChapter: "2334", LatestChapterURL: "https://novelfull.com/reverend-insanity/chapter-2334-spring-autumn.html",
 			HasLatest: true,
@@ -306,7 +308,7 @@ var fixtureCases = []fixtureCase{
 		site: "novelfull", file: "no-status.html",
 		url: "https://novelfull.com/lord-of-the-mysteries.html",
 		want: Facts{
-			Title: "Lord of the Mysteries", Kind: KindNovel,
+			Title: "Lord of the Mysteries", Kind: word.Novel,
 			CoverURL:      "https://novelfull.com/uploads/thumbs/lord-of-the-mysteries-2a3b4c.jpg",
 			LatestChapter: "1430", LatestChapterURL: "https://novelfull.com/lord-of-the-mysteries/chapter-1430-end.html",
 			HasLatest: true,
@@ -317,7 +319,7 @@ var fixtureCases = []fixtureCase{
 		site: "novelfull", file: "no-chapters.html",
 		url: "https://novelfull.com/a-brand-new-novel.html",
 		want: Facts{
-			Title: "A Brand New Novel", Kind: KindNovel,
+			Title: "A Brand New Novel", Kind: word.Novel,
 			CoverURL: "https://novelfull.com/uploads/thumbs/a-brand-new-novel-2a3b4c.jpg",
 		},
 	},
@@ -326,7 +328,7 @@ var fixtureCases = []fixtureCase{
 		site: "novelfull", file: "decimal.html",
 		url: "https://novelfull.com/versatile-mage.html",
 		want: Facts{
-			Title: "Versatile Mage", Kind: KindNovel,
+			Title: "Versatile Mage", Kind: word.Novel,
 			CoverURL:      "https://novelfull.com/uploads/thumbs/versatile-mage-2a3b4c.jpg",
 			LatestChapter: "3021.5", LatestChapterURL: "https://novelfull.com/versatile-mage/chapter-3021-5-interlude.html",
 			HasLatest: true,
@@ -343,7 +345,7 @@ var fixtureCases = []fixtureCase{
 		site: "lightnovelworld", file: "completed.html",
 		url: "https://lightnovelworld.org/novel/the-legendary-mechanic/",
 		want: Facts{
-			Title: "The Legendary Mechanic", Kind: KindNovel,
+			Title: "The Legendary Mechanic", Kind: word.Novel,
 			CoverURL:      "https://lightnovelworld.org/static/covers/the-legendary-mechanic.webp",
 			LatestChapter: "1463", LatestChapterURL: "https://lightnovelworld.org/novel/the-legendary-mechanic/chapter/1463/",
 			HasLatest: true, Completed: true,
@@ -354,7 +356,7 @@ var fixtureCases = []fixtureCase{
 		site: "lightnovelworld", file: "ongoing.html",
 		url: "https://lightnovelworld.org/novel/shadow-slave/",
 		want: Facts{
-			Title: "Shadow Slave", Kind: KindNovel,
+			Title: "Shadow Slave", Kind: word.Novel,
 			CoverURL:      "https://lightnovelworld.org/static/covers/shadow-slave.webp",
 			LatestChapter: "2450", LatestChapterURL: "https://lightnovelworld.org/novel/shadow-slave/chapter/2450/",
 			HasLatest: true,
@@ -365,7 +367,7 @@ var fixtureCases = []fixtureCase{
 		site: "lightnovelworld", file: "no-status.html",
 		url: "https://lightnovelworld.org/novel/super-gene/",
 		want: Facts{
-			Title: "Super Gene", Kind: KindNovel,
+			Title: "Super Gene", Kind: word.Novel,
 			CoverURL:      "https://lightnovelworld.org/static/covers/super-gene.webp",
 			LatestChapter: "3462", LatestChapterURL: "https://lightnovelworld.org/novel/super-gene/chapter/3462/",
 			HasLatest: true,
@@ -376,7 +378,7 @@ var fixtureCases = []fixtureCase{
 		site: "lightnovelworld", file: "no-chapters.html",
 		url: "https://lightnovelworld.org/novel/a-novel-with-nothing-yet/",
 		want: Facts{
-			Title: "A Novel With Nothing Yet & More", Kind: KindNovel,
+			Title: "A Novel With Nothing Yet & More", Kind: word.Novel,
 			CoverURL: "https://lightnovelworld.org/static/covers/a-novel-with-nothing-yet.webp",
 		},
 	},
@@ -385,7 +387,7 @@ var fixtureCases = []fixtureCase{
 		site: "lightnovelworld", file: "decimal.html",
 		url: "https://lightnovelworld.org/novel/omniscient-readers-viewpoint/",
 		want: Facts{
-			Title: "Omniscient Reader's Viewpoint", Kind: KindNovel,
+			Title: "Omniscient Reader's Viewpoint", Kind: word.Novel,
 			CoverURL:      "https://lightnovelworld.org/static/covers/omniscient-readers-viewpoint.webp",
 			LatestChapter: "551.5", LatestChapterURL: "https://lightnovelworld.org/novel/omniscient-readers-viewpoint/chapter/551.5/",
 			HasLatest: true,
@@ -474,7 +476,7 @@ func TestAChapterLinkOnAnotherHostIsNotAChapter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if CompareChapters(f.LatestChapter, before.LatestChapter) >= 0 || strings.Contains(f.LatestChapterURL, "evil.test") {
+			if word.Chapter(f.LatestChapter).Compare(word.Chapter(before.LatestChapter)) >= 0 || strings.Contains(f.LatestChapterURL, "evil.test") {
 				t.Fatalf("the off-site link counted as the latest chapter: %s %s", f.LatestChapter, f.LatestChapterURL)
 			}
 		})

@@ -16,10 +16,6 @@ import (
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
-// DefaultBrowserSites is BROWSER_SITES when unset: the Sites behind an anti-bot
-// challenge that a plain client cannot pass.
-const DefaultBrowserSites = string(word.Comix) + "," + string(word.Kagane)
-
 // DefaultUserAgent names the project, so a Site's operator can tell who calls.
 const DefaultUserAgent = "mangabookmark/1.0 (self-hosted bookmark poller; +https://github.com/mangabookmark/mangabookmark)"
 
@@ -30,9 +26,10 @@ type ReaderOptions struct {
 	// host its addresses are rewritten to when fetching. Stored addresses keep the
 	// real host. It is the only way a loopback or private address passes the gate.
 	BaseURLs map[string]*url.URL
-	// BrowserSites is BROWSER_SITES (see ParseBrowserSites): the Sites read through
-	// the browser sidecar. nil means DefaultBrowserSites.
-	BrowserSites map[string]bool
+	// BrowserSites is BROWSER_SITES (see word.ParseBrowserSites): the Sites read
+	// through the browser sidecar. nil means word.DefaultBrowserSites; an empty
+	// set means none.
+	BrowserSites word.BrowserSites
 	// BrowserWSURL is BROWSER_WS_URL, the sidecar's DevTools address
 	// (ws://host:port or ws://host:port/devtools/browser/<id>). "" means no
 	// browser: Polls of browser Sites are unreachable.
@@ -86,7 +83,7 @@ func (o *ReaderOptions) defaults() {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if o.BrowserSites == nil {
-		o.BrowserSites, _ = ParseBrowserSites(DefaultBrowserSites)
+		o.BrowserSites, _ = word.ParseBrowserSites(word.DefaultBrowserSites)
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -135,21 +132,16 @@ func NewReader(opts ReaderOptions) *Reader {
 	if opts.BrowserWSURL != "" {
 		r.browser = newBrowserFetcher(r.dial, opts)
 	}
-	for _, site := range word.SiteNames() {
-		if opts.BrowserSites[site] {
+	for _, site := range word.Sites {
+		if opts.BrowserSites.Has(site) {
 			opts.Logger.Info("site route", "site", site, "route", word.RouteBrowser, "sidecar", r.browser != nil)
 		}
 	}
 	return r
 }
 
-// Route names the route a Site is read over: "plain" or "browser".
-func (r *Reader) Route(site string) word.Route {
-	if r.opts.BrowserSites[site] {
-		return word.RouteBrowser
-	}
-	return word.RoutePlain
-}
+// Route names the route a Site is read over (word.BrowserSites.Route).
+func (r *Reader) Route(site string) word.Route { return r.opts.BrowserSites.Route(word.Site(site)) }
 
 // HasBrowser reports whether a browser sidecar is configured.
 func (r *Reader) HasBrowser() bool { return r.browser != nil }
@@ -298,30 +290,6 @@ func ParseBaseURLs(s string) (map[string]*url.URL, error) {
 			return nil, fmt.Errorf("SITE_BASE_URLS: %s: the base URL must be scheme://host[:port] only", site)
 		}
 		out[site] = &url.URL{Scheme: u.Scheme, Host: strings.ToLower(u.Host)}
-	}
-	return out, nil
-}
-
-// ParseBrowserSites reads BROWSER_SITES: comma-separated Site names read through
-// the browser sidecar. "" means DefaultBrowserSites; "none" means no Site.
-func ParseBrowserSites(s string) (map[string]bool, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		s = DefaultBrowserSites
-	}
-	out := map[string]bool{}
-	if strings.EqualFold(s, "none") {
-		return out, nil
-	}
-	for site := range strings.SplitSeq(s, ",") {
-		site = strings.TrimSpace(site)
-		if site == "" {
-			continue
-		}
-		if _, ok := ByName(site); !ok {
-			return nil, fmt.Errorf("BROWSER_SITES: unknown site %q", site)
-		}
-		out[site] = true
 	}
 	return out, nil
 }

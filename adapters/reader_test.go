@@ -46,7 +46,7 @@ func readerFor(t *testing.T, site string, srv *siteServer, tweak func(*ReaderOpt
 	if err != nil {
 		t.Fatal(err)
 	}
-	browserSites, _ := ParseBrowserSites("none")
+	browserSites, _ := word.ParseBrowserSites("none")
 	o := ReaderOptions{BaseURLs: bases, BrowserSites: browserSites, Timeout: 3 * time.Second}
 	if tweak != nil {
 		tweak(&o)
@@ -393,7 +393,7 @@ func TestGateRefusesAHostResolvingToLoopback(t *testing.T) {
 	resolve := func(ctx context.Context, host string) ([]netip.Addr, error) {
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 	}
-	r := NewReader(ReaderOptions{Resolve: resolve, BrowserSites: map[string]bool{}, Timeout: time.Second})
+	r := NewReader(ReaderOptions{Resolve: resolve, BrowserSites: word.BrowserSites{}, Timeout: time.Second})
 	got := r.Read(context.Background(), "asurascans", asuraSeries)
 	if got.Outcome != word.Unfetchable || got.Checked {
 		t.Fatalf("outcome %q checked %v (err %v), want unfetchable", got.Outcome, got.Checked, got.Err)
@@ -472,15 +472,15 @@ func TestParseBaseURLs(t *testing.T) {
 }
 
 func TestParseBrowserSites(t *testing.T) {
-	def, err := ParseBrowserSites("")
-	if err != nil || len(def) != 2 || !def["comix"] || !def["kagane"] {
+	def, err := word.ParseBrowserSites("")
+	if err != nil || len(def) != 2 || !def[word.Comix] || !def[word.Kagane] {
 		t.Errorf("default = %v, %v", def, err)
 	}
-	none, err := ParseBrowserSites("none")
+	none, err := word.ParseBrowserSites("none")
 	if err != nil || len(none) != 0 {
 		t.Errorf("none = %v, %v", none, err)
 	}
-	if _, err := ParseBrowserSites("comix,mangadex"); err == nil {
+	if _, err := word.ParseBrowserSites("comix,mangadex"); err == nil {
 		t.Error("an unknown site was accepted")
 	}
 	r := NewReader(ReaderOptions{})

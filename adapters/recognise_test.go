@@ -128,7 +128,7 @@ func TestEverySiteHasAnAdapter(t *testing.T) {
 		if a.Site() != site {
 			t.Errorf("ByName(%q).Site() = %q", site, a.Site())
 		}
-		if k := a.Kind(); k != KindManga && k != KindNovel {
+		if k := word.Site(a.Site()).Kind(); k != word.Manga && k != word.Novel {
 			t.Errorf("%s: kind %q", site, k)
 		}
 		if len(a.Domains()) == 0 {
@@ -170,30 +170,6 @@ func TestParseChapterNumber(t *testing.T) {
 			got, ok := ParseChapterNumber(tc.in)
 			if got != tc.want || ok != tc.ok {
 				t.Errorf("ParseChapterNumber(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
-			}
-		})
-	}
-}
-
-func TestCompareChapters(t *testing.T) {
-	tests := []struct {
-		name string
-		a, b string
-		want int
-	}{
-		{"equal numbers are equal", "110", "110", 0},
-		{"a longer integer is larger", "100", "99", 1},
-		{"a fraction is above its integer", "12.5", "12", 1},
-		{"fractions compare by value not by length", "12.5", "12.25", 1},
-		{"trailing zeros do not matter", "12.50", "12.5", 0},
-		{"leading zeros do not matter", "007", "7", 0},
-		{"a smaller number is smaller", "3", "12", -1},
-		{"an unreadable number sorts below", "x", "1", -1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := CompareChapters(tc.a, tc.b); got != tc.want {
-				t.Errorf("CompareChapters(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 			}
 		})
 	}

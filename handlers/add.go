@@ -75,8 +75,7 @@ func addLine(d Deps, r *http.Request, readerID, line string) components.AddResul
 		out.Sentence = "Not an address of a supported Site (" + strings.Join(word.SiteNames(), ", ") + "). Nothing was added."
 		return out
 	}
-	a, _ := adapters.ByName(c.Site)
-	req := store.AddRequest{Site: c.Site, SeriesID: c.SeriesID, URL: c.URL, Kind: a.Kind(), ReaderID: readerID}
+	req := store.AddRequest{Site: c.Site, SeriesID: c.SeriesID, URL: c.URL, Kind: string(word.Site(c.Site).Kind()), ReaderID: readerID}
 	if c.Number != "" {
 		req.Chapter, req.ChapterURL = c.Number, strings.TrimSpace(line)
 	}

@@ -74,7 +74,7 @@ func readLanes(d Deps, r *http.Request, now time.Time) (lanesRead, error) {
 			out.facts.fixes[c.Site] = append(out.facts.fixes[c.Site], fix)
 			continue
 		}
-		for _, site := range d.BrowserSites {
+		for _, site := range d.BrowserSites.Names() {
 			out.facts.fixes[site] = append(out.facts.fixes[site], fix)
 		}
 	}

@@ -38,7 +38,7 @@ var (
 	}()
 	sortOptions = []components.Option{{Value: string(store.SortSite), Label: "Site and id"}, {Value: string(store.SortTitle), Label: "title"},
 		{Value: string(store.SortFailing), Label: "longest failing"}, {Value: string(store.SortChecked), Label: "least recently checked"}}
-	kindOptions = []components.Option{{Value: "", Label: "manga and novels"}, {Value: "manga", Label: "manga"}, {Value: "novel", Label: "novels"}}
+	kindOptions = []components.Option{{Value: "", Label: "manga and novels"}, {Value: string(word.Manga), Label: "manga"}, {Value: string(word.Novel), Label: "novels"}}
 )
 
 // parseListQuery reads ?filter=&site=&kind=&q=&sort=&after=|before=
@@ -59,7 +59,7 @@ func parseListValues(v url.Values) (store.SeriesQuery, string) {
 	if q.Site != "" && !word.KnownSite(q.Site) {
 		return store.SeriesQuery{}, "There is no Site called " + quote(q.Site) + "."
 	}
-	if q.Kind != "" && q.Kind != "manga" && q.Kind != "novel" {
+	if q.Kind != "" && q.Kind != string(word.Manga) && q.Kind != string(word.Novel) {
 		return store.SeriesQuery{}, "A kind is manga or novel."
 	}
 	if len([]rune(q.Q)) > maxSearch || !utf8.ValidString(q.Q) {
@@ -379,7 +379,8 @@ func handleUnfinish(d Deps) http.Handler {
 // the same canonical form a Poll writes ("012.50" is 12.5).
 func handleCorrectLatest(d Deps) http.Handler {
 	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
-		num, ok := word.Chapter(r.PostForm.Get("num"))
+		c, ok := word.ParseChapter(r.PostForm.Get("num"))
+		num := string(c)
 		if !ok {
 			// Shown back cut to 16 characters, never inside one.
 			keep := r.PostForm.Get("num")

@@ -18,6 +18,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func rowIDs(a answer) []string {
@@ -280,13 +281,13 @@ func TestOutcomeCountsStayUnlinkedBesideOneNavigationLinkPerSite(t *testing.T) {
 func TestEachLaneNamesTheRouteTheReaderWasGiven(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct {
-		browser []string
+		browser word.BrowserSites
 		want    map[string]string
 	}{
-		"the default pair reads through the browser": {[]string{"comix", "kagane"}, map[string]string{"comix": "browser", "kagane": "browser", "asurascans": "plain"}},
-		"BROWSER_SITES=none leaves every Lane plain": {[]string{}, map[string]string{"comix": "plain", "kagane": "plain", "asurascans": "plain"}},
+		"the default pair reads through the browser": {word.BrowserSites{word.Comix: true, word.Kagane: true}, map[string]string{"comix": "browser", "kagane": "browser", "asurascans": "plain"}},
+		"BROWSER_SITES=none leaves every Lane plain": {word.BrowserSites{}, map[string]string{"comix": "plain", "kagane": "plain", "asurascans": "plain"}},
 		"a nil set is none too, never a default":     {nil, map[string]string{"comix": "plain", "kagane": "plain"}},
-		"one named Site alone":                       {[]string{"novelfull"}, map[string]string{"novelfull": "browser", "comix": "plain"}},
+		"one named Site alone":                       {word.BrowserSites{word.Novelfull: true}, map[string]string{"novelfull": "browser", "comix": "plain"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

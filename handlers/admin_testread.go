@@ -70,7 +70,7 @@ func testReadView(res adapters.Result) components.TestRead {
 	v.Facts = []components.Option{
 		{Value: "title", Label: f.Title}, {Value: "latest_chapter", Label: latest},
 		{Value: "latest_chapter_url", Label: f.LatestChapterURL}, {Value: "cover_url", Label: f.CoverURL},
-		{Value: "kind", Label: f.Kind}, {Value: "completed", Label: completed},
+		{Value: "kind", Label: string(f.Kind)}, {Value: "completed", Label: completed},
 	}
 	return v
 }

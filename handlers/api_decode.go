@@ -64,7 +64,8 @@ func parseChapterValue(raw json.RawMessage) (string, bool) {
 	if s == "" || strings.ContainsAny(s, "eE+-") {
 		return "", false
 	}
-	return word.Chapter(s)
+	c, ok := word.ParseChapter(s)
+	return string(c), ok
 }
 
 // absent reports whether an optional JSON value was left out or null.

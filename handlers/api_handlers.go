@@ -221,8 +221,7 @@ func (api *apiServer) progress(r *http.Request, body []byte) (any, *apiError) {
 	}
 	ctx, now, reader := r.Context(), api.d.now(), tokenFrom(r.Context()).ReaderID
 	if req.Bookmark {
-		a, _ := adapters.ByName(ref.Site)
-		if _, err := api.d.Store.AddSeries(ctx, store.Series{Site: ref.Site, SeriesID: ref.SeriesID, URL: ref.URL, Kind: a.Kind()}, now); err != nil {
+		if _, err := api.d.Store.AddSeries(ctx, store.Series{Site: ref.Site, SeriesID: ref.SeriesID, URL: ref.URL, Kind: string(word.Site(ref.Site).Kind())}, now); err != nil {
 			return nil, api.internalErr(r, "add series", err)
 		}
 		if err := api.d.Store.AddBookmark(ctx, reader, ref.Site, ref.SeriesID, now); err != nil {
@@ -274,7 +273,7 @@ func (api *apiServer) sightings(r *http.Request, body []byte) (any, *apiError) {
 	}
 	top := chapters[0]
 	for _, c := range chapters[1:] {
-		if adapters.CompareChapters(c, top) > 0 {
+		if word.Chapter(c).Compare(word.Chapter(top)) > 0 {
 			top = c
 		}
 	}

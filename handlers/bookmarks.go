@@ -83,10 +83,10 @@ func nextChapter(b store.Bookmark) (href, label string) {
 	}
 	next := *b.LatestChapter
 	if b.Progress != nil {
-		if n, ok := adapters.NextChapter(*b.Progress); ok && adapters.CompareChapters(n, next) < 0 {
+		if n, ok := adapters.NextChapter(*b.Progress); ok && word.Chapter(n).Compare(word.Chapter(next)) < 0 {
 			next = n
 		}
-	} else if adapters.CompareChapters("1", next) < 0 {
+	} else if word.Chapter("1").Compare(word.Chapter(next)) < 0 {
 		next = "1"
 	}
 	if next == *b.LatestChapter && webURL(b.LatestURL) != "" {
@@ -221,7 +221,8 @@ func progressResult(d Deps, what string, res store.ProgressResult, err error, nu
 // web the Reader means the number they type.
 func handleSetProgress(d Deps) http.Handler {
 	return rowControl(d, func(r *http.Request, site, id string) (string, int, string) {
-		num, ok := word.Chapter(r.PostForm.Get("num"))
+		c, ok := word.ParseChapter(r.PostForm.Get("num"))
+		num := string(c)
 		if !ok {
 			return "", http.StatusBadRequest, "Type a chapter number such as 12 or 12.5. Progress was not changed."
 		}
@@ -290,8 +291,8 @@ func removedFromQuery(d Deps, r *http.Request) *components.RemovedRow {
 	if err != nil {
 		return nil
 	}
-	progress, _ := word.Chapter(v.Get("progress"))
-	return &components.RemovedRow{Site: site, ID: id, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Progress: progress, ProgressURL: webURL(v.Get("progress_url"))}
+	progress, _ := word.ParseChapter(v.Get("progress"))
+	return &components.RemovedRow{Site: site, ID: id, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Progress: string(progress), ProgressURL: webURL(v.Get("progress_url"))}
 }
 
 // handleRestoreBookmark is the Undo: the Bookmark comes back with the
@@ -300,11 +301,11 @@ func handleRestoreBookmark(d Deps) http.Handler {
 	return rowControl(d, func(r *http.Request, site, id string) (string, int, string) {
 		progress := r.PostForm.Get("progress")
 		if progress != "" {
-			n, ok := word.Chapter(progress)
+			n, ok := word.ParseChapter(progress)
 			if !ok {
 				return "", http.StatusBadRequest, "That Undo could not be read. Add the Series again by its address."
 			}
-			progress = n
+			progress = string(n)
 		}
 		err := d.Store.RestoreBookmark(r.Context(), viewerFrom(r.Context()).ID, site, id, progress, webURL(r.PostForm.Get("progress_url")), d.now())
 		switch {

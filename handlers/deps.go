@@ -6,7 +6,6 @@ package handlers
 import (
 	"context"
 	"log/slog"
-	"slices"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -14,6 +13,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // Deps is everything the server needs, passed explicitly. NewServer starts
@@ -48,9 +48,9 @@ type Deps struct {
 	UserscriptVersion string
 
 	// BrowserSites are the Sites read through the browser sidecar: the set
-	// the Reader was given (adapters.ParseBrowserSites has already applied
+	// the Reader was given (word.ParseBrowserSites has already applied
 	// BROWSER_SITES' default). Empty means none, as BROWSER_SITES=none does.
-	BrowserSites []string
+	BrowserSites word.BrowserSites
 
 	// Demo is the demo's webhook sink; nil unless `mangabookmark demo` runs.
 	Demo DemoSink
@@ -97,7 +97,7 @@ func (d Deps) requestTimeout() time.Duration {
 	return DefaultRequestTimeout
 }
 
-func (d Deps) browserSite(site string) bool { return slices.Contains(d.BrowserSites, site) }
+func (d Deps) browserSite(site string) bool { return d.BrowserSites.Has(word.Site(site)) }
 
 // TestReader reads one Series now through the gate, its Site's route and
 // its Lane's spacing, and writes nothing.

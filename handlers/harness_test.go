@@ -21,6 +21,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 const ownerID = "owner-1"
@@ -80,10 +81,10 @@ func newHarnessOn(t *testing.T, pool *pgxpool.Pool, adjust ...func(*handlers.Dep
 		OwnerID:       ownerID,
 		SessionKey:    []byte("0123456789abcdef0123456789abcdef-test-key"),
 		TokenKey:      []byte(testTokenKey),
-		BrowserSites:  []string{"comix", "kagane"},
+		BrowserSites:  word.BrowserSites{word.Comix: true, word.Kagane: true},
 	}
 	// The verdict and the Lanes page read the real derivation, with the push off.
-	n, err := notify.New(notify.Options{Store: h.store, BrowserSites: map[string]bool{"comix": true, "kagane": true}, Logger: slog.New(slog.DiscardHandler)})
+	n, err := notify.New(notify.Options{Store: h.store, BrowserSites: word.BrowserSites{word.Comix: true, word.Kagane: true}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // tracer counts every statement a pool runs.
@@ -67,7 +68,7 @@ func TestTestReadShowsWhatTheAdapterSeesAndWritesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(pool.Close)
-		reader := adapters.NewReader(adapters.ReaderOptions{BaseURLs: map[string]*url.URL{"asurascans": base}, BrowserSites: map[string]bool{}})
+		reader := adapters.NewReader(adapters.ReaderOptions{BaseURLs: map[string]*url.URL{"asurascans": base}, BrowserSites: word.BrowserSites{}})
 		lanes = poller.New(store.New(pool), reader, poller.Config{Logger: slog.New(slog.DiscardHandler)}) // no spacing
 		d.Reads = lanes
 	})

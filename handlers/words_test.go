@@ -154,7 +154,7 @@ func TestEachFaultNamesTheSameFixOnTheVerdictTheLanesPageAndTheEmbed(t *testing.
 			h := newHarness(t, func(d *handlers.Deps) {
 				var err error
 				n, err = notify.New(notify.Options{Store: d.Store, WebhookURL: word.Secret(hook.URL + "/api/webhooks/1/x"),
-					BrowserSites: map[string]bool{"comix": true, "kagane": true}, Logger: slog.New(slog.DiscardHandler)})
+					BrowserSites: word.BrowserSites{word.Comix: true, word.Kagane: true}, Logger: slog.New(slog.DiscardHandler)})
 				if err != nil {
 					t.Fatal(err)
 				}

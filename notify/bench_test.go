@@ -8,6 +8,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // BenchmarkConditions derives all four conditions for every Site (what the
@@ -37,7 +38,7 @@ func BenchmarkConditions(b *testing.B) {
 	if _, err := st.Pool().Exec(ctx, `ANALYZE`); err != nil {
 		b.Fatal(err)
 	}
-	n, err := notify.New(notify.Options{Store: st, BrowserSites: map[string]bool{"comix": true, "kagane": true}, Logger: slog.New(slog.DiscardHandler)})
+	n, err := notify.New(notify.Options{Store: st, BrowserSites: word.BrowserSites{word.Comix: true, word.Kagane: true}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatal(err)
 	}

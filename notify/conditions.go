@@ -75,7 +75,7 @@ type subject struct {
 // closes sidecar-down when no Site has a browser route any more.
 func (n *Notifier) subjectsFor(site string) []subject {
 	out := []subject{{word.Stall, site}, {word.NoBrowserRoute, site}}
-	if n.browser[site] || len(n.browserList) == 0 {
+	if n.browser.Has(word.Site(site)) || len(n.browserList) == 0 {
 		out = append(out, subject{word.SidecarDown, ""})
 	}
 	return append(out, subject{word.AdapterBroken, site})
@@ -92,7 +92,7 @@ func (n *Notifier) allSubjects() []subject {
 			continue
 		}
 		for _, site := range word.SiteNames() {
-			if k == word.NoBrowserRoute && n.browser[site] {
+			if k == word.NoBrowserRoute && n.browser.Has(word.Site(site)) {
 				continue
 			}
 			out = append(out, subject{k, site})
@@ -115,7 +115,7 @@ func (n *Notifier) derive(ctx context.Context, s subject, now time.Time) (Condit
 	case word.Stall:
 		since, ok, err = n.store.StallRun(ctx, s.site, now, from)
 	case word.NoBrowserRoute:
-		if n.browser[s.site] {
+		if n.browser.Has(word.Site(s.site)) {
 			return Condition{}, false, nil
 		}
 		since, ok, err = n.store.RefusingRun(ctx, s.site, now, from)
@@ -174,7 +174,7 @@ func (n *Notifier) QueueVerdict(b *store.Batch, now time.Time) (finish func() Ve
 func (n *Notifier) queueConditions(b *store.Batch, now time.Time) func() []Condition {
 	q := store.ConditionsQuery{Sites: word.SiteNames(), BrowserSites: n.browserList, Now: now, From: now.Add(-n.lookback)}
 	for _, site := range q.Sites {
-		if !n.browser[site] {
+		if !n.browser.Has(word.Site(site)) {
 			q.RefusalSites = append(q.RefusalSites, site)
 		}
 	}

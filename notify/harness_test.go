@@ -145,9 +145,9 @@ func newHarness(t *testing.T, c config) *harness {
 
 func (h *harness) notifier(webhook word.Secret, c config) *notify.Notifier {
 	h.t.Helper()
-	browser := map[string]bool{}
+	browser := word.BrowserSites{}
 	for _, s := range c.browser {
-		browser[s] = true
+		browser[word.Site(s)] = true
 	}
 	timeout := c.timeout
 	if timeout == 0 {

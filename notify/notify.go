@@ -25,7 +25,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -74,7 +73,7 @@ type Options struct {
 	// Empty: the embed carries no link.
 	PublicBaseURL string
 	// BrowserSites are the Sites read through the sidecar.
-	BrowserSites map[string]bool
+	BrowserSites word.BrowserSites
 	// HTTPClient posts to Discord; nil gets one with DefaultTimeout. It is
 	// copied, given a timeout if it has none, and never follows redirects.
 	HTTPClient *http.Client
@@ -95,7 +94,7 @@ type Notifier struct {
 	// of a Notifier prints an address rather than the secret.
 	hook        *webhook
 	base        *url.URL
-	browser     map[string]bool
+	browser     word.BrowserSites
 	browserList []string
 	client      *http.Client
 	log         *slog.Logger
@@ -170,19 +169,15 @@ func New(opts Options) (*Notifier, error) {
 
 // browserSites are the Sites read over the browser route (sidecar-down's
 // Lanes), as a set and as a sorted list.
-func browserSites(on map[string]bool) (map[string]bool, []string, error) {
-	set, list := map[string]bool{}, []string{}
-	for site, yes := range on {
-		if !yes {
-			continue
-		}
+func browserSites(on word.BrowserSites) (word.BrowserSites, []string, error) {
+	list := on.Names()
+	set := word.BrowserSites{}
+	for _, site := range list {
 		if !word.KnownSite(site) {
 			return nil, nil, fmt.Errorf("notify: unknown browser site %q", site)
 		}
-		set[site] = true
-		list = append(list, site)
+		set[word.Site(site)] = true
 	}
-	slices.Sort(list)
 	return set, list, nil
 }
 

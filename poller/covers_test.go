@@ -13,6 +13,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/poller"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // A real 1×1 PNG.
@@ -32,7 +33,7 @@ func coverSite(t *testing.T, h http.HandlerFunc, timeout time.Duration) poller.C
 	if err != nil {
 		t.Fatal(err)
 	}
-	none, _ := adapters.ParseBrowserSites("none")
+	none, _ := word.ParseBrowserSites("none")
 	return adapters.NewReader(adapters.ReaderOptions{BaseURLs: bases, BrowserSites: none, Timeout: timeout})
 }
 

@@ -109,7 +109,7 @@ func (f *fakeReader) HasBrowser() bool {
 
 func okResult(ch string) adapters.Result {
 	return adapters.Result{Outcome: word.OK, Checked: true, Status: 200, Facts: adapters.Facts{
-		Title: "A Title", Kind: adapters.KindNovel, LatestChapter: ch, HasLatest: true,
+		Title: "A Title", Kind: word.Novel, LatestChapter: ch, HasLatest: true,
 		LatestChapterURL: "https://novelfull.com/ch-" + ch + ".html",
 	}}
 }

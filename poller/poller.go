@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/big"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -640,20 +639,22 @@ func (p *Poller) writeOK(ctx context.Context, s store.Series, f adapters.Facts, 
 // latestChanges reports whether a read number changes the row: it is above
 // the current one (raise), or equal while a Reader's attribution or a
 // different chapter address stands (confirm). A number below changes
-// nothing: Latest Chapter is the highest number known.
+// nothing: Latest Chapter is the highest number known. A read number that
+// is not a chapter number changes nothing; a stored one that is not (never
+// written by this server) is replaced.
 func latestChanges(s store.Series, f adapters.Facts) bool {
-	read, ok := new(big.Rat).SetString(f.LatestChapter)
+	read, ok := word.ParseChapter(f.LatestChapter)
 	if !ok {
 		return false
 	}
 	if s.LatestChapter == nil {
 		return true
 	}
-	cur, ok := new(big.Rat).SetString(*s.LatestChapter)
+	cur, ok := word.ParseChapter(*s.LatestChapter)
 	if !ok {
 		return true
 	}
-	switch read.Cmp(cur) {
+	switch read.Compare(cur) {
 	case 1:
 		return true
 	case 0:

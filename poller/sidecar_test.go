@@ -50,7 +50,7 @@ func TestADeadSidecarSendsSidecarDownAndNeverAStall(t *testing.T) {
 	}))
 	t.Cleanup(sink.Close)
 	n, err := notify.New(notify.Options{Store: r.st, WebhookURL: word.Secret(sink.URL + "/hook"),
-		BrowserSites: map[string]bool{"kagane": true}, Logger: slog.New(slog.DiscardHandler)})
+		BrowserSites: word.BrowserSites{word.Kagane: true}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
@@ -165,7 +164,7 @@ func (q SeriesQuery) sites() []string {
 	}
 	out := []string{}
 	for _, site := range all {
-		if a, ok := adapters.ByName(site); q.Kind == "" || ok && a.Kind() == q.Kind {
+		if q.Kind == "" || string(word.Site(site).Kind()) == q.Kind {
 			out = append(out, site)
 		}
 	}

@@ -40,6 +40,9 @@ func SiteNames() []string {
 	return out
 }
 
+// SQL is s as an SQL string literal, for data written in SQL (the bench).
+func (s Site) SQL() string { return sqlText(string(s)) }
+
 // KnownSite reports whether s names one of the six Sites.
 func KnownSite(s string) bool { return slices.Contains(Sites, Site(s)) }
 

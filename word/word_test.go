@@ -47,13 +47,37 @@ func upper(s string) string {
 
 func TestChapterNumbersHaveOneSpelling(t *testing.T) {
 	for in, want := range map[string]string{"12": "12", "012": "12", "12.50": "12.5", "+7": "7", "0.0": "0", "100.25": "100.25"} {
-		if got, ok := word.Chapter(in); !ok || got != want {
-			t.Errorf("Chapter(%q) = %q, %v; want %q", in, got, ok, want)
+		if got, ok := word.ParseChapter(in); !ok || string(got) != want {
+			t.Errorf("ParseChapter(%q) = %q, %v; want %q", in, got, ok, want)
 		}
 	}
 	for _, in := range []string{"", ".", "12a", "-1", "12345678", "1.23456", "1e3"} {
-		if got, ok := word.Chapter(in); ok {
-			t.Errorf("Chapter(%q) = %q, want refused", in, got)
+		if got, ok := word.ParseChapter(in); ok {
+			t.Errorf("ParseChapter(%q) = %q, want refused", in, got)
 		}
+	}
+}
+
+func TestChaptersCompareByNumber(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b string
+		want int
+	}{
+		{"equal numbers are equal", "110", "110", 0},
+		{"a longer integer is larger", "100", "99", 1},
+		{"a fraction is above its integer", "12.5", "12", 1},
+		{"fractions compare by value not by length", "12.5", "12.25", 1},
+		{"trailing zeros do not matter", "12.50", "12.5", 0},
+		{"leading zeros do not matter", "007", "7", 0},
+		{"a smaller number is smaller", "3", "12", -1},
+		{"an unreadable number sorts below", "x", "1", -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := word.Chapter(tc.a).Compare(word.Chapter(tc.b)); got != tc.want {
+				t.Errorf("Chapter(%q).Compare(%q) = %d, want %d", tc.a, tc.b, got, tc.want)
+			}
+		})
 	}
 }

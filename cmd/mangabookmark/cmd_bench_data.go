@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // benchData is the data set of `mangabookmark bench`: n Series on the six
@@ -39,13 +41,13 @@ func benchData(n int, now time.Time) []string {
 		        CASE WHEN random() < 0.02 THEN %[1]d - floor(random() * 30 * %[3]d)::bigint ELSE 0 END,
 		        %[1]d - 400 * %[3]d::bigint, CASE WHEN `+bookmarked+` THEN 1 ELSE 0 END
 		   FROM generate_series(1, %[4]d) i,
-		        LATERAL (SELECT (ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld'])[i %% 6 + 1] AS site,
+		        LATERAL (SELECT (ARRAY[`+sqlList(word.Sites)+`])[i %% 6 + 1] AS site,
 		                        (ARRAY['asuracomic.net','demonicscans.org','comix.to','kagane.org','novelfull.com','lightnovelworld.com'])[i %% 6 + 1] AS host,
-		                        CASE WHEN i %% 6 >= 4 THEN 'novel' ELSE 'manga' END AS kind) k`, ms, hour, day, n),
+		                        CASE WHEN i %% 6 >= 4 THEN `+word.Novel.SQL()+` ELSE `+word.Manga.SQL()+` END AS kind) k`, ms, hour, day, n),
 		// Ages: squared, so most runs are days or weeks old and some are
 		// younger than the window (in no list yet).
 		fmt.Sprintf(`INSERT INTO poll_failures (site, series_id, outcome, failing_since)
-		 SELECT site, series_id, (ARRAY['no_chapter','errors','not_found','unfetchable'])[1 + floor(random() * 4)::int],
+		 SELECT site, series_id, (ARRAY[`+sqlList([]word.Outcome{word.NoChapter, word.Errors, word.NotFound, word.Unfetchable})+`])[1 + floor(random() * 4)::int],
 		        %d - floor(random() * random() * 90 * %d)::bigint
 		   FROM series WHERE random() < 0.10`, ms, day),
 		// Seven in ten Series have one Bookmark, of a Reader picked from i. The
@@ -57,14 +59,24 @@ func benchData(n int, now time.Time) []string {
 		 SELECT 'reader' || (1 + substr(series_id, 2)::bigint / 7 % 200), site, series_id, floor(random() * 100)::numeric, 0, 0
 		   FROM series WHERE bookmark_count = 1`,
 		`ALTER TABLE bookmarks ENABLE TRIGGER bookmarks_count`,
-		fmt.Sprintf(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok, no_chapter, errors)
+		fmt.Sprintf(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, `+word.OK.Column("")+`, `+word.NoChapter.Column("")+`, `+word.Errors.Column("")+`)
 		 SELECT site, t, t + 30000, 40, 40, 37, 1, 2
-		   FROM unnest(ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld']) site,
+		   FROM unnest(ARRAY[`+sqlList(word.Sites)+`]) site,
 		        generate_series(%d - 14 * %d, %d, 600000) t`, ms, day, ms),
 		// Every Lane paused: the server then talks to PostgreSQL only for pages.
 		fmt.Sprintf(`UPDATE poll_lanes SET paused_until = %d`, ms+365*day),
 		`VACUUM ANALYZE`,
 	}
+}
+
+// sqlList is words as the list inside an SQL ARRAY[...]: the bench writes
+// the same words the server does (word).
+func sqlList[W interface{ SQL() string }](ws []W) string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.SQL()
+	}
+	return strings.Join(out, ",")
 }
 
 // loadBenchData runs benchData on the database at url.

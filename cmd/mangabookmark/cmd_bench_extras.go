@@ -97,7 +97,7 @@ func benchConditions(ctx context.Context, dbURL string, now time.Time) string {
 		return "conditions: " + err.Error()
 	}
 	defer st.Close()
-	n, err := notify.New(notify.Options{Store: st, BrowserSites: map[string]bool{"comix": true, "kagane": true}})
+	n, err := notify.New(notify.Options{Store: st, BrowserSites: word.BrowserSites{word.Comix: true, word.Kagane: true}})
 	if err != nil {
 		return "conditions: " + err.Error()
 	}
@@ -206,7 +206,7 @@ func benchPass(ctx context.Context, dbURL string, now time.Time) string {
 		SELECT 'novelfull', 'pass' || i, $1, 'novel', 0 FROM generate_series(1, 1000) i`, ref.URL); err != nil {
 		return "healthy pass: " + err.Error()
 	}
-	reader := adapters.NewReader(adapters.ReaderOptions{BaseURLs: map[string]*url.URL{"novelfull": base}, BrowserSites: map[string]bool{}})
+	reader := adapters.NewReader(adapters.ReaderOptions{BaseURLs: map[string]*url.URL{"novelfull": base}, BrowserSites: word.BrowserSites{}})
 	clock := now
 	p := poller.New(store.New(pool), reader, poller.Config{Now: func() time.Time { return clock }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Sites: []string{"novelfull"}})
 	defer p.Close()

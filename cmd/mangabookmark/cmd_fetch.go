@@ -42,7 +42,7 @@ func runFetch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return fmt.Errorf("fetch: %v", err)
 	}
-	browserSites, err := adapters.ParseBrowserSites(getenv("BROWSER_SITES"))
+	browserSites, err := word.ParseBrowserSites(getenv("BROWSER_SITES"))
 	if err != nil {
 		return fmt.Errorf("fetch: %v", err)
 	}
@@ -65,7 +65,7 @@ func runFetch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		detail += fmt.Sprintf(" error=%q", res.Err.Error())
 	}
 	fmt.Fprintln(stderr, detail)
-	if err := writeJSON(stdout, newFactsJSON(ref, a.Kind(), res.Facts)); err != nil {
+	if err := writeJSON(stdout, newFactsJSON(ref, word.Site(a.Site()).Kind(), res.Facts)); err != nil {
 		return err
 	}
 	if res.Outcome != word.OK {

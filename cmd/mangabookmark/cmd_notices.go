@@ -8,13 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -95,7 +92,7 @@ func readServerView(ctx context.Context, st *store.Store, now time.Time) (server
 		}
 	}
 	return serverView{status: status, recorded: recorded, at: hook.RecordedAt,
-		browser: slices.Sorted(maps.Keys(browser)), browserKnown: hook.BrowserKnown}, nil
+		browser: browser.Names(), browserKnown: hook.BrowserKnown}, nil
 }
 
 // noticesVerdict is the command's exit: an error while a notice is pending
@@ -121,13 +118,13 @@ func noticesVerdict(status notify.Status) error {
 // serverBrowserSites is the browser Sites the server recorded; the default
 // set while no server has recorded them (none yet, or one older than
 // migration 0012), as the server itself would read an unset BROWSER_SITES.
-func serverBrowserSites(hook store.ServerWebhook) (map[string]bool, error) {
+func serverBrowserSites(hook store.ServerWebhook) (word.BrowserSites, error) {
 	if !hook.BrowserKnown {
-		return adapters.ParseBrowserSites("")
+		return word.ParseBrowserSites("")
 	}
-	out := map[string]bool{}
+	out := word.BrowserSites{}
 	for _, site := range hook.BrowserSites {
-		out[site] = true
+		out[word.Site(site)] = true
 	}
 	return out, nil
 }
@@ -175,7 +172,7 @@ func writeNoticesText(w io.Writer, v serverView, now time.Time) error {
 	}
 	switch {
 	case v.recorded && !v.browserKnown:
-		fmt.Fprintln(w, "The server has not recorded its BROWSER_SITES yet (it does at start): the conditions below assume the default, "+adapters.DefaultBrowserSites+".")
+		fmt.Fprintln(w, "The server has not recorded its BROWSER_SITES yet (it does at start): the conditions below assume the default, "+word.DefaultBrowserSites+".")
 	case v.recorded:
 		fmt.Fprintf(w, "Browser Sites as the server started with them: %s.\n", browserList(v.browser))
 	}

@@ -245,16 +245,16 @@ func TestTheNoticesCommandDerivesWithTheServersBrowserSites(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name    string
-		server  map[string]bool // the server's BROWSER_SITES, parsed
+		server  word.BrowserSites // the server's BROWSER_SITES, parsed
 		env     map[string]string
 		holds   bool // novelfull's no-browser-route, refusing for 15 hours
 		wantOut string
 	}{
-		{"a server that reads novelfull through the browser, an empty environment", map[string]bool{"novelfull": true}, nil,
+		{"a server that reads novelfull through the browser, an empty environment", word.BrowserSites{word.Novelfull: true}, nil,
 			false, "Browser Sites as the server started with them: novelfull."},
-		{"a server with no browser Site, this environment naming novelfull", map[string]bool{},
+		{"a server with no browser Site, this environment naming novelfull", word.BrowserSites{},
 			map[string]string{"BROWSER_SITES": "novelfull"}, true, "Browser Sites as the server started with them: none."},
-		{"the default pair, an empty environment", map[string]bool{"comix": true, "kagane": true}, nil,
+		{"the default pair, an empty environment", word.BrowserSites{word.Comix: true, word.Kagane: true}, nil,
 			true, "Browser Sites as the server started with them: comix,kagane."},
 	}
 	for _, tc := range cases {
@@ -268,7 +268,7 @@ func TestTheNoticesCommandDerivesWithTheServersBrowserSites(t *testing.T) {
 			}
 			defer s.Close()
 			// What serve does at start: build its notifiers, record its settings.
-			deps := handlers.Deps{BrowserSites: slices.Sorted(maps.Keys(tc.server))}
+			deps := handlers.Deps{BrowserSites: tc.server}
 			cfg := Config{BrowserSites: tc.server, DiscordWebhookURL: word.Secret(hookURL)}
 			if _, err := ownerNotices(ctx, cfg, serveOptions{}, s, slog.New(slog.DiscardHandler), &deps); err != nil {
 				t.Fatal(err)
@@ -294,8 +294,8 @@ func TestTheNoticesCommandDerivesWithTheServersBrowserSites(t *testing.T) {
 			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
-			if !got.Recorded || !slices.Equal(got.BrowserSites, deps.BrowserSites) {
-				t.Errorf("browser Sites %v (recorded %v), the server's %v", got.BrowserSites, got.Recorded, deps.BrowserSites)
+			if !got.Recorded || !slices.Equal(got.BrowserSites, deps.BrowserSites.Names()) {
+				t.Errorf("browser Sites %v (recorded %v), the server's %v", got.BrowserSites, got.Recorded, deps.BrowserSites.Names())
 			}
 			for i, nt := range got.Notices {
 				if nt.Condition == "no-browser-route" && nt.Holds != tc.holds {

@@ -31,13 +31,13 @@ type factsJSON struct {
 	Completed        bool         `json:"completed"`
 }
 
-func newFactsJSON(ref adapters.Ref, kind string, f adapters.Facts) factsJSON {
+func newFactsJSON(ref adapters.Ref, kind word.Kind, f adapters.Facts) factsJSON {
 	out := factsJSON{
 		Site: ref.Site, SeriesID: ref.SeriesID, Title: f.Title, CoverURL: f.CoverURL,
-		Kind: kind, LatestChapterURL: f.LatestChapterURL, Completed: f.Completed,
+		Kind: string(kind), LatestChapterURL: f.LatestChapterURL, Completed: f.Completed,
 	}
 	if f.Kind != "" {
-		out.Kind = f.Kind
+		out.Kind = string(f.Kind)
 	}
 	if f.HasLatest {
 		n := json.Number(f.LatestChapter)
@@ -103,7 +103,7 @@ func runParse(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return fmt.Errorf("parse: %v", err)
 	}
-	return writeJSON(stdout, newFactsJSON(ref, a.Kind(), facts))
+	return writeJSON(stdout, newFactsJSON(ref, word.Site(a.Site()).Kind(), facts))
 }
 
 // readInput reads FILE, or stdin for "-", up to maxParseInput.

@@ -35,7 +35,7 @@ type Config struct {
 	TokenKey   word.Secret // unset: generated once and kept in DataDir
 
 	BrowserWSURL      string
-	BrowserSites      map[string]bool     // BROWSER_SITES, parsed
+	BrowserSites      word.BrowserSites   // BROWSER_SITES, parsed
 	SiteBases         map[string]*url.URL // SITE_BASE_URLS, parsed
 	DiscordWebhookURL word.Secret
 
@@ -184,7 +184,7 @@ func (c *Config) readTunables(get func(k, def string) string, bad func(name, why
 	}
 	var errs []error
 	var err error
-	if c.BrowserSites, err = adapters.ParseBrowserSites(get("BROWSER_SITES", adapters.DefaultBrowserSites)); err != nil {
+	if c.BrowserSites, err = word.ParseBrowserSites(get("BROWSER_SITES", word.DefaultBrowserSites)); err != nil {
 		errs = append(errs, err)
 	}
 	if c.SiteBases, err = adapters.ParseBaseURLs(get("SITE_BASE_URLS", "")); err != nil {

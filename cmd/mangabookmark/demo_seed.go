@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -57,9 +56,8 @@ func seedDemo(ctx context.Context, dbURL string, sites []*demoSite, now time.Tim
 		return seed, nil
 	}
 	for _, ds := range sites {
-		a, _ := adapters.ByName(ds.Site)
 		for _, s := range ds.Series {
-			if err := st.CreateSeries(ctx, store.Series{Site: ds.Site, SeriesID: s.Ref.SeriesID, URL: s.Ref.URL, Kind: a.Kind()}, now); err != nil {
+			if err := st.CreateSeries(ctx, store.Series{Site: ds.Site, SeriesID: s.Ref.SeriesID, URL: s.Ref.URL, Kind: string(word.Site(ds.Site).Kind())}, now); err != nil {
 				return nil, err
 			}
 		}

@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -137,10 +135,10 @@ func handlerDeps(cfg Config, o serveOptions, st *store.Store, log *slog.Logger) 
 		OwnerID:       cfg.OwnerDiscordID,
 		SessionKey:    sessionKey,
 		TokenKey:      tokenKey,
-		// The Lanes page names each Site's route (plain or browser). Never
-		// nil: handlers reads nil as "the default Sites", and BROWSER_SITES=none
-		// (the demo's setting) parses to an empty set.
-		BrowserSites:   append([]string{}, slices.Sorted(maps.Keys(cfg.BrowserSites))...),
+		// The Lanes page names each Site's route (plain or browser): the set
+		// the Reader was given, BROWSER_SITES=none (the demo's setting) being
+		// the empty set.
+		BrowserSites:   cfg.BrowserSites,
 		RequestTimeout: cfg.RequestTimeout,
 	}
 	if cfg.OAuth() {
@@ -152,8 +150,8 @@ func handlerDeps(cfg Config, o serveOptions, st *store.Store, log *slog.Logger) 
 			APIBase:      handlers.DiscordAPIBase,
 		}
 	}
-	if cfg.BrowserWSURL == "" && len(deps.BrowserSites) > 0 {
-		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites are not polled", "browser_sites", strings.Join(deps.BrowserSites, ","))
+	if cfg.BrowserWSURL == "" && len(deps.BrowserSites.Names()) > 0 {
+		log.Info("no browser sidecar: BROWSER_WS_URL is not set; browser Sites are not polled", "browser_sites", strings.Join(deps.BrowserSites.Names(), ","))
 	}
 	return deps, nil
 }
@@ -183,7 +181,7 @@ func ownerNotices(ctx context.Context, cfg Config, o serveOptions, st *store.Sto
 	}
 	// The notices command reports this, not its own environment's settings.
 	if err := st.RecordServerWebhook(ctx, store.ServerWebhook{Configured: notifier.Enabled(), Hash: notifier.WebhookHash(),
-		RecordedAt: time.Now(), BrowserSites: deps.BrowserSites}); err != nil {
+		RecordedAt: time.Now(), BrowserSites: deps.BrowserSites.Names()}); err != nil {
 		log.Error("owner notices: the webhook state could not be recorded for the notices command", "err", err)
 	}
 	return notifier, nil
