@@ -114,17 +114,33 @@ type legacyHoster interface {
 }
 
 func hostKnown(a Adapter, host string) bool {
-	if hostIn(host, a.Domains()) {
+	if HostIn(host, a.Domains()) {
 		return true
 	}
 	if l, ok := a.(legacyHoster); ok {
-		return hostIn(host, l.legacyDomains())
+		return HostIn(host, l.legacyDomains())
 	}
 	return false
 }
 
-// hostIn reports whether host is one of domains or a subdomain of one.
-func hostIn(host string, domains []string) bool {
+// coverHoster is implemented by adapters whose Site serves cover images from
+// hosts that are not its own (an image CDN under another name).
+type coverHoster interface {
+	coverDomains() []string
+}
+
+// CoverHosts lists the hosts, not the Site's own, that the Site serves its
+// cover images from; none for most Sites. The fetch gate admits a cover on
+// these as well as on Domains.
+func CoverHosts(a Adapter) []string {
+	if c, ok := a.(coverHoster); ok {
+		return c.coverDomains()
+	}
+	return nil
+}
+
+// HostIn reports whether host is one of domains or a subdomain of one.
+func HostIn(host string, domains []string) bool {
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	for _, d := range domains {
 		if host == d || strings.HasSuffix(host, "."+d) {

@@ -1,7 +1,6 @@
 package adapters
 
 import (
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -117,21 +116,6 @@ func FuzzParseChapterNumber(f *testing.F) {
 		}
 		if word.Chapter(n).Compare(word.Chapter(n)) != 0 {
 			t.Fatalf("Compare(%q, itself) != 0", n)
-		}
-	})
-}
-
-// FuzzRetryAfter: a Site's Retry-After header, whatever it holds, is a rest
-// within [0, maxRetryAfter].
-func FuzzRetryAfter(f *testing.F) {
-	for _, s := range []string{"120", "0", "-5", "86400", "99999999999999999999", "Wed, 21 Oct 2026 07:28:00 GMT", "soon", ""} {
-		f.Add(s)
-	}
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	f.Fuzz(func(t *testing.T, v string) {
-		d := retryAfter(http.Header{"Retry-After": {v}}, now)
-		if d < 0 || d > maxRetryAfter {
-			t.Fatalf("retryAfter(%q) = %v, outside [0, %v]", v, d, maxRetryAfter)
 		}
 	})
 }

@@ -68,7 +68,7 @@ func (a lightnovelworld) Recognise(u *url.URL) (Ref, bool) {
 		return Ref{}, false
 	}
 	slug := strings.ToLower(seg[1])
-	if !hostIn(u.Hostname(), a.Domains()) {
+	if !HostIn(u.Hostname(), a.Domains()) {
 		slug = lnwOldID.ReplaceAllString(slug, "")
 	}
 	if !lnwSlug.MatchString(slug) {

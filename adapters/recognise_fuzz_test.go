@@ -65,22 +65,3 @@ func FuzzRecognise(f *testing.F) {
 		}
 	})
 }
-
-// FuzzParseBaseURLs: SITE_BASE_URLS is refused or yields only known Sites
-// with bare scheme://host[:port] bases.
-func FuzzParseBaseURLs(f *testing.F) {
-	f.Add("asurascans=http://127.0.0.1:9001,kagane=https://mirror.lan:8443")
-	f.Add("asurascans=http://x/y")
-	f.Add("=,=,")
-	f.Fuzz(func(t *testing.T, s string) {
-		m, err := adapters.ParseBaseURLs(s)
-		if err != nil {
-			return
-		}
-		for site, u := range m {
-			if _, ok := adapters.ByName(site); !ok || u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				t.Fatalf("%q → %s=%v", s, site, u)
-			}
-		}
-	})
-}

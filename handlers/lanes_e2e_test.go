@@ -9,7 +9,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
+	"github.com/mangabookmark/mangabookmark/fetch/chromiumtest"
 	"github.com/mangabookmark/mangabookmark/handlers"
 )
 

@@ -22,8 +22,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
-	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
+	"github.com/mangabookmark/mangabookmark/fetch"
+	"github.com/mangabookmark/mangabookmark/fetch/chromiumtest"
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/poller"
 )
@@ -86,7 +86,7 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 	latest.Store(3)
 	site := novelStandIn(t, &latest)
 	base, _ := url.Parse(site.URL)
-	siteReader := adapters.NewReader(adapters.ReaderOptions{
+	siteReader := fetch.NewReader(fetch.ReaderOptions{
 		BaseURLs: map[string]*url.URL{"novelfull": base}, Timeout: browserWait,
 	})
 	lanes := poller.New(h.store.Lanes(), siteReader, poller.Config{

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
@@ -68,7 +69,7 @@ func TestTestReadShowsWhatTheAdapterSeesAndWritesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(pool.Close)
-		reader := adapters.NewReader(adapters.ReaderOptions{BaseURLs: map[string]*url.URL{"asurascans": base}, BrowserSites: word.BrowserSites{}})
+		reader := fetch.NewReader(fetch.ReaderOptions{BaseURLs: map[string]*url.URL{"asurascans": base}, BrowserSites: word.BrowserSites{}})
 		lanes = poller.New(store.New(pool), reader, poller.Config{Logger: slog.New(slog.DiscardHandler)}) // no spacing
 		d.Reads = lanes
 	})

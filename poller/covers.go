@@ -11,7 +11,7 @@ import (
 )
 
 // CoverFetcher fetches a Series' cover through the fetch gate; the server's
-// is the *adapters.Reader.
+// is the *fetch.Reader.
 type CoverFetcher interface {
 	FetchCover(ctx context.Context, site, coverURL string) (adapters.CoverImage, error)
 }

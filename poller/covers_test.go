@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -29,12 +29,12 @@ func coverSite(t *testing.T, h http.HandlerFunc, timeout time.Duration) poller.C
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	bases, err := adapters.ParseBaseURLs("novelfull=" + srv.URL)
+	bases, err := fetch.ParseBaseURLs("novelfull=" + srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	none, _ := word.ParseBrowserSites("none")
-	return adapters.NewReader(adapters.ReaderOptions{BaseURLs: bases, BrowserSites: none, Timeout: timeout})
+	return fetch.NewReader(fetch.ReaderOptions{BaseURLs: bases, BrowserSites: none, Timeout: timeout})
 }
 
 // run starts the Lanes and returns their stop, which a failing test's
@@ -73,7 +73,7 @@ func TestALaneFetchesCoversWhileItRestsAndKeepsOnlySmallImagesFromItsHosts(t *te
 		case "/large.jpg":
 			// Declared, so the fetch refuses it without reading 2 MiB on a
 			// loaded machine (the adapters' tests read an undeclared one).
-			body := append([]byte{0xFF, 0xD8, 0xFF}, bytes.Repeat([]byte{1}, adapters.MaxCoverBytes)...)
+			body := append([]byte{0xFF, 0xD8, 0xFF}, bytes.Repeat([]byte{1}, fetch.MaxCoverBytes)...)
 			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 			_, _ = w.Write(body)
 		case "/page.jpg":

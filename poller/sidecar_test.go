@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -28,7 +29,7 @@ func TestADeadSidecarSendsSidecarDownAndNeverAStall(t *testing.T) {
 	r.rd.routes["kagane"] = word.RouteBrowser
 	for _, id := range []string{"a", "b", "c"} {
 		r.seriesOn("kagane", id)
-		r.rd.script(url(id), adapters.Result{Outcome: word.Unreachable, Err: adapters.ErrUnreachable})
+		r.rd.script(url(id), adapters.Result{Outcome: word.Unreachable, Err: fetch.ErrUnreachable})
 	}
 
 	var mu sync.Mutex

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
@@ -206,7 +207,7 @@ func benchPass(ctx context.Context, dbURL string, now time.Time) string {
 		SELECT 'novelfull', 'pass' || i, $1, 'novel', 0 FROM generate_series(1, 1000) i`, ref.URL); err != nil {
 		return "healthy pass: " + err.Error()
 	}
-	reader := adapters.NewReader(adapters.ReaderOptions{BaseURLs: map[string]*url.URL{"novelfull": base}, BrowserSites: word.BrowserSites{}})
+	reader := fetch.NewReader(fetch.ReaderOptions{BaseURLs: map[string]*url.URL{"novelfull": base}, BrowserSites: word.BrowserSites{}})
 	clock := now
 	p := poller.New(store.New(pool), reader, poller.Config{Now: func() time.Time { return clock }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Sites: []string{"novelfull"}})
 	defer p.Close()

@@ -22,7 +22,7 @@ import (
 	"github.com/chromedp/chromedp/remote"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
+	"github.com/mangabookmark/mangabookmark/fetch/chromiumtest"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
 

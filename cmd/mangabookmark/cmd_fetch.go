@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
@@ -38,7 +39,7 @@ func runFetch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return fmt.Errorf("fetch: %v", err)
 	}
-	bases, err := adapters.ParseBaseURLs(getenv("SITE_BASE_URLS"))
+	bases, err := fetch.ParseBaseURLs(getenv("SITE_BASE_URLS"))
 	if err != nil {
 		return fmt.Errorf("fetch: %v", err)
 	}
@@ -46,7 +47,7 @@ func runFetch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return fmt.Errorf("fetch: %v", err)
 	}
-	r := adapters.NewReader(adapters.ReaderOptions{
+	r := fetch.NewReader(fetch.ReaderOptions{
 		BaseURLs:     bases,
 		BrowserSites: browserSites,
 		BrowserWSURL: getenv("BROWSER_WS_URL"),

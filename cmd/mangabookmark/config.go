@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
@@ -187,7 +187,7 @@ func (c *Config) readTunables(get func(k, def string) string, bad func(name, why
 	if c.BrowserSites, err = word.ParseBrowserSites(get("BROWSER_SITES", word.DefaultBrowserSites)); err != nil {
 		errs = append(errs, err)
 	}
-	if c.SiteBases, err = adapters.ParseBaseURLs(get("SITE_BASE_URLS", "")); err != nil {
+	if c.SiteBases, err = fetch.ParseBaseURLs(get("SITE_BASE_URLS", "")); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
@@ -59,7 +59,7 @@ type serveOptions struct {
 // lanesConfig is how the server's Lanes run: every Site at POLL_SPACING,
 // covers fetched through reader while each Lane rests, owner notices after
 // every pass; the demo's pace shortens every Site's pace and rests.
-func lanesConfig(cfg Config, o serveOptions, log *slog.Logger, reader *adapters.Reader, notifier *notify.Notifier) poller.Config {
+func lanesConfig(cfg Config, o serveOptions, log *slog.Logger, reader *fetch.Reader, notifier *notify.Notifier) poller.Config {
 	c := poller.Config{
 		Spacing:  cfg.PollSpacing,
 		Now:      o.now,
@@ -102,7 +102,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 	if err != nil {
 		return err
 	}
-	reader := adapters.NewReader(adapters.ReaderOptions{
+	reader := fetch.NewReader(fetch.ReaderOptions{
 		BaseURLs:     cfg.SiteBases,
 		BrowserSites: cfg.BrowserSites,
 		BrowserWSURL: cfg.BrowserWSURL,

@@ -1,4 +1,4 @@
-package adapters
+package fetch
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
 )
 
 // The fetch gate decides whether an address may be fetched at all. A refusal is
@@ -37,8 +39,14 @@ func systemResolver(ctx context.Context, host string) ([]netip.Addr, error) {
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
 
-// checkSiteURL is the gate's address check for one Site.
-func checkSiteURL(a Adapter, u *url.URL) error {
+// checkAddress is the gate's address check, the one place its rules are
+// written: the address is absolute, https, carries no user-info and names no
+// port but the https port; then its host is one of the hosts of a list (or a
+// subdomain of one). A Site's pages pass it with the Site's hosts, a cover
+// with the Site's and its cover hosts, a browser Poll's subresource with the
+// Site's and its challenge provider's (docs/adr/0006). site names the Site
+// in a refusal.
+func checkAddress(u *url.URL, site string, hostLists ...[]string) error {
 	switch {
 	case u == nil || u.Host == "":
 		return fmt.Errorf("%w: not an absolute address", ErrGate)
@@ -48,10 +56,24 @@ func checkSiteURL(a Adapter, u *url.URL) error {
 		return fmt.Errorf("%w: the address carries user-info", ErrGate)
 	case u.Port() != "" && u.Port() != "443":
 		return fmt.Errorf("%w: port %s is not the https port", ErrGate, u.Port())
-	case !hostIn(u.Hostname(), a.Domains()):
-		return fmt.Errorf("%w: host %q does not belong to %s", ErrGate, u.Hostname(), a.Site())
 	}
-	return nil
+	for _, hosts := range hostLists {
+		if adapters.HostIn(u.Hostname(), hosts) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: host %q does not belong to %s", ErrGate, u.Hostname(), site)
+}
+
+// checkSiteURL is the gate's address check for one Site's pages.
+func checkSiteURL(a adapters.Adapter, u *url.URL) error {
+	return checkAddress(u, a.Site(), a.Domains())
+}
+
+// checkCoverURL is the gate's address check for a Site's cover: the Site's
+// own hosts widened by the image hosts it serves its covers from.
+func checkCoverURL(a adapters.Adapter, u *url.URL) error {
+	return checkAddress(u, a.Site(), a.Domains(), adapters.CoverHosts(a))
 }
 
 // publicAddr reports whether ip is a public unicast address: not loopback,

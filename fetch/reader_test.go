@@ -1,4 +1,4 @@
-package adapters
+package fetch
 
 import (
 	"compress/gzip"
@@ -10,6 +10,8 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,10 +19,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
 const asuraSeries = "https://asurascans.com/comics/nano-machine"
+
+// readFixture reads one of the adapters' fixtures: the pages the Sites serve
+// are kept once, beside the parsers that read them.
+func readFixture(t testing.TB, site, file string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "adapters", "testdata", site, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
 
 // siteServer is a stand-in Site on a loopback httptest server, counting requests.
 type siteServer struct {
@@ -106,13 +120,13 @@ func TestReadOutcomes(t *testing.T) {
 		handler     http.HandlerFunc
 		want        word.Outcome
 		wantChecked bool
-		check       func(t *testing.T, r Result)
+		check       func(t *testing.T, r adapters.Result)
 	}{
 		{
 			name:    "a Series page yields ok with its facts",
 			handler: func(w http.ResponseWriter, r *http.Request) { w.Write(page) },
 			want:    word.OK, wantChecked: true,
-			check: func(t *testing.T, r Result) {
+			check: func(t *testing.T, r adapters.Result) {
 				if r.Facts.LatestChapter != "271" || r.Facts.Title != "Nano Machine" {
 					t.Errorf("facts %+v", r.Facts)
 				}
@@ -149,7 +163,7 @@ func TestReadOutcomes(t *testing.T) {
 				w.Write(readFixture(t, "asurascans", "no-chapters.html"))
 			},
 			want: word.NoChapter, wantChecked: true,
-			check: func(t *testing.T, r Result) {
+			check: func(t *testing.T, r adapters.Result) {
 				if r.Facts.Title != "A Title Coming Soon" {
 					t.Errorf("title %q", r.Facts.Title)
 				}
@@ -209,7 +223,7 @@ func TestReadOutcomes(t *testing.T) {
 				w.WriteHeader(429)
 			},
 			want: word.Refused,
-			check: func(t *testing.T, r Result) {
+			check: func(t *testing.T, r adapters.Result) {
 				if r.RetryAfter != 2*time.Minute {
 					t.Errorf("RetryAfter %v", r.RetryAfter)
 				}
@@ -222,7 +236,7 @@ func TestReadOutcomes(t *testing.T) {
 				w.WriteHeader(429)
 			},
 			want: word.Refused,
-			check: func(t *testing.T, r Result) {
+			check: func(t *testing.T, r adapters.Result) {
 				if r.RetryAfter != time.Hour {
 					t.Errorf("RetryAfter %v", r.RetryAfter)
 				}

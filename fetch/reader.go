@@ -1,4 +1,4 @@
-package adapters
+package fetch
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
@@ -90,23 +91,6 @@ func (o *ReaderOptions) defaults() {
 	}
 }
 
-// Result is what one Poll's read learned.
-type Result struct {
-	Outcome word.Outcome
-	// Facts is meaningful when Outcome is OK, and on NoChapter (title, cover and
-	// completion may be set).
-	Facts Facts
-	// Checked is true when the Site's own answer arrived: a response or rendered
-	// page that is not a challenge (ok, no_chapter, not_found, and errors from a
-	// response: 5xx, plain 403, oversize).
-	Checked bool
-	Status  int
-	// RetryAfter is a 429's Retry-After, bounded to an hour; 0 when absent.
-	RetryAfter time.Duration
-	// Err says what went wrong, short and safe to log. nil on OK.
-	Err error
-}
-
 // Reader runs the read path: recognise → gate → fetch (route) → classify → parse.
 // It is safe for concurrent use.
 type Reader struct {
@@ -147,49 +131,49 @@ func (r *Reader) Route(site string) word.Route { return r.opts.BrowserSites.Rout
 func (r *Reader) HasBrowser() bool { return r.browser != nil }
 
 // Read polls one Series once.
-func (r *Reader) Read(ctx context.Context, site, seriesURL string) Result {
-	a, ok := ByName(site)
+func (r *Reader) Read(ctx context.Context, site, seriesURL string) adapters.Result {
+	a, ok := adapters.ByName(site)
 	if !ok {
-		return Result{Outcome: word.Unfetchable, Err: fmt.Errorf("unknown site %q", site)}
+		return adapters.Result{Outcome: word.Unfetchable, Err: fmt.Errorf("unknown site %q", site)}
 	}
 	u, err := url.Parse(strings.TrimSpace(seriesURL))
 	if err != nil || seriesURL == "" {
-		return Result{Outcome: word.Unfetchable, Err: errors.New("the stored address is not a URL")}
+		return adapters.Result{Outcome: word.Unfetchable, Err: errors.New("the stored address is not a URL")}
 	}
 	ref, ok := a.Recognise(u)
 	if !ok {
 		if err := checkSiteURL(a, u); err != nil {
-			return Result{Outcome: word.Unfetchable, Err: err}
+			return adapters.Result{Outcome: word.Unfetchable, Err: err}
 		}
-		return Result{Outcome: word.Unfetchable, Err: fmt.Errorf("the stored address is not a %s Series page", site)}
+		return adapters.Result{Outcome: word.Unfetchable, Err: fmt.Errorf("the stored address is not a %s Series page", site)}
 	}
 	target := a.Target(ref)
 	tu, err := url.Parse(target.URL)
 	if err != nil {
-		return Result{Outcome: word.Unfetchable, Err: fmt.Errorf("%w: bad target address", ErrGate)}
+		return adapters.Result{Outcome: word.Unfetchable, Err: fmt.Errorf("%w: bad target address", ErrGate)}
 	}
 	if err := checkSiteURL(a, tu); err != nil {
-		return Result{Outcome: word.Unfetchable, Err: err}
+		return adapters.Result{Outcome: word.Unfetchable, Err: err}
 	}
 	fr := fetchRequest{URL: tu.String(), API: target.API, Adapter: a, Base: r.opts.BaseURLs[site]}
 	if fr.Base != nil {
 		fr.URL = rewriteURL(tu, fr.Base).String()
 	}
-	if rs, ok := a.(ReadySelector); ok && !target.API {
+	if rs, ok := a.(adapters.ReadySelector); ok && !target.API {
 		fr.Ready = rs.ReadySelector()
 	}
 
 	if err := r.spacing.wait(ctx, site, r.opts.Spacing); err != nil {
-		return Result{Outcome: word.Errors, Err: fmt.Errorf("waiting for the Site's turn: %w", err)}
+		return adapters.Result{Outcome: word.Errors, Err: fmt.Errorf("waiting for the Site's turn: %w", err)}
 	}
 	var res fetchResult
 	if r.Route(site) == word.RouteBrowser {
 		if r.browser == nil {
-			return Result{Outcome: word.Unreachable, Err: ErrNoBrowser}
+			return adapters.Result{Outcome: word.Unreachable, Err: ErrNoBrowser}
 		}
 		if fr.Base == nil {
 			if err := r.dial.checkHostPublic(ctx, tu); err != nil {
-				return Result{Outcome: outcomeOfError(err), Err: err}
+				return adapters.Result{Outcome: outcomeOfError(err), Err: err}
 			}
 		}
 		res, err = r.browser.fetch(ctx, fr)
@@ -197,14 +181,14 @@ func (r *Reader) Read(ctx context.Context, site, seriesURL string) Result {
 		res, err = r.plain.fetch(ctx, fr)
 	}
 	if err != nil {
-		return Result{Outcome: outcomeOfError(err), Err: err}
+		return adapters.Result{Outcome: outcomeOfError(err), Err: err}
 	}
 	return r.judge(a, ref, res)
 }
 
 // judge classifies an answer and, for a page, parses it.
-func (r *Reader) judge(a Adapter, ref Ref, res fetchResult) Result {
-	out := Result{Status: res.Status}
+func (r *Reader) judge(a adapters.Adapter, ref adapters.Ref, res fetchResult) adapters.Result {
+	out := adapters.Result{Status: res.Status}
 	if res.Oversize {
 		out.Outcome, out.Checked = word.Errors, true
 		out.Err = fmt.Errorf("body larger than %d bytes", r.opts.MaxBody)
@@ -276,7 +260,7 @@ func ParseBaseURLs(s string) (map[string]*url.URL, error) {
 		if !ok || site == "" || raw == "" {
 			return nil, fmt.Errorf("SITE_BASE_URLS: %q is not site=URL", part)
 		}
-		if _, known := ByName(site); !known {
+		if _, known := adapters.ByName(site); !known {
 			return nil, fmt.Errorf("SITE_BASE_URLS: unknown site %q", site)
 		}
 		if _, dup := out[site]; dup {

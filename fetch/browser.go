@@ -1,4 +1,4 @@
-package adapters
+package fetch
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chromedp/cdproto/fetch"
+	cdpfetch "github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -371,10 +371,8 @@ func (b *browserFetcher) checkSubresource(ctx context.Context, fr fetchRequest, 
 	if fr.Base != nil && u.Scheme == fr.Base.Scheme && hostPort(u) == hostPort(fr.Base) && u.User == nil {
 		return nil
 	}
-	if err := checkSiteURL(fr.Adapter, u); err != nil {
-		if u.Scheme != "https" || u.User != nil || (u.Port() != "" && u.Port() != "443") || !hostIn(u.Hostname(), challengeHosts) {
-			return err
-		}
+	if err := checkAddress(u, fr.Adapter.Site(), fr.Adapter.Domains(), challengeHosts); err != nil {
+		return err
 	}
 	return b.dial.checkHostPublic(ctx, u)
 }
@@ -421,11 +419,11 @@ func guardRequests(tab context.Context, checkDoc func(*url.URL) (*url.URL, error
 		return nil, chromedp.ErrInvalidContext
 	}
 	mainFrame := string(c.Target.TargetID)
-	paused := chromedp.Events(tab, fetch.RequestPaused)
+	paused := chromedp.Events(tab, cdpfetch.RequestPaused)
 	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: wsBlock}); err != nil {
 		return nil, err
 	}
-	if _, err := chromedp.Call(tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
+	if _, err := chromedp.Call(tab, cdpfetch.Enable, cdpfetch.EnableParams{Patterns: []*cdpfetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
 		return nil, err
 	}
 	go func() {
@@ -434,7 +432,7 @@ func guardRequests(tab context.Context, checkDoc func(*url.URL) (*url.URL, error
 				return
 			}
 			if ev.Request == nil {
-				chromedp.Call(tab, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+				chromedp.Call(tab, cdpfetch.ContinueRequest, cdpfetch.ContinueRequestParams{RequestID: ev.RequestID})
 				continue
 			}
 			top := string(ev.FrameID) == mainFrame && ev.ResourceType == network.ResourceTypeDocument
@@ -443,16 +441,16 @@ func guardRequests(tab context.Context, checkDoc func(*url.URL) (*url.URL, error
 				if top {
 					g.refuse(err)
 				}
-				chromedp.Call(tab, fetch.FailRequest, fetch.FailRequestParams{
+				chromedp.Call(tab, cdpfetch.FailRequest, cdpfetch.FailRequestParams{
 					RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient,
 				})
 				continue
 			}
-			next := fetch.ContinueRequestParams{RequestID: ev.RequestID}
+			next := cdpfetch.ContinueRequestParams{RequestID: ev.RequestID}
 			if to != "" { // rewritten onto SITE_BASE_URLS
 				next.URL = to
 			}
-			chromedp.Call(tab, fetch.ContinueRequest, next)
+			chromedp.Call(tab, cdpfetch.ContinueRequest, next)
 		}
 	}()
 	return g, nil

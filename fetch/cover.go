@@ -1,4 +1,4 @@
-package adapters
+package fetch
 
 import (
 	"bytes"
@@ -10,12 +10,14 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
 )
 
 // Covers are fetched by the server, never by a Reader's browser, through the
 // same fetch gate as a Poll: https, no user-info, a public address after
 // resolution, every redirect re-checked — with the Site's own hosts widened
-// by the image hosts the Site really serves its covers from (coverHoster).
+// by the image hosts the Site really serves its covers from (adapters.CoverHosts).
 // SITE_BASE_URLS rewrites a cover on the Site's own hosts just as it
 // rewrites its pages.
 
@@ -31,67 +33,36 @@ var (
 	ErrNotImage      = errors.New("cover bytes are not a JPEG, PNG, WebP, GIF or AVIF image")
 )
 
-// coverHoster is implemented by adapters whose Site serves cover images from
-// hosts that are not its own (an image CDN under another name).
-type coverHoster interface {
-	coverDomains() []string
-}
-
-// CoverImage is a fetched cover whose bytes sniffed as an image.
-type CoverImage struct {
-	Body        []byte
-	ContentType string // from the bytes, never from the Site's header
-}
-
-// checkCoverURL is the gate's address check for a Site's cover.
-func checkCoverURL(a Adapter, u *url.URL) error {
-	if err := checkSiteURL(a, u); err == nil {
-		return nil
-	} else if c, ok := a.(coverHoster); !ok || u == nil || !hostIn(u.Hostname(), c.coverDomains()) {
-		return err
-	}
-	// A cover host: the same rules but the host list.
-	switch {
-	case u.Scheme != "https":
-		return fmt.Errorf("%w: %s is not https", ErrGate, u.Scheme)
-	case u.User != nil:
-		return fmt.Errorf("%w: the address carries user-info", ErrGate)
-	case u.Port() != "" && u.Port() != "443":
-		return fmt.Errorf("%w: port %s is not the https port", ErrGate, u.Port())
-	}
-	return nil
-}
-
 // FetchCover fetches one Series' cover over the plain route. It is kept only
 // when it is at most MaxCoverBytes and its bytes are an image.
-func (r *Reader) FetchCover(ctx context.Context, site, coverURL string) (CoverImage, error) {
-	a, ok := ByName(site)
+func (r *Reader) FetchCover(ctx context.Context, site, coverURL string) (adapters.CoverImage, error) {
+	a, ok := adapters.ByName(site)
 	if !ok {
-		return CoverImage{}, fmt.Errorf("%w: unknown site %q", ErrGate, site)
+		return adapters.CoverImage{}, fmt.Errorf("%w: unknown site %q", ErrGate, site)
 	}
 	u, err := url.Parse(strings.TrimSpace(coverURL))
 	if err != nil {
-		return CoverImage{}, fmt.Errorf("%w: the cover address is not a URL", ErrGate)
+		return adapters.CoverImage{}, fmt.Errorf("%w: the cover address is not a URL", ErrGate)
 	}
 	if err := checkCoverURL(a, u); err != nil {
-		return CoverImage{}, err
+		return adapters.CoverImage{}, err
 	}
 	fr := fetchRequest{URL: u.String(), Adapter: a, Base: r.opts.BaseURLs[site], Cover: true}
-	if fr.Base != nil && hostIn(u.Hostname(), a.Domains()) {
+	if fr.Base != nil && adapters.HostIn(u.Hostname(), a.Domains()) {
 		fr.URL = rewriteURL(u, fr.Base).String()
 	}
 	if err := r.spacing.wait(ctx, site, r.opts.Spacing); err != nil {
-		return CoverImage{}, fmt.Errorf("waiting for the Site's turn: %w", err)
+		return adapters.CoverImage{}, fmt.Errorf("waiting for the Site's turn: %w", err)
 	}
 	body, err := r.plain.fetchCover(ctx, fr, min(r.opts.Timeout, coverTimeout))
 	if err != nil {
-		return CoverImage{}, err
+		return adapters.CoverImage{}, err
 	}
 	ct := SniffImage(body)
 	if ct == "" {
-		return CoverImage{}, ErrNotImage
+		return adapters.CoverImage{}, ErrNotImage
 	}
-	return CoverImage{Body: body, ContentType: ct}, nil
+	return adapters.CoverImage{Body: body, ContentType: ct}, nil
 }
 
 // fetchCover GETs one cover through the gate's client: a 200 with at most

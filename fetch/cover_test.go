@@ -1,4 +1,4 @@
-package adapters
+package fetch
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
 )
 
 // A real 1×1 PNG.
@@ -50,7 +52,7 @@ func TestACoverIsKeptOnlyWhenItIsASmallImageOnAnAllowedHost(t *testing.T) {
 	})
 	rd := readerFor(t, "asurascans", srv, func(o *ReaderOptions) { o.Timeout = 10 * time.Second })
 	impatient := readerFor(t, "asurascans", srv, func(o *ReaderOptions) { o.Timeout = 300 * time.Millisecond })
-	fetch := func(u string) (CoverImage, error) {
+	fetch := func(u string) (adapters.CoverImage, error) {
 		if strings.HasSuffix(u, "/slow.jpg") {
 			return impatient.FetchCover(context.Background(), "asurascans", u)
 		}
@@ -89,7 +91,7 @@ func TestACoverIsKeptOnlyWhenItIsASmallImageOnAnAllowedHost(t *testing.T) {
 
 func TestACoverHostOfTheSiteIsAllowedButStillGated(t *testing.T) {
 	t.Parallel()
-	a, _ := ByName("demonicscans")
+	a, _ := adapters.ByName("demonicscans")
 	for u, ok := range map[string]bool{
 		"https://demoniclibs.com/images/covers/Martial-Peak.jpg": true,
 		"https://cdn.demoniclibs.com/x.jpg":                      true,

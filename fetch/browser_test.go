@@ -1,4 +1,4 @@
-package adapters
+package fetch
 
 import (
 	"context"
@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
+	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/fetch/chromiumtest"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
@@ -267,7 +268,7 @@ func TestEachBrowserDocumentIsResolvedBeforeTheSidecarAsks(t *testing.T) {
 		return []netip.Addr{netip.MustParseAddr("104.16.1.1")}, nil
 	}
 	b := &browserFetcher{dial: newGateDialer(resolve, nil, time.Second)}
-	a, _ := ByName("comix")
+	a, _ := adapters.ByName("comix")
 	base := &url.URL{Scheme: "http", Host: "127.0.0.1:9"}
 	cases := []struct {
 		name    string
@@ -393,7 +394,7 @@ func TestEachSubresourceIsCheckedAgainstTheSitesHostsAndPublicAddresses(t *testi
 		return []netip.Addr{netip.MustParseAddr("104.16.1.1")}, nil
 	}
 	b := &browserFetcher{dial: newGateDialer(resolve, nil, time.Second)}
-	a, _ := ByName("comix")
+	a, _ := adapters.ByName("comix")
 	base := &url.URL{Scheme: "http", Host: "127.0.0.1:9"}
 	for _, tc := range []struct {
 		target string

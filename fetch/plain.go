@@ -1,4 +1,4 @@
-package adapters
+package fetch
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
 )
 
 // fetchResult is a Site's answer, whichever route brought it.
@@ -23,7 +25,7 @@ type fetchResult struct {
 type fetchRequest struct {
 	URL     string
 	API     bool
-	Adapter Adapter
+	Adapter adapters.Adapter
 	// Base is the SITE_BASE_URLS rewrite of the Site, nil for the real Site.
 	Base *url.URL
 	// Ready is the CSS selector the browser route waits for, "" for none.
