@@ -1,7 +1,12 @@
-// Package adapters is the read path of the Poll: it recognises a Series address,
-// passes it through the fetch gate, fetches it over the Site's route (plain HTTPS
-// or the headless browser sidecar), classifies the answer into one of the seven
-// outcome words, and parses the Site's page into Facts.
+// Package adapters knows the six Sites: it recognises a Series address,
+// names the address to read, and parses the Site's page into Facts. It is the
+// pure half of the read path: bytes in, facts out. It never fetches, and it
+// imports no HTTP client and no browser driver; package fetch (the gate, the
+// plain and browser routes, classification, covers and the Reader) carries
+// the I/O and calls Parse with the bytes it brought back. Recognition, chapter
+// addresses (ChapterOf, ChapterURL, NextChapter) and display names
+// (DisplayName) live here too, so the handlers, the userscript's rules and the
+// tools read a Site without reaching the network.
 //
 // # Adapters
 //
@@ -59,59 +64,27 @@
 // stays. A Series without a parsed title is shown by DisplayName, a name made
 // from its address.
 //
-// # Reading
+// # The reference parsers
 //
-// Reader.Read runs recognise → gate → fetch (route) → classify → parse and
-// returns a Result: the outcome word, the facts, whether the Site's own answer
-// arrived (Checked), the status, a 429's bounded Retry-After, and a short error
-// safe to log.
+// The public scrapers the adapters follow, per Site (the projects that have
+// tracked these Sites for years; their selectors and JSON keys are where an
+// adapter may anchor):
 //
-//	outcome       when
-//	ok            2xx, the adapter found a chapter
-//	no_chapter    2xx, a real page but no chapter (or not the Series page at all)
-//	unfetchable   the address fails the gate; no request left the machine
-//	not_found     4xx other than 403 and 429
-//	errors        5xx, a plain 403, an oversize body, a timeout, a transport error
-//	refused       403 with cf-mitigated: challenge, a challenge interstitial body
-//	              with any status, a challenge that did not clear in the browser,
-//	              or 429 (the Site setting its pace)
-//	unreachable   the browser sidecar is not configured, cannot be dialled, or
-//	              its connection dropped mid-Poll
+//	asurascans       keiyoushi/extensions-source (src/en/asurascans),
+//	                 manga-download/haruneko (AsuraScans), KotatsuApp/kotatsu-parsers
+//	                 (AsuraScansParser), elboletaire/manga-downloader (plainhtml)
+//	demonicscans     keiyoushi/extensions-source (src/en/mangademon),
+//	                 manga-download/haruneko (MangaDemon), KotatsuApp/kotatsu-parsers
+//	                 (DemonicScans), elboletaire/manga-downloader (plainhtml)
+//	comix            keiyoushi/extensions-source (src/en/comix),
+//	                 manga-download/haruneko (Comix), elboletaire/manga-downloader
+//	                 (comix), Aidoku-Community/sources (en.comix)
+//	kagane           keiyoushi/extensions-source (src/all/kagane),
+//	                 manga-download/haruneko (Kagane)
+//	novelfull        dipu-bd/lightnovel-crawler (novelfull), LNReader/lnreader-plugins
+//	                 (readnovelfull), shosetsuorg/extensions (NovelFull)
+//	lightnovelworld  dipu-bd/lightnovel-crawler (lightnovelworld.com, novelpub),
+//	                 LNReader/lnreader-plugins (lightnovelworld)
 //
-// The classification table is classification in classify.go; its own test serves
-// each rule's example from an httptest server.
-//
-// # The fetch gate
-//
-// An address is fetched only if it is https, carries no user-info, and its host
-// belongs to the Site (Adapter.Domains, exact host or subdomain). The plain
-// route's dialer resolves the host itself and refuses loopback, private,
-// link-local, multicast, unspecified, shared and reserved addresses, then
-// connects to the address it checked. Every redirect is checked again, at most
-// five are followed. The browser route checks the host before navigating, pauses
-// every top-level document request in its tab (each redirect hop) to check it
-// and resolve its host the same way, and checks the final address; Chrome
-// resolves names itself, so the sidecar's own DNS answer is outside the gate.
-// Frames and subresources are not paused (a challenge's frames must load): the
-// sidecar belongs on a network where nothing private is reachable.
-//
-// # Configuration
-//
-// The server (and the `mangabookmark fetch` tool) builds ReaderOptions from:
-//
-//	SITE_BASE_URLS  "asurascans=http://127.0.0.1:9001,kagane=https://mirror.lan:8443"
-//	                Rewrites the scheme and host of that Site's addresses when
-//	                fetching; stored addresses keep the real host. The only way a
-//	                loopback or private address passes the gate: the named
-//	                host:port is dialled as given, and redirects to the Site's real
-//	                hosts are put back onto it. Logged once at start. Used by the
-//	                tests, the demo's stand-in Sites and private mirrors.
-//	BROWSER_SITES   Sites read through the browser sidecar; default "comix,kagane";
-//	                "none" for no Site.
-//	BROWSER_WS_URL  The sidecar's DevTools address (ws://host:9222 or the full
-//	                ws://host:9222/devtools/browser/<id>). Unset: browser Sites read
-//	                as unreachable. Never quoted in an error.
-//
-// See ParseBaseURLs, ParseBrowserSites and ReaderOptions for the details and the
-// timeouts, body cap and challenge wait.
+// docs/adr/0014 records why an adapter scopes like them and guards by address.
 package adapters

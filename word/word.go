@@ -1,12 +1,14 @@
-// Package word is the one home of the system's words: the Sites, the Outcome
-// a Poll ends in, the Skip value a pass writes, the Route a Site is read
-// over, the owner-notice kinds, ownerWindow, the chapter number's canonical
-// form and the way an age is written. Each is a typed constant here and
-// nowhere else; the store builds its SQL predicates from these constants, so
-// a renamed word cannot leave a query behind (CONTEXT.md, glossary).
+// Package word is the one home of the system's words: the Sites and their
+// Kind, the Outcome a Poll ends in, the Skip value a pass writes, the Route a
+// Site is read over and the set of browser Sites, the owner-notice kinds,
+// ownerWindow, the chapter number's canonical form and order, the way an age
+// is written, and Secret. Each is a typed constant here and nowhere else; the
+// store builds its SQL predicates from these constants, so a renamed word
+// cannot leave a query behind (CONTEXT.md, glossary).
 //
-// The package imports nothing of the project: every other package may use
-// it, the store included.
+// The package sits at the root and imports nothing of the project, so the
+// parsers, the views and the store all reach it without reaching each other
+// (docs/adr/0011).
 package word
 
 import (
