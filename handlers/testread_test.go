@@ -39,7 +39,7 @@ func (t *tracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQu
 
 func (t *tracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
-// Test read runs the real read path — the adapters' Reader behind the
+// Test read runs the real read path — fetch's Reader behind the
 // Lanes' own poller, against a loopback stand-in Site — shows what it saw,
 // and writes nothing: the poller's pool runs no statement at all, and no
 // row the Poll would touch changes.

@@ -72,7 +72,7 @@ func TestALaneFetchesCoversWhileItRestsAndKeepsOnlySmallImagesFromItsHosts(t *te
 			_, _ = w.Write(pngPixel)
 		case "/large.jpg":
 			// Declared, so the fetch refuses it without reading 2 MiB on a
-			// loaded machine (the adapters' tests read an undeclared one).
+			// loaded machine (fetch's own tests read an undeclared one).
 			body := append([]byte{0xFF, 0xD8, 0xFF}, bytes.Repeat([]byte{1}, fetch.MaxCoverBytes)...)
 			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 			_, _ = w.Write(body)

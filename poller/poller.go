@@ -113,10 +113,11 @@ func (c Config) normalised() Config {
 	return c
 }
 
-// Reader reads one Series page through its Site's route. The adapters
-// package provides the real one; it owns the fetch gate, the politeness of a
-// single request (timeout, body cap, redirects) and the classification into
-// outcome words.
+// Reader reads one Series page through its Site's route. The fetch package
+// provides the real one; it owns the fetch gate, the politeness of a single
+// request (timeout, body cap, redirects) and the classification into outcome
+// words. The poller declares this interface and names only the values of
+// adapters, so it never imports fetch or the browser driver fetch carries.
 type Reader interface {
 	Read(ctx context.Context, site, seriesURL string) adapters.Result
 	// Route is the Route the Site is read over.
