@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/internal/citest"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -405,7 +406,7 @@ func TestNotifyImportsNothingAboutSigningIn(t *testing.T) {
 	t.Parallel()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command")
+		citest.Skip(t, "no go command: %v", err)
 	}
 	out, err := exec.Command(gobin, "list", "-deps", "-json", "github.com/mangabookmark/mangabookmark/notify").Output()
 	if err != nil {
