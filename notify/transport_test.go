@@ -19,7 +19,9 @@ import (
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
-func TestTheEmbedPayloadHasExactlyTheSeedsShape(t *testing.T) {
+// One embed per notice, and nothing in it but what CONTEXT.md names (Owner
+// notice; Rules: Owner colours): one sentence, the kind as footer, no mentions.
+func TestTheEmbedPayloadHasOnlyItsSixFieldsAndMentionsNobody(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name, site, title, link, footer, age string
