@@ -86,33 +86,32 @@ func handleAdminSeriesDetail(d Deps) http.Handler {
 
 // seriesControl is the shape of every detail control: parse the form, let
 // act validate and write, then answer htmx with the changed region and a
-// plain browser with a 303 back to the page. act returns a refusal (status
-// and sentence) when nothing was changed.
-func seriesControl(d Deps, act func(r *http.Request, site, id string) (done string, status int, refusal string, adjust func(*components.SeriesDetail))) http.Handler {
+// plain browser with a 303 back to the page. act's result carries a refusal
+// (status and sentence) when nothing was changed.
+func seriesControl(d Deps, act func(r *http.Request, site, id string) controlResult) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-		if err := r.ParseForm(); err != nil {
-			fail(w, r, d.Logger, http.StatusBadRequest, "That form could not be read.")
+		if !readForm(d, w, r, maxFormBody) {
 			return
 		}
 		site, id := urlParam(r, "site"), urlParam(r, "id")
-		done, status, refusal, adjust := act(r, site, id)
-		if status == http.StatusNotFound {
+		res := act(r, site, id)
+		if res.status == http.StatusNotFound {
 			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
 			return
 		}
-		if status >= 500 {
-			fail(w, r, d.Logger, status, refusal)
+		if res.status >= 500 {
+			fail(w, r, d.Logger, res.status, res.refusal)
 			return
 		}
-		if refusal != "" || status != 0 {
+		if res.refusal != "" || res.status != 0 {
+			status := res.status
 			if status == 0 {
 				status = http.StatusOK
 			}
 			showDetail(d, w, r, status, func(v *components.SeriesDetail) {
-				v.Message, v.Fault = refusal, refusal != "" && status >= 400
-				if adjust != nil {
-					adjust(v)
+				v.Message, v.Fault = res.refusal, res.refusal != "" && status >= 400
+				if res.adjust != nil {
+					res.adjust(v)
 				}
 			})
 			return
@@ -121,53 +120,34 @@ func seriesControl(d Deps, act func(r *http.Request, site, id string) (done stri
 			http.Redirect(w, r, seriesHref(site, id), http.StatusSeeOther)
 			return
 		}
-		showDetail(d, w, r, http.StatusOK, func(v *components.SeriesDetail) { v.Message = done })
+		showDetail(d, w, r, http.StatusOK, func(v *components.SeriesDetail) { v.Message = res.done })
 	})
 }
 
-// storeResult maps a store error onto a control's answer, for the Series
-// controls and the Lane controls alike.
-func storeResult(d Deps, what string, err error) (int, string) {
-	switch {
-	case err == nil:
-		return 0, ""
-	case errors.Is(err, store.ErrNotFound):
-		return http.StatusNotFound, ""
-	case store.Unavailable(err):
-		d.Logger.Warn("database unavailable", "control", what, "err", err)
-		return http.StatusServiceUnavailable, Unavailable
-	default:
-		d.Logger.Error("admin control failed", "control", what, "err", err)
-		return http.StatusInternalServerError, "That change could not be saved. Nothing was changed; try again."
-	}
-}
-
 func handleFinish(d Deps) http.Handler {
-	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
+	return seriesControl(d, func(r *http.Request, site, id string) controlResult {
 		confirmStep := func(v *components.SeriesDetail) { v.ConfirmFinish = true }
 		if r.PostForm.Get("step") != "confirm" {
 			// Step one: the second step, never pre-ticked, in place of the control.
-			return "", http.StatusOK, "", confirmStep
+			return controlResult{status: http.StatusOK, adjust: confirmStep}
 		}
 		if r.PostForm.Get("confirm") != "yes" {
-			return "", http.StatusUnprocessableEntity, "Tick the box to confirm, or cancel. The Series was not finished.", confirmStep
+			return controlResult{status: http.StatusUnprocessableEntity, refusal: "Tick the box to confirm, or cancel. The Series was not finished.", adjust: confirmStep}
 		}
-		st, msg := storeResult(d, "finish", d.Store.FinishSeries(r.Context(), site, id, d.now()))
-		return "Finished: it is no longer polled.", st, msg, nil
+		return storeResult(d, "finish", d.Store.FinishSeries(r.Context(), site, id, d.now()), "Finished: it is no longer polled.")
 	})
 }
 
 func handleUnfinish(d Deps) http.Handler {
-	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
-		st, msg := storeResult(d, "unfinish", d.Store.UnfinishSeries(r.Context(), site, id))
-		return "Un-finished: it is due for a Poll again.", st, msg, nil
+	return seriesControl(d, func(r *http.Request, site, id string) controlResult {
+		return storeResult(d, "unfinish", d.Store.UnfinishSeries(r.Context(), site, id), "Un-finished: it is due for a Poll again.")
 	})
 }
 
 // handleCorrectLatest sets Latest Chapter to the owner's number, kept in
 // the same canonical form a Poll writes ("012.50" is 12.5).
 func handleCorrectLatest(d Deps) http.Handler {
-	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
+	return seriesControl(d, func(r *http.Request, site, id string) controlResult {
 		num, ok := word.Chapter(r.PostForm.Get("num"))
 		if !ok {
 			// Shown back cut to 16 characters, never inside one.
@@ -175,25 +155,22 @@ func handleCorrectLatest(d Deps) http.Handler {
 			if k := []rune(keep); len(k) > 16 {
 				keep = string(k[:16])
 			}
-			return "", http.StatusBadRequest, "Type a chapter number such as 12 or 12.5. Latest Chapter was not changed.",
-				func(v *components.SeriesDetail) { v.Correction = keep }
+			return controlResult{status: http.StatusBadRequest, refusal: "Type a chapter number such as 12 or 12.5. Latest Chapter was not changed.",
+				adjust: func(v *components.SeriesDetail) { v.Correction = keep }}
 		}
-		st, msg := storeResult(d, "correct latest", d.Store.CorrectLatestChapter(r.Context(), site, id, num))
-		return "Latest Chapter corrected to " + num + ".", st, msg, nil
+		return storeResult(d, "correct latest", d.Store.CorrectLatestChapter(r.Context(), site, id, num), "Latest Chapter corrected to "+num+".")
 	})
 }
 
 func handleClearAttribution(d Deps) http.Handler {
-	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
-		st, msg := storeResult(d, "clear attribution", d.Store.ClearAttribution(r.Context(), site, id))
-		return "Attribution cleared.", st, msg, nil
+	return seriesControl(d, func(r *http.Request, site, id string) controlResult {
+		return storeResult(d, "clear attribution", d.Store.ClearAttribution(r.Context(), site, id), "Attribution cleared.")
 	})
 }
 
 func handleForceSeriesPoll(d Deps) http.Handler {
-	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
-		st, msg := storeResult(d, "force poll", d.Store.ForceSeriesPoll(r.Context(), site, id, d.now()))
-		return "Poll requested.", st, msg, nil
+	return seriesControl(d, func(r *http.Request, site, id string) controlResult {
+		return storeResult(d, "force poll", d.Store.ForceSeriesPoll(r.Context(), site, id, d.now()), "Poll requested.")
 	})
 }
 
