@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -39,7 +39,7 @@ const benchOwner = "100000000000000015"
 // and prints one table; then the adapters' parse, a healthy pass, the
 // notices' conditions and the server's memory. Numbers only: nothing here
 // is a test.
-func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+func Run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	n := fs.Int("n", 50_000, "Series in the data set")
 	rounds := fs.Int("rounds", 30, "times each page is read")
