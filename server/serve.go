@@ -17,23 +17,24 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
-	"github.com/mangabookmark/mangabookmark/store/localpg"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
+// NewLogger is the server's log: text lines on w from level up. The
+// commands that run beside the server (testdb, the demo) log the same way.
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
-// Run starts the server and owns the shutdown order: stop accepting,
-// finish requests, stop the Lanes, close the pool, stop the local cluster.
+// Run is `mangabookmark serve`: the configuration read once from getenv,
+// then the server until ctx ends. Everything it reads or writes comes in as
+// an argument, so a test runs the whole server with a fake getenv and its
+// own writers.
 func Run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := LoadConfig(getenv)
 	if err != nil {
@@ -79,6 +80,10 @@ func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *adapters.Reade
 	return c
 }
 
+// Serve runs the server with cfg until ctx ends, and owns the shutdown
+// order, the reverse of the start: stop accepting, finish requests, stop the
+// Lanes (they release their Lane locks), close the pool, stop the local
+// cluster.
 func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options) error {
 	if o.Now == nil {
 		o.Now = time.Now
@@ -159,7 +164,9 @@ func handlerDeps(cfg Config, o Options, st *store.Store, log *slog.Logger) (hand
 }
 
 // OwnerNotices builds the Lanes' notifier (answered) and the pages' (into
-// deps), and records the webhook state for the notices command.
+// deps), and records the webhook state for the notices command. Serve calls
+// it at start; the notices command's tests call it to record a server's
+// settings exactly as Serve does.
 func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, log *slog.Logger, deps *handlers.Deps) (*notify.Notifier, error) {
 	// The Lanes' notifier sends through the Lanes' pool; the pages read the
 	// same conditions through theirs (store.Pools).
@@ -245,78 +252,6 @@ func serveHTTP(ctx context.Context, cfg Config, o Options, st *store.Store, deps
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil {
 		log.Warn("http shutdown did not finish cleanly", "err", err)
-	}
-	return nil
-}
-
-// DatabaseError is a failure to reach or migrate the database as the one
-// line the start stops with: naming DATABASE_URL when it was given, and with
-// pgx's one-line-per-address detail folded (it never holds the password).
-func DatabaseError(cfg Config, err error) error {
-	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
-	if cfg.DatabaseURL.Set() {
-		return fmt.Errorf("DATABASE_URL: %s", msg)
-	}
-	return errors.New(msg)
-}
-
-// OpenMigrated is OpenDatabase with every migration applied; on failure it
-// stops what it started.
-func OpenMigrated(ctx context.Context, cfg Config, log *slog.Logger) (url string, stop func(), err error) {
-	url, stop, err = OpenDatabase(ctx, cfg, log)
-	if err != nil {
-		return "", nil, err
-	}
-	if err := store.Migrate(url); err != nil {
-		stop()
-		return "", nil, DatabaseError(cfg, err)
-	}
-	return url, stop, nil
-}
-
-// OpenDatabase returns DATABASE_URL, or starts the embedded local cluster in
-// DATA_DIR/pg and returns its address. stop stops what was started.
-func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (url string, stop func(), err error) {
-	if cfg.DatabaseURL.Set() {
-		return cfg.DatabaseURL.Reveal(), func() {}, nil
-	}
-	bin, err := localpg.EnsureBinaries(ctx, log)
-	if err != nil {
-		return "", nil, err
-	}
-	cl, err := localpg.Start(ctx, localpg.Options{Dir: filepath.Join(cfg.DataDir, "pg"), BinDir: bin, Logger: log})
-	if err != nil {
-		return "", nil, err
-	}
-	stop = func() {
-		c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := cl.Stop(c); err != nil {
-			log.Warn("local PostgreSQL did not stop cleanly", "err", err)
-		}
-	}
-	if err := ensureDatabase(ctx, cl.URL("postgres"), "mangabookmark"); err != nil {
-		stop()
-		return "", nil, err
-	}
-	return cl.URL("mangabookmark"), stop, nil
-}
-
-func ensureDatabase(ctx context.Context, adminURL, name string) error {
-	conn, err := pgx.Connect(ctx, adminURL)
-	if err != nil {
-		return fmt.Errorf("local database: connect: %w", err)
-	}
-	defer conn.Close(ctx)
-	var exists bool
-	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
-		return fmt.Errorf("local database: %w", err)
-	}
-	if !exists {
-		// A database name cannot be a bound parameter; name is our constant.
-		if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-			return fmt.Errorf("local database: create %s: %w", name, err)
-		}
 	}
 	return nil
 }

@@ -1,3 +1,9 @@
+// Package demo is `mangabookmark demo`, the product's living tour: six
+// loopback stand-in Sites, a webhook sink standing in for Discord, an
+// optional Chromium sidecar, and the real server (package server, run with
+// the demo's clock and pace) polling them while a script of events plays
+// (script.go). Safe by construction: loopback only, its own database under
+// DATA_DIR/demo (never DATABASE_URL), wiped at start unless --keep.
 package demo
 
 import (
@@ -17,11 +23,8 @@ import (
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
-// `mangabookmark demo` is the product's living tour: six loopback stand-in
-// Sites, a webhook sink standing in for Discord, an optional Chromium
-// sidecar, and the real server polling them while a script of events plays
-// (script.go). Safe by construction: loopback only, its own database
-// under DATA_DIR/demo (never DATABASE_URL), wiped at start unless --keep.
+// The demo's POLL_SPACING and every Site's poll pace: short, so the Lanes
+// see each event of the script on a pass within seconds.
 const (
 	demoSpacing = 250 * time.Millisecond
 	demoPace    = 20 * time.Second // every Site's poll pace in the demo
@@ -40,6 +43,7 @@ type demoOptions struct {
 	started func(w *demoWorld)
 }
 
+// Run is the command: its flags, then the demo until ctx ends.
 func Run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	o := demoOptions{pace: demoPace, script: true, clock: &demoClock{}}
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
