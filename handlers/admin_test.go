@@ -372,6 +372,19 @@ func (h *harness) passes(site, skip string, due, checked, refused int, hoursAgo 
 	}
 }
 
+// adapterBroken makes adapter-broken hold on demonicscans for 3 months:
+// three of its four Series have yielded no chapter since then.
+func (h *harness) adapterBroken() {
+	h.t.Helper()
+	for i, id := range []string{"a", "b", "c", "d"} {
+		h.exec(`INSERT INTO series (site, series_id, url, kind, latest_chapter_num, checked_at, created_at)
+			VALUES ('demonicscans', $1, 'https://demonicscans.org/manga/'||$1, 'manga', 5, $2, 0)`, id, t0.UnixMilli())
+		if i < 3 {
+			h.exec(`INSERT INTO poll_failures VALUES ('demonicscans', $1, 'no_chapter', $2)`, id, t0.Add(-90*24*time.Hour).UnixMilli())
+		}
+	}
+}
+
 // The verdict line reads the real derivation (the notify package) over a
 // pass log and failure rows seeded so that each condition holds.
 func TestTheVerdictLineReadsTheFourConditions(t *testing.T) {
@@ -385,15 +398,7 @@ func TestTheVerdictLineReadsTheFourConditions(t *testing.T) {
 			h.passes("comix", "browser-down", 2, 0, 0, 13, 6, 1)
 			h.passes("kagane", "browser-down", 2, 0, 0, 12, 2)
 		},
-		"adapter-broken": func(h *harness) {
-			for i, id := range []string{"a", "b", "c", "d"} {
-				h.exec(`INSERT INTO series (site, series_id, url, kind, latest_chapter_num, checked_at, created_at)
-					VALUES ('demonicscans', $1, 'https://demonicscans.org/manga/'||$1, 'manga', 5, $2, 0)`, id, t0.UnixMilli())
-				if i < 3 {
-					h.exec(`INSERT INTO poll_failures VALUES ('demonicscans', $1, 'no_chapter', $2)`, id, t0.Add(-90*24*time.Hour).UnixMilli())
-				}
-			}
-		},
+		"adapter-broken": (*harness).adapterBroken,
 	}
 	want := map[string]struct{ subject, age, href string }{
 		"stall":            {"asurascans", "14 hours", "/admin/lanes"},
