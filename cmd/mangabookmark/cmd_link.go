@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/server"
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
@@ -18,7 +19,7 @@ func runLink(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Write
 	if len(args) > 0 {
 		return fmt.Errorf("link: unexpected argument %q", args[0])
 	}
-	cfg, err := loadConfig(getenv)
+	cfg, err := server.LoadConfig(getenv)
 	if err != nil {
 		return err
 	}
@@ -28,11 +29,11 @@ func runLink(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Write
 	}
 	// A database the server never started on has no tables yet.
 	if err := store.Migrate(dbURL); err != nil {
-		return fmt.Errorf("link: %w", databaseError(cfg, err))
+		return fmt.Errorf("link: %w", server.DatabaseError(cfg, err))
 	}
 	st, err := store.Open(ctx, dbURL, store.Pools{})
 	if err != nil {
-		return fmt.Errorf("link: %w", databaseError(cfg, err))
+		return fmt.Errorf("link: %w", server.DatabaseError(cfg, err))
 	}
 	defer st.Close()
 	link, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, cfg.OwnerDiscordID, time.Now())

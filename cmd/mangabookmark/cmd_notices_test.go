@@ -16,6 +16,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/notify"
+	"github.com/mangabookmark/mangabookmark/server"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -269,8 +270,8 @@ func TestTheNoticesCommandDerivesWithTheServersBrowserSites(t *testing.T) {
 			defer s.Close()
 			// What serve does at start: build its notifiers, record its settings.
 			deps := handlers.Deps{BrowserSites: tc.server}
-			cfg := Config{BrowserSites: tc.server, DiscordWebhookURL: word.Secret(hookURL)}
-			if _, err := ownerNotices(ctx, cfg, serveOptions{}, s, slog.New(slog.DiscardHandler), &deps); err != nil {
+			cfg := server.Config{BrowserSites: tc.server, DiscordWebhookURL: word.Secret(hookURL)}
+			if _, err := server.OwnerNotices(ctx, cfg, server.Options{}, s, slog.New(slog.DiscardHandler), &deps); err != nil {
 				t.Fatal(err)
 			}
 			server, err := deps.Notices.(*notify.Notifier).Status(ctx, time.Now())

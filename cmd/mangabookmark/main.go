@@ -1,4 +1,6 @@
-// Command mangabookmark is the server and its owner tools.
+// Command mangabookmark is the server and its owner tools: run.go dispatches
+// each command to its package (serve to package server, demo and bench to
+// their own packages) or to the small commands kept here.
 package main
 
 import (

@@ -8,6 +8,10 @@ import (
 	"os/signal"
 	"slices"
 	"syscall"
+
+	"github.com/mangabookmark/mangabookmark/cmd/mangabookmark/bench"
+	"github.com/mangabookmark/mangabookmark/cmd/mangabookmark/demo"
+	"github.com/mangabookmark/mangabookmark/server"
 )
 
 type command struct {
@@ -21,10 +25,10 @@ func commands() map[string]command {
 		"testdb":  {runTestDB, "run a command with TEST_DATABASE_URL pointing at a PostgreSQL (what `make test` uses)"},
 		"parse":   {runParse, "parse a saved Site page: parse --site SITE [--url URL] FILE|-"},
 		"fetch":   {runFetch, "read one Series address through the real path and print the outcome and facts; exits 3 unless ok"},
-		"demo":    {runDemo, "six local stand-in Sites, a webhook sink and the server polling them (run from the repository)"},
+		"demo":    {demo.Run, "six local stand-in Sites, a webhook sink and the server polling them (run from the repository)"},
 		"notices": {withDatabase(runNotices), "list the open owner notices (--json); exits non-zero while one is pending"},
 		"link":    {withDatabase(runLink), "print a fresh owner sign-in link (single use, valid 15 minutes), no restart needed"},
-		"bench":   {runBench, "the owner's pages at N Series, measured against the real server: bench -n N (what `make bench N=...` runs)"},
+		"bench":   {bench.Run, "the owner's pages at N Series, measured against the real server: bench -n N (what `make bench N=...` runs)"},
 	}
 }
 
@@ -52,6 +56,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	return c.run(ctx, rest, stdin, stdout, stderr, getenv)
 }
 
+// runServe is `mangabookmark serve`: the server, which takes no arguments.
+func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	return server.Run(ctx, getenv, stdout, stderr)
+}
+
 // withDatabase gives a command DATABASE_URL even when it is unset: the
 // embedded local cluster, attached to if the server is running, else started
 // for the command and stopped after it.
@@ -60,11 +69,11 @@ func withDatabase(next func(ctx context.Context, args []string, stdin io.Reader,
 		if getenv("DATABASE_URL") != "" {
 			return next(ctx, args, stdin, stdout, stderr, getenv)
 		}
-		cfg, err := loadConfig(getenv)
+		cfg, err := server.LoadConfig(getenv)
 		if err != nil {
 			return err
 		}
-		url, stop, err := openDatabase(ctx, cfg, newLogger(io.Discard, 0))
+		url, stop, err := server.OpenDatabase(ctx, cfg, server.NewLogger(io.Discard, 0))
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/mangabookmark/mangabookmark/server"
 	"github.com/mangabookmark/mangabookmark/store/localpg"
 )
 
@@ -41,7 +42,7 @@ func runTestDB(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		if dataDir == "" {
 			dataDir = "var"
 		}
-		log := newLogger(stderr, 0)
+		log := server.NewLogger(stderr, 0)
 		bin, err := localpg.EnsureBinaries(ctx, log)
 		if err != nil {
 			return err

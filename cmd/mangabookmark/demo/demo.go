@@ -1,4 +1,10 @@
-package main
+// Package demo is `mangabookmark demo`, the product's living tour: six
+// loopback stand-in Sites, a webhook sink standing in for Discord, an
+// optional Chromium sidecar, and the real server (package server, run with
+// the demo's clock and pace) polling them while a script of events plays
+// (script.go). Safe by construction: loopback only, its own database under
+// DATA_DIR/demo (never DATABASE_URL), wiped at start unless --keep.
+package demo
 
 import (
 	"context"
@@ -12,15 +18,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/server"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
-// `mangabookmark demo` is the product's living tour: six loopback stand-in
-// Sites, a webhook sink standing in for Discord, an optional Chromium
-// sidecar, and the real server polling them while a script of events plays
-// (demo_script.go). Safe by construction: loopback only, its own database
-// under DATA_DIR/demo (never DATABASE_URL), wiped at start unless --keep.
+// The demo's POLL_SPACING and every Site's poll pace: short, so the Lanes
+// see each event of the script on a pass within seconds.
 const (
 	demoSpacing = 250 * time.Millisecond
 	demoPace    = 20 * time.Second // every Site's poll pace in the demo
@@ -39,7 +43,8 @@ type demoOptions struct {
 	started func(w *demoWorld)
 }
 
-func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+// Run is the command: its flags, then the demo until ctx ends.
+func Run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	o := demoOptions{pace: demoPace, script: true, clock: &demoClock{}}
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -81,7 +86,7 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 		defer w.sidecar.Stop()
 		env["BROWSER_SITES"], env["BROWSER_WS_URL"] = "comix,kagane", w.sidecar.WSURL()
 	}
-	cfg, err := loadConfig(func(k string) string {
+	cfg, err := server.LoadConfig(func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}
@@ -90,7 +95,7 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 	if err != nil {
 		return err
 	}
-	dbURL, stopDB, err := openMigrated(ctx, cfg, newLogger(stderr, cfg.LogLevel))
+	dbURL, stopDB, err := server.OpenMigrated(ctx, cfg, server.NewLogger(stderr, cfg.LogLevel))
 	if err != nil {
 		return err
 	}
@@ -163,7 +168,7 @@ func demoEnv(o demoOptions, bases []string, w *demoWorld, dataDir string, getenv
 
 // runDemoServer serves until Ctrl-C; once the server is ready it prints the
 // sign-in links, opens the reading room and plays the script.
-func runDemoServer(ctx context.Context, o demoOptions, cfg Config, w *demoWorld, seed *demoSeed, script []demoEvent, stdout, stderr io.Writer) error {
+func runDemoServer(ctx context.Context, o demoOptions, cfg server.Config, w *demoWorld, seed *demoSeed, script []demoEvent, stdout, stderr io.Writer) error {
 	played := make(chan error, 1)
 	ready := func(st *store.Store) {
 		w.sight = func(ctx context.Context, site, file string) error { return seed.sight(ctx, cfg, st, w, site, file) }
@@ -195,7 +200,7 @@ func runDemoServer(ctx context.Context, o demoOptions, cfg Config, w *demoWorld,
 	defer stop()
 	served := make(chan error, 1)
 	go func() {
-		served <- serve(srvCtx, cfg, stdout, stderr, serveOptions{now: o.clock.Now, pace: o.pace, demo: w.sink, ready: ready, ownLinks: true})
+		served <- server.Serve(srvCtx, cfg, stdout, stderr, server.Options{Now: o.clock.Now, Pace: o.pace, Demo: w.sink, Ready: ready, OwnLinks: true})
 	}()
 	for {
 		select {
@@ -221,7 +226,7 @@ func orDefault(v, def string) string {
 }
 
 // printGuide is the first thing the demo prints: where everything is.
-func printGuide(out io.Writer, cfg Config, w *demoWorld, dataDir string, ownDB bool) {
+func printGuide(out io.Writer, cfg server.Config, w *demoWorld, dataDir string, ownDB bool) {
 	fmt.Fprintln(out, "mangabookmark demo: everything runs on this machine's loopback; nothing reaches the internet.")
 	fmt.Fprintf(out, "  server         %s (sign-in links below)\n", cfg.PublicBaseURL)
 	if ownDB {

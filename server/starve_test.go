@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -118,7 +118,7 @@ func TestAHungWebhookNeverStarvesThePages(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"mangabookmark"}, func(k string) string { return env[k] }, nil, &stdout, &stderr)
+		done <- Run(ctx, func(k string) string { return env[k] }, &stdout, &stderr)
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"errors"
@@ -54,10 +54,10 @@ const LocalOwnerID = "local-owner"
 // OAuth reports whether Discord sign-in is configured.
 func (c Config) OAuth() bool { return c.DiscordClientID != "" }
 
-// loadConfig reads and validates the environment. A bad value stops the start
+// LoadConfig reads and validates the environment. A bad value stops the start
 // with one line naming the variable and what is wrong (never its value when
 // it is a secret).
-func loadConfig(getenv func(string) string) (Config, error) {
+func LoadConfig(getenv func(string) string) (Config, error) {
 	get := func(k, def string) string {
 		if v := strings.TrimSpace(getenv(k)); v != "" {
 			return v

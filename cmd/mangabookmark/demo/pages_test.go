@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"net/http/httptest"
@@ -9,7 +9,7 @@ import (
 // what the timeline says happened; a demo that quietly shows nothing would be
 // worse than none.
 func TestTheDemoPageEditsReadAsTheTimelineSays(t *testing.T) {
-	sites, err := loadDemoSites("../../adapters/testdata")
+	sites, err := loadDemoSites("../../../adapters/testdata")
 	if err != nil {
 		t.Fatal(err)
 	}

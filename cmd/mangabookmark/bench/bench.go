@@ -1,4 +1,15 @@
-package main
+// Package bench is `mangabookmark bench -n N`: it builds the data set
+// (benchData) in a fresh database on the PostgreSQL in TEST_DATABASE_URL
+// (what `make bench` provides through testdb), runs the real server against
+// it with every Lane paused, goes round every owner page with one keep-alive
+// client, and prints one table; then the adapters' parse, a healthy pass,
+// the notices' conditions and the server's memory. Numbers only: nothing
+// here is a test.
+//
+// The server it measures is the running executable's own `serve` command,
+// started as a child process so that the memory it reports is the server's
+// alone; Run is therefore meant to be called from the mangabookmark command.
+package bench
 
 import (
 	"bufio"
@@ -32,14 +43,8 @@ import (
 // benchOwner is the owner id the bench's server runs with.
 const benchOwner = "100000000000000015"
 
-// runBench is `mangabookmark bench -n N`: it builds the data set (benchData)
-// in a fresh database on the PostgreSQL in TEST_DATABASE_URL (what `make
-// bench` provides through testdb), runs the real server against it with
-// every Lane paused, goes round every owner page with one keep-alive client,
-// and prints one table; then the adapters' parse, a healthy pass, the
-// notices' conditions and the server's memory. Numbers only: nothing here
-// is a test.
-func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+// Run is the command: its flags, then the measurements, printed to stdout.
+func Run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	n := fs.Int("n", 50_000, "Series in the data set")
 	rounds := fs.Int("rounds", 30, "times each page is read")

@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	_ "embed"
@@ -14,7 +14,7 @@ import (
 
 // The reading room: one stand-in chapter page that runs the real userscript
 // (served by the demo's server) under a small stand-in for a userscript
-// manager (demo_room.js), so the panel, Progress recorded on reading and
+// manager (room.js), so the panel, Progress recorded on reading and
 // `⟳ N pending` can be seen in a plain browser. It lives on the asurascans
 // stand-in and reaches the server through the stand-in's own proxy, which a
 // button on the page can cut off as a dropped connection would.
@@ -26,7 +26,7 @@ const (
 	demoRoomFile   = "ongoing.html"
 )
 
-//go:embed demo_room.js
+//go:embed room.js
 var demoRoomShim []byte
 
 // demoRoom serves the reading room once the server is up (set).

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -69,7 +69,7 @@ func TestSecretsNeverReachALogLineOrAPage(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"mangabookmark"}, func(k string) string { return env[k] }, nil, &stdout, &stderr)
+		done <- Run(ctx, func(k string) string { return env[k] }, &stdout, &stderr)
 	}()
 	base := "http://" + addr
 	waitHealthy(t, base, done)
@@ -133,7 +133,7 @@ func TestABadSettingStopsTheStartWithOneLineNamingIt(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			var out, errw bytes.Buffer
-			err := run(context.Background(), []string{"mangabookmark", "serve"}, func(k string) string { return c.env[k] }, nil, &out, &errw)
+			err := Run(context.Background(), func(k string) string { return c.env[k] }, &out, &errw)
 			if err == nil {
 				t.Fatal("the server started")
 			}
@@ -159,14 +159,6 @@ func TestSecretsFormatAsAMaskEverywhere(t *testing.T) {
 	}
 	if s.Reveal() != marker {
 		t.Fatal("Reveal lost the value")
-	}
-}
-
-func TestAnUnknownCommandIsAClearError(t *testing.T) {
-	t.Parallel()
-	err := run(context.Background(), []string{"mangabookmark", "frobnicate"}, func(string) string { return "" }, nil, io.Discard, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), `unknown command "frobnicate"`) {
-		t.Fatalf("got %v", err)
 	}
 }
 

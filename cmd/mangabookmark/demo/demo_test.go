@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func startDemo(t *testing.T) *demoRun {
 	d := &demoRun{t: t, stdout: &syncBuffer{}, stderr: &syncBuffer{}, base: "http://" + addr, done: make(chan error, 1)}
 	worlds := make(chan *demoWorld, 1)
 	o := demoOptions{
-		fixtures: "../../adapters/testdata", database: dbURL, pace: 2 * time.Second,
+		fixtures: "../../../adapters/testdata", database: dbURL, pace: 2 * time.Second,
 		clock: &demoClock{}, started: func(w *demoWorld) { worlds <- w },
 	}
 	go func() { d.done <- playDemo(ctx, o, d.stdout, d.stderr, func(k string) string { return env[k] }) }()
@@ -334,7 +334,7 @@ func TestTheDemoCommandStartsWithItsGuideAndStopsEverything(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"mangabookmark", "demo", "--fixtures", "../../adapters/testdata"}, func(k string) string { return env[k] }, nil, &stdout, &stderr)
+		done <- Run(ctx, []string{"--fixtures", "../../../adapters/testdata"}, nil, &stdout, &stderr, func(k string) string { return env[k] })
 	}()
 	deadline := time.Now().Add(180 * time.Second) // a local cluster's first start, on a loaded machine
 	for {
@@ -402,7 +402,7 @@ func TestTheDemoCommandStartsWithItsGuideAndStopsEverything(t *testing.T) {
 func (d *demoRun) shoot(c *http.Client, pages map[string]string) {
 	d.t.Helper()
 	browser := chromiumtest.Start(d.t, "--hide-scrollbars")
-	dir := filepath.Join("..", "..", "artifacts", "demo")
+	dir := filepath.Join("..", "..", "..", "artifacts", "demo")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		d.t.Fatal(err)
 	}
@@ -506,7 +506,7 @@ func TestTheDemoReadingRoomRecordsProgressAndKeepsItWhileTheServerIsAway(t *test
 	if v := progress(); v != start {
 		t.Fatalf("Progress moved to %s while the server was away", v)
 	}
-	dir := filepath.Join("..", "..", "artifacts", "demo")
+	dir := filepath.Join("..", "..", "..", "artifacts", "demo")
 	step("artifacts", os.MkdirAll(dir, 0o755))
 	for _, v := range []struct {
 		w, h int64

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -15,82 +15,87 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
-	"github.com/mangabookmark/mangabookmark/store/localpg"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
-func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+// NewLogger is the server's log: text lines on w from level up. The
+// commands that run beside the server (testdb, the demo) log the same way.
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
-// runServe starts the server and owns the shutdown order: stop accepting,
-// finish requests, stop the Lanes, close the pool, stop the local cluster.
-func runServe(ctx context.Context, _ []string, _ io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
-	cfg, err := loadConfig(getenv)
+// Run is `mangabookmark serve`: the configuration read once from getenv,
+// then the server until ctx ends. Everything it reads or writes comes in as
+// an argument, so a test runs the whole server with a fake getenv and its
+// own writers.
+func Run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := LoadConfig(getenv)
 	if err != nil {
 		return err
 	}
-	return serve(ctx, cfg, stdout, stderr, serveOptions{})
+	return Serve(ctx, cfg, stdout, stderr, Options{})
 }
 
-// serveOptions are what `demo` changes about a server; the zero value is
+// Options are what `demo` changes about a server; the zero value is
 // the server `serve` runs.
-type serveOptions struct {
-	// now is the clock of the Lanes, the owner notices and the pages; nil
+type Options struct {
+	// Now is the clock of the Lanes, the owner notices and the pages; nil
 	// is time.Now.
-	now func() time.Time
-	// pace, when set, is every Site's poll pace and a Lane's longest rest.
-	pace time.Duration
-	// demo is the demo's webhook sink, shown on a page of its own.
-	demo handlers.DemoSink
-	// ready is called once the server listens, with its store.
-	ready func(st *store.Store)
-	// ownLinks: the caller prints its own sign-in links (the demo).
-	ownLinks bool
+	Now func() time.Time
+	// Pace, when set, is every Site's poll pace and a Lane's longest rest.
+	Pace time.Duration
+	// Demo is the demo's webhook sink, shown on a page of its own.
+	Demo handlers.DemoSink
+	// Ready is called once the server listens, with its store.
+	Ready func(st *store.Store)
+	// OwnLinks: the caller prints its own sign-in links (the demo).
+	OwnLinks bool
 }
 
 // lanesConfig is how the server's Lanes run: every Site at POLL_SPACING,
 // covers fetched through reader while each Lane rests, owner notices after
 // every pass; the demo's pace shortens every Site's pace and rests.
-func lanesConfig(cfg Config, o serveOptions, log *slog.Logger, reader *fetch.Reader, notifier *notify.Notifier) poller.Config {
+func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, notifier *notify.Notifier) poller.Config {
 	c := poller.Config{
 		Spacing:  cfg.PollSpacing,
-		Now:      o.now,
+		Now:      o.Now,
 		Logger:   log,
 		Covers:   reader,
 		Notifier: notifier.Hook(),
 	}
-	if o.pace > 0 {
+	if o.Pace > 0 {
 		c.PollEvery = map[string]time.Duration{}
 		for _, site := range word.SiteNames() {
-			c.PollEvery[site] = o.pace
+			c.PollEvery[site] = o.Pace
 		}
-		c.DefaultRest, c.MinRest, c.BrowserDownFor = o.pace, o.pace, o.pace
+		c.DefaultRest, c.MinRest, c.BrowserDownFor = o.Pace, o.Pace, o.Pace
 	}
 	return c
 }
 
-func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOptions) error {
-	if o.now == nil {
-		o.now = time.Now
+// Serve runs the server with cfg until ctx ends, and owns the shutdown
+// order, the reverse of the start: stop accepting, finish requests, stop the
+// Lanes (they release their Lane locks), close the pool, stop the local
+// cluster.
+func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options) error {
+	if o.Now == nil {
+		o.Now = time.Now
 	}
-	log := newLogger(stderr, cfg.LogLevel)
+	log := NewLogger(stderr, cfg.LogLevel)
 
-	dbURL, stopDB, err := openMigrated(ctx, cfg, log)
+	dbURL, stopDB, err := OpenMigrated(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer stopDB()
 	st, err := store.Open(ctx, dbURL, store.Pools{Pages: cfg.PoolSize, Lanes: cfg.LanePoolSize})
 	if err != nil {
-		return databaseError(cfg, err)
+		return DatabaseError(cfg, err)
 	}
 	defer st.Close()
 
@@ -98,7 +103,7 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 	if err != nil {
 		return err
 	}
-	notifier, err := ownerNotices(ctx, cfg, o, st, log, &deps)
+	notifier, err := OwnerNotices(ctx, cfg, o, st, log, &deps)
 	if err != nil {
 		return err
 	}
@@ -117,20 +122,20 @@ func serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o serveOpt
 
 // handlerDeps is what the pages need from the configuration: the keys
 // (generated into DATA_DIR when unset), the routes, Discord sign-in.
-func handlerDeps(cfg Config, o serveOptions, st *store.Store, log *slog.Logger) (handlers.Deps, error) {
-	sessionKey, err := keyFor(cfg.SessionKey, cfg.DataDir, "session.key")
+func handlerDeps(cfg Config, o Options, st *store.Store, log *slog.Logger) (handlers.Deps, error) {
+	sessionKey, err := KeyFor(cfg.SessionKey, cfg.DataDir, "session.key")
 	if err != nil {
 		return handlers.Deps{}, fmt.Errorf("SESSION_KEY: %w", err)
 	}
-	tokenKey, err := keyFor(cfg.TokenKey, cfg.DataDir, "token.key")
+	tokenKey, err := KeyFor(cfg.TokenKey, cfg.DataDir, "token.key")
 	if err != nil {
 		return handlers.Deps{}, fmt.Errorf("TOKEN_KEY: %w", err)
 	}
 	deps := handlers.Deps{
 		Store:         st,
 		Logger:        log,
-		Now:           o.now,
-		Demo:          o.demo,
+		Now:           o.Now,
+		Demo:          o.Demo,
 		PublicBaseURL: cfg.PublicBaseURL,
 		OwnerID:       cfg.OwnerDiscordID,
 		SessionKey:    sessionKey,
@@ -156,9 +161,11 @@ func handlerDeps(cfg Config, o serveOptions, st *store.Store, log *slog.Logger) 
 	return deps, nil
 }
 
-// ownerNotices builds the Lanes' notifier (answered) and the pages' (into
-// deps), and records the webhook state for the notices command.
-func ownerNotices(ctx context.Context, cfg Config, o serveOptions, st *store.Store, log *slog.Logger, deps *handlers.Deps) (*notify.Notifier, error) {
+// OwnerNotices builds the Lanes' notifier (answered) and the pages' (into
+// deps), and records the webhook state for the notices command. Serve calls
+// it at start; the notices command's tests call it to record a server's
+// settings exactly as Serve does.
+func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, log *slog.Logger, deps *handlers.Deps) (*notify.Notifier, error) {
 	// The Lanes' notifier sends through the Lanes' pool; the pages read the
 	// same conditions through theirs (store.Pools).
 	notices := notify.Options{
@@ -167,11 +174,11 @@ func ownerNotices(ctx context.Context, cfg Config, o serveOptions, st *store.Sto
 		PublicBaseURL: cfg.PublicBaseURL,
 		BrowserSites:  cfg.BrowserSites,
 		Logger:        log,
-		Now:           o.now,
+		Now:           o.Now,
 	}
 	notifier, err := notify.New(notices)
 	if err != nil {
-		// loadConfig has already refused a bad DISCORD_WEBHOOK_URL with
+		// LoadConfig has already refused a bad DISCORD_WEBHOOK_URL with
 		// notify's own check; what is left here is not about the address.
 		return nil, fmt.Errorf("owner notices: %w", err)
 	}
@@ -205,7 +212,7 @@ func runLanes(ctx context.Context, lanes *poller.Poller, log *slog.Logger) (stop
 
 // serveHTTP serves the pages until ctx ends, then shuts down within 15 s.
 // Without Discord sign-in it prints a first owner sign-in link.
-func serveHTTP(ctx context.Context, cfg Config, o serveOptions, st *store.Store, deps handlers.Deps, stdout io.Writer, log *slog.Logger) error {
+func serveHTTP(ctx context.Context, cfg Config, o Options, st *store.Store, deps handlers.Deps, stdout io.Writer, log *slog.Logger) error {
 	srv := &http.Server{
 		Handler:           handlers.NewServer(deps),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -222,11 +229,11 @@ func serveHTTP(ctx context.Context, cfg Config, o serveOptions, st *store.Store,
 	go func() { served <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "public_base_url", cfg.PublicBaseURL)
 	fmt.Fprintf(stdout, "mangabookmark is running on %s\n", cfg.PublicBaseURL)
-	if o.ready != nil {
-		o.ready(st)
+	if o.Ready != nil {
+		o.Ready(st)
 	}
-	if !cfg.OAuth() && !o.ownLinks {
-		link, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, cfg.OwnerDiscordID, o.now())
+	if !cfg.OAuth() && !o.OwnLinks {
+		link, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, cfg.OwnerDiscordID, o.Now())
 		if err != nil {
 			log.Error("could not create the owner sign-in link", "err", err)
 		} else {
@@ -247,81 +254,9 @@ func serveHTTP(ctx context.Context, cfg Config, o serveOptions, st *store.Store,
 	return nil
 }
 
-// databaseError is a failure to reach or migrate the database as the one
-// line the start stops with: naming DATABASE_URL when it was given, and with
-// pgx's one-line-per-address detail folded (it never holds the password).
-func databaseError(cfg Config, err error) error {
-	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
-	if cfg.DatabaseURL.Set() {
-		return fmt.Errorf("DATABASE_URL: %s", msg)
-	}
-	return errors.New(msg)
-}
-
-// openMigrated is openDatabase with every migration applied; on failure it
-// stops what it started.
-func openMigrated(ctx context.Context, cfg Config, log *slog.Logger) (url string, stop func(), err error) {
-	url, stop, err = openDatabase(ctx, cfg, log)
-	if err != nil {
-		return "", nil, err
-	}
-	if err := store.Migrate(url); err != nil {
-		stop()
-		return "", nil, databaseError(cfg, err)
-	}
-	return url, stop, nil
-}
-
-// openDatabase returns DATABASE_URL, or starts the embedded local cluster in
-// DATA_DIR/pg and returns its address. stop stops what was started.
-func openDatabase(ctx context.Context, cfg Config, log *slog.Logger) (url string, stop func(), err error) {
-	if cfg.DatabaseURL.Set() {
-		return cfg.DatabaseURL.Reveal(), func() {}, nil
-	}
-	bin, err := localpg.EnsureBinaries(ctx, log)
-	if err != nil {
-		return "", nil, err
-	}
-	cl, err := localpg.Start(ctx, localpg.Options{Dir: filepath.Join(cfg.DataDir, "pg"), BinDir: bin, Logger: log})
-	if err != nil {
-		return "", nil, err
-	}
-	stop = func() {
-		c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := cl.Stop(c); err != nil {
-			log.Warn("local PostgreSQL did not stop cleanly", "err", err)
-		}
-	}
-	if err := ensureDatabase(ctx, cl.URL("postgres"), "mangabookmark"); err != nil {
-		stop()
-		return "", nil, err
-	}
-	return cl.URL("mangabookmark"), stop, nil
-}
-
-func ensureDatabase(ctx context.Context, adminURL, name string) error {
-	conn, err := pgx.Connect(ctx, adminURL)
-	if err != nil {
-		return fmt.Errorf("local database: connect: %w", err)
-	}
-	defer conn.Close(ctx)
-	var exists bool
-	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
-		return fmt.Errorf("local database: %w", err)
-	}
-	if !exists {
-		// A database name cannot be a bound parameter; name is our constant.
-		if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-			return fmt.Errorf("local database: create %s: %w", name, err)
-		}
-	}
-	return nil
-}
-
-// keyFor returns the configured key, or one generated once and kept (0600)
+// KeyFor returns the configured key, or one generated once and kept (0600)
 // in the data directory so sessions survive restarts.
-func keyFor(configured word.Secret, dataDir, file string) ([]byte, error) {
+func KeyFor(configured word.Secret, dataDir, file string) ([]byte, error) {
 	if configured.Set() {
 		return []byte(configured.Reveal()), nil
 	}

@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/server"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -109,7 +110,7 @@ func (seed *demoSeed) seedReader(ctx context.Context, st *store.Store, rd demoRe
 // (who reads in the reading room). The
 // demo prints them again after each clock skip: a link lives 15 minutes on
 // the demo's clock.
-func (seed *demoSeed) printLinks(ctx context.Context, out io.Writer, cfg Config, st *store.Store, now time.Time) error {
+func (seed *demoSeed) printLinks(ctx context.Context, out io.Writer, cfg server.Config, st *store.Store, now time.Time) error {
 	owner, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, cfg.OwnerDiscordID, now)
 	if err != nil {
 		return fmt.Errorf("demo: owner sign-in link: %w", err)
@@ -127,7 +128,7 @@ func (seed *demoSeed) printLinks(ctx context.Context, out io.Writer, cfg Config,
 
 // sight sends a Sighting from Ada's userscript token through the API: a
 // chapter demoSightingAhead past what the Site lists, which no Poll confirms.
-func (seed *demoSeed) sight(ctx context.Context, cfg Config, st *store.Store, w *demoWorld, site, file string) error {
+func (seed *demoSeed) sight(ctx context.Context, cfg server.Config, st *store.Store, w *demoWorld, site, file string) error {
 	ds := w.sites[site]
 	s, err := ds.series(file)
 	if err != nil {
@@ -159,8 +160,8 @@ func (seed *demoSeed) sight(ctx context.Context, cfg Config, st *store.Store, w 
 }
 
 // demoToken makes a userscript token for a demo Reader, as /tokens does.
-func demoToken(ctx context.Context, cfg Config, st *store.Store, readerID string, now time.Time) (string, error) {
-	tokenKey, err := keyFor(cfg.TokenKey, cfg.DataDir, "token.key")
+func demoToken(ctx context.Context, cfg server.Config, st *store.Store, readerID string, now time.Time) (string, error) {
+	tokenKey, err := server.KeyFor(cfg.TokenKey, cfg.DataDir, "token.key")
 	if err != nil {
 		return "", err
 	}
@@ -173,7 +174,7 @@ func demoToken(ctx context.Context, cfg Config, st *store.Store, readerID string
 
 // openRoom gives the reading room its Reader's token and prints where it is:
 // the chapter after the one the Reader has reached.
-func (seed *demoSeed) openRoom(ctx context.Context, out io.Writer, cfg Config, st *store.Store, w *demoWorld) error {
+func (seed *demoSeed) openRoom(ctx context.Context, out io.Writer, cfg server.Config, st *store.Store, w *demoWorld) error {
 	rd := demoRoomReader()
 	token, err := demoToken(ctx, cfg, st, rd.ID, w.clock.Now())
 	if err != nil {
