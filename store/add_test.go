@@ -14,7 +14,7 @@ var addNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 func addReader(t *testing.T, s *store.Store, id string) {
 	t.Helper()
-	if err := s.UpsertReader(context.Background(), store.Reader{DiscordID: id, Name: id}, msT(1)); err != nil {
+	if err := s.UpsertReader(context.Background(), store.Reader{DiscordID: id, Name: id}, storetest.Milli(1)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -108,7 +108,7 @@ func TestMyBookmarksPutTheEmberFirstThenTheMostRecentChapter(t *testing.T) {
 	set("recent-new", "9", "Recent New", 300)
 	set("caught-up", "4", "Caught Up", 400)
 	set("100%_real", "2", "100%_Real", 200)
-	if _, err := s.SetProgress(ctx, "r", "novelfull", "caught-up", "4", "", false, msT(1)); err != nil {
+	if _, err := s.SetProgress(ctx, "r", "novelfull", "caught-up", "4", "", false, storetest.Milli(1)); err != nil {
 		t.Fatal(err)
 	}
 	ids := func(q store.BookmarkQuery) []string {
