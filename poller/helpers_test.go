@@ -274,7 +274,7 @@ func (r *rig) series(ids ...string) {
 
 func (r *rig) seriesOn(s, id string) {
 	r.t.Helper()
-	if err := r.st.CreateSeries(r.ctx, store.Series{Site: s, SeriesID: id, URL: url(id), Title: "A Title", Kind: "novel"}, msT(1)); err != nil {
+	if err := r.st.CreateSeries(r.ctx, store.Series{Site: s, SeriesID: id, URL: url(id), Title: "A Title", Kind: "novel"}, storetest.Milli(1)); err != nil {
 		r.t.Fatal(err)
 	}
 }
