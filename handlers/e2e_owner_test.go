@@ -19,6 +19,8 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/adapters/chromiumtest"
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // axeSource is the vendored axe-core (testdata/axe/README.md), checked
@@ -61,8 +63,8 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 	axe := axeSource(t)
 	h := newHarness(t)
 	h.seed(dataset)
-	h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok, no_chapter, errors)
-		VALUES ('asurascans', $1, $1, 12, 12, 9, 1, 2)`, t0.Add(-20*time.Minute).UnixMilli())
+	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-20 * time.Minute), Due: 12, Checked: 12,
+		Counts: word.Counts{OK: 9, NoChapter: 1, Errors: 2}})
 	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(20*time.Minute).UnixMilli())
 	shots := artifactsDir(t, "screenshots", "owner")
 	_, ctx := browserSession(t, browserURL)
