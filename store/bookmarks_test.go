@@ -112,7 +112,7 @@ func TestATokenFindsItsReaderUntilRevoked(t *testing.T) {
 	// Uses within the hour find the Reader without writing the row again.
 	version := func() (v string, used int64) {
 		t.Helper()
-		if err := s.Pool().QueryRow(ctx, `SELECT xmin::text, last_used_at FROM reader_tokens WHERE id = $1`, id).Scan(&v, &used); err != nil {
+		if err := s.Pool().QueryRow(ctx, `SELECT xmin::text, `+storetest.MilliOf("last_used_at")+` FROM reader_tokens WHERE id = $1`, id).Scan(&v, &used); err != nil {
 			t.Fatal(err)
 		}
 		return v, used

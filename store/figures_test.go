@@ -148,14 +148,14 @@ func talliesAgree(t *testing.T, s *store.Store, step string) {
 	var bad int
 	err := s.Pool().QueryRow(context.Background(), `
 	WITH real AS (
-	    SELECT site, count(*) FILTER (WHERE finished_at = 0 AND url <> '') AS pollable,
-	           count(*) FILTER (WHERE finished_at = 0 AND url <> '' AND failure_outcome = 'no_chapter') AS no_chapter
+	    SELECT site, count(*) FILTER (WHERE finished_at IS NULL AND url <> '') AS pollable,
+	           count(*) FILTER (WHERE finished_at IS NULL AND url <> '' AND failure_outcome = 'no_chapter') AS no_chapter
 	      FROM series GROUP BY site)
 	SELECT (SELECT count(*) FROM real FULL JOIN site_tallies t USING (site)
 	         WHERE coalesce(real.pollable, 0) <> coalesce(t.pollable, 0)
 	            OR coalesce(real.no_chapter, 0) <> coalesce(t.no_chapter, 0))
 	     + (SELECT count(*) FROM series s LEFT JOIN poll_failures f USING (site, series_id)
-	         WHERE s.failure_outcome <> coalesce(f.outcome, '') OR s.failing_since <> coalesce(f.failing_since, 0))`).Scan(&bad)
+	         WHERE s.failure_outcome <> coalesce(f.outcome, '') OR s.failing_since IS DISTINCT FROM f.failing_since)`).Scan(&bad)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,8 +223,8 @@ func TestTheTalliesAndCopiesStayInStepWithEveryWrite(t *testing.T) {
 	must("a correct read", s.ApplyRead(ctx, "novelfull", "a", store.ReadChanges{ClearFailure: true}))
 	exec("a Series with a failure row is deleted", `DELETE FROM series WHERE site = 'novelfull' AND series_id = 'b'`)
 	exec("a bulk delete", `DELETE FROM series WHERE series_id LIKE 'bulk1%'`)
-	exec("a bulk finish", `UPDATE series SET finished_at = 9 WHERE series_id LIKE 'bulk2%'`)
-	exec("check stamps", `UPDATE series SET checked_at = checked_at + 1`)
+	exec("a bulk finish", `UPDATE series SET finished_at = timestamptz 'epoch' + interval '9 milliseconds' WHERE series_id LIKE 'bulk2%'`)
+	exec("check stamps", `UPDATE series SET checked_at = coalesce(checked_at, timestamptz 'epoch') + interval '1 millisecond'`)
 
 	var pollable, noChapter int64
 	if err := s.Pool().QueryRow(ctx, `SELECT pollable, no_chapter FROM site_tallies WHERE site = 'novelfull'`).Scan(&pollable, &noChapter); err != nil || pollable == 0 || noChapter == 0 {

@@ -38,7 +38,7 @@ var forceSeriesSQL = wakeSQL(`UPDATE series SET force_poll_at = $3 WHERE site = 
 // ForceSeriesPoll records a Forced Poll request for one Series and wakes its
 // Lane. The request clears nothing: it only makes the Series due.
 func (s *Store) ForceSeriesPoll(ctx context.Context, site, id string, now time.Time) error {
-	return s.execWake(ctx, "force poll "+site+"/"+id, forceSeriesSQL, site, id, ms(now))
+	return s.execWake(ctx, "force poll "+site+"/"+id, forceSeriesSQL, site, id, stamp(now))
 }
 
 var forceLaneSQL = wakeSQL(`UPDATE poll_lanes SET force_poll_at = $2 WHERE site = $1 RETURNING site`)
@@ -46,7 +46,7 @@ var forceLaneSQL = wakeSQL(`UPDATE poll_lanes SET force_poll_at = $2 WHERE site 
 // ForceLanePoll records a Forced Poll of a whole Lane (every Series checked
 // at or before now is due on its next pass) and wakes it.
 func (s *Store) ForceLanePoll(ctx context.Context, site string, now time.Time) error {
-	return s.execWake(ctx, "force lane "+site, forceLaneSQL, site, ms(now))
+	return s.execWake(ctx, "force lane "+site, forceLaneSQL, site, stamp(now))
 }
 
 var pauseLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = $2, paused_at = $3 WHERE site = $1 RETURNING site`)
@@ -55,10 +55,10 @@ var pauseLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = $2, paused_at =
 // asked is when the owner asked, which tells the Lanes page whether a pass
 // has honoured this Pause yet (CONTEXT.md, Pause).
 func (s *Store) PauseLane(ctx context.Context, site string, until, asked time.Time) error {
-	return s.execWake(ctx, "pause lane "+site, pauseLaneSQL, site, ms(until), ms(asked))
+	return s.execWake(ctx, "pause lane "+site, pauseLaneSQL, site, stamp(until), stamp(asked))
 }
 
-var resumeLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = 0 WHERE site = $1 RETURNING site`)
+var resumeLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = NULL WHERE site = $1 RETURNING site`)
 
 // ResumeLane ends a Pause and wakes the Lane.
 func (s *Store) ResumeLane(ctx context.Context, site string) error {
@@ -92,7 +92,7 @@ func (s *Store) GetLane(ctx context.Context, site string) (Lane, error) {
 
 // SetLaneRefusal records that the Site refused until the given time.
 func (s *Store) SetLaneRefusal(ctx context.Context, site string, until time.Time) error {
-	tag, err := s.exec(ctx, `UPDATE poll_lanes SET refuse_until = $2 WHERE site = $1`, site, ms(until))
+	tag, err := s.exec(ctx, `UPDATE poll_lanes SET refuse_until = $2 WHERE site = $1`, site, stamp(until))
 	if err != nil {
 		return fmt.Errorf("store: set lane refusal %s: %w", site, translate(err))
 	}
@@ -102,12 +102,12 @@ func (s *Store) SetLaneRefusal(ctx context.Context, site string, until time.Time
 	return nil
 }
 
-const serveLaneForceSQL = `UPDATE poll_lanes SET force_poll_at = 0 WHERE site = $1 AND force_poll_at = $2`
+const serveLaneForceSQL = `UPDATE poll_lanes SET force_poll_at = NULL WHERE site = $1 AND force_poll_at = $2`
 
 // ServeLaneForce marks the Lane's Forced Poll served, unless a newer request
 // arrived since the pass read it.
 func (s *Store) ServeLaneForce(ctx context.Context, site string, at time.Time) error {
-	if _, err := s.exec(ctx, serveLaneForceSQL, site, ms(at)); err != nil {
+	if _, err := s.exec(ctx, serveLaneForceSQL, site, stamp(at)); err != nil {
 		return fmt.Errorf("store: serve lane force %s: %w", site, translate(err))
 	}
 	return nil

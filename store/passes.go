@@ -30,7 +30,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
 
 // InsertPass writes one pass-log row.
 func (s *Store) InsertPass(ctx context.Context, r PassRow) error {
-	args := []any{r.Site, ms(r.StartedAt), ms(r.FinishedAt), r.Due, r.Checked, r.Skip}
+	args := []any{r.Site, instant(r.StartedAt), instant(r.FinishedAt), r.Due, r.Checked, r.Skip}
 	for _, o := range word.Outcomes {
 		args = append(args, r.Of(o))
 	}
@@ -47,7 +47,7 @@ FROM poll_passes WHERE site = $1 AND started_at >= $2 ORDER BY started_at, id`
 
 // ListPasses returns site's pass-log rows started at or after since, oldest first.
 func (s *Store) ListPasses(ctx context.Context, site string, since time.Time) ([]PassRow, error) {
-	v, err := getMany[PassRow](ctx, s, listPassesSQL, site, ms(since))
+	v, err := getMany[PassRow](ctx, s, listPassesSQL, site, instant(since))
 	if err != nil {
 		return nil, fmt.Errorf("store: list passes %s: %w", site, err)
 	}
@@ -60,7 +60,7 @@ const prunePassesSQL = `DELETE FROM poll_passes WHERE site = $1 AND started_at <
 
 // PrunePasses deletes site's pass-log rows started before before.
 func (s *Store) PrunePasses(ctx context.Context, site string, before time.Time) (int64, error) {
-	tag, err := s.exec(ctx, prunePassesSQL, site, ms(before))
+	tag, err := s.exec(ctx, prunePassesSQL, site, instant(before))
 	if err != nil {
 		return 0, fmt.Errorf("store: prune passes %s: %w", site, translate(err))
 	}

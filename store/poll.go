@@ -111,13 +111,23 @@ func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.Comma
 //
 // Each arm of the OR has its partial index (series_due, series_forced), so
 // neither a Finished Series nor one without an address is ever read;
-// TestThePlans holds the statement to that plan.
+// TestThePlans holds the statement to that plan. A never-checked Series
+// reads as checked at -infinity (dueKey), before every check, as
+// series_due indexes it (migration 0016).
 const dueSeriesSQL = `SELECT ` + SeriesColumns + `
 FROM series
-WHERE site = $1 AND finished_at = 0 AND url <> ''
-  AND (checked_at <= $2 OR force_poll_at > checked_at)
-ORDER BY (force_poll_at > checked_at) DESC, checked_at, series_id
+WHERE site = $1 AND finished_at IS NULL AND url <> ''
+  AND (` + dueKey + ` <= $2 OR ` + forcedSQL + `)
+ORDER BY (` + forcedSQL + `) IS TRUE DESC, ` + dueKey + `, series_id
 LIMIT $3`
+
+// dueKey is the check time the due order reads: -infinity for never, so a
+// Series never checked comes before every check.
+const dueKey = `coalesce(checked_at, timestamptz '-infinity')`
+
+// forcedSQL: a Forced Poll asked for since the last check (series_forced's
+// predicate).
+const forcedSQL = `force_poll_at > ` + dueKey
 
 // DueSeries returns the Series of site a pass owes: not Finished, with an
 // address, and checked at or before cutoff or forced since their last check.
@@ -129,7 +139,7 @@ func (s *Store) DueSeries(ctx context.Context, site string, cutoff time.Time, li
 	}
 	var v []Series
 	err := s.again(func() (err error) {
-		v, err = getMany[Series](ctx, s, dueSeriesSQL, site, ms(cutoff), lim)
+		v, err = getMany[Series](ctx, s, dueSeriesSQL, site, instant(cutoff), lim)
 		return err
 	})
 	if err != nil {
@@ -139,21 +149,24 @@ func (s *Store) DueSeries(ctx context.Context, site string, cutoff time.Time, li
 }
 
 // nextCheckSQL finds the oldest check among the Series the Lane will owe
-// (series_due index; min over an index is one probe).
+// (series_due index; min over an index is one probe): whether there is one,
+// and its time, NULL for a Series never checked.
 const nextCheckSQL = `
-SELECT coalesce(min(checked_at), -1) FROM series
-WHERE site = $1 AND finished_at = 0 AND url <> ''`
+SELECT m IS NOT NULL, CASE WHEN m > timestamptz '-infinity' THEN m END FROM (
+    SELECT min(` + dueKey + `) AS m FROM series
+    WHERE site = $1 AND finished_at IS NULL AND url <> '') o`
 
 // OldestCheck returns the oldest check among site's pollable Series (the
 // zero time for one never checked), and false when it has none. The Lane
 // rests until that plus pollEvery.
 func (s *Store) OldestCheck(ctx context.Context, site string) (time.Time, bool, error) {
-	var v int64
-	err := s.again(func() error { return s.pool.QueryRow(ctx, nextCheckSQL, site).Scan(&v) })
+	var oldest time.Time
+	var has bool
+	err := s.again(func() error { return s.pool.QueryRow(ctx, nextCheckSQL, site).Scan(&has, &oldest) })
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store: oldest check %s: %w", site, translate(err))
 	}
-	return msTime(max(v, 0)), v >= 0, nil
+	return oldest, has, nil
 }
 
 // stampSQL is the check stamp, written before the fetch. It is conditional on
@@ -170,8 +183,8 @@ func (s *Store) OldestCheck(ctx context.Context, site string) (time.Time, bool, 
 // transaction as every failure write, so it is exact and costs no probe.
 const stampSQL = `
 UPDATE series s SET checked_at = $4
-WHERE s.site = $1 AND s.series_id = $2 AND s.checked_at = $3
-RETURNING s.failing_since > 0`
+WHERE s.site = $1 AND s.series_id = $2 AND s.checked_at IS NOT DISTINCT FROM $3
+RETURNING s.failing_since IS NOT NULL`
 
 // ErrAlreadyChecked: the Series' check stamp moved since the due query read
 // it; another pass polled it.
@@ -181,7 +194,7 @@ var ErrAlreadyChecked = errors.New("already checked")
 // prev, and reports whether it holds a failure row. ErrAlreadyChecked when
 // the stamp moved (or the Series is gone).
 func (s *Store) StampChecked(ctx context.Context, site, id string, prev, now time.Time) (failing bool, err error) {
-	err = s.again(func() error { return s.pool.QueryRow(ctx, stampSQL, site, id, ms(prev), ms(now)).Scan(&failing) })
+	err = s.again(func() error { return s.pool.QueryRow(ctx, stampSQL, site, id, stamp(prev), stamp(now)).Scan(&failing) })
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, fmt.Errorf("store: stamp %s/%s: %w", site, id, ErrAlreadyChecked)
 	}
@@ -200,7 +213,7 @@ ON CONFLICT (site, series_id) DO UPDATE SET outcome = excluded.outcome
 
 // RecordFailure writes the failure row for a failing outcome word.
 func (s *Store) RecordFailure(ctx context.Context, site, id string, outcome word.Outcome, now time.Time) error {
-	if _, err := s.exec(ctx, recordFailureSQL, site, id, outcome, ms(now)); err != nil {
+	if _, err := s.exec(ctx, recordFailureSQL, site, id, outcome, instant(now)); err != nil {
 		return fmt.Errorf("store: record failure %s/%s: %w", site, id, translate(err))
 	}
 	return nil
@@ -257,7 +270,7 @@ func (c ReadChanges) statements(site, id string) [][]any {
 		out = append(out, []any{clearFailureSQL, site, id})
 	}
 	if c.Completed {
-		out = append(out, []any{setSiteCompletedSQL, site, id, ms(c.CompletedAt)})
+		out = append(out, []any{setSiteCompletedSQL, site, id, stamp(c.CompletedAt)})
 	}
 	if c.Latest {
 		out = append(out, []any{pollLatestSQL, site, id, c.LatestNum, c.LatestURL})

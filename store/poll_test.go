@@ -195,18 +195,18 @@ func TestThePlans(t *testing.T) {
 		plan  string
 		needs []string
 	}{
-		{"the due query reads both partial indexes", plan(store.DueSeriesSQL, "comix", 2000000, nil),
+		{"the due query reads both partial indexes", plan(store.DueSeriesSQL, "comix", storetest.Milli(2000000), nil),
 			[]string{"series_due", "series_forced"}},
-		{"the prune walks the pass log's index", plan(store.PrunePassesSQL, "comix", 6000000),
+		{"the prune walks the pass log's index", plan(store.PrunePassesSQL, "comix", storetest.Milli(6000000)),
 			[]string{"poll_passes_site_started"}},
 		{"the next-due probe is one index probe", plan(store.OldestCheckSQL, "comix"),
 			[]string{"series_due"}},
 		// The owner-notice derivations run after every pass of every Lane.
-		{"the stall run reads one Site's lookback", plan(store.StallRunSQL, "comix", 1000000000, 500000000),
+		{"the stall run reads one Site's lookback", plan(store.StallRunSQL, "comix", storetest.Milli(1000000000), storetest.Milli(500000000)),
 			[]string{"poll_passes_site_started"}},
-		{"the refusing run reads one Site's lookback", plan(store.RefusingRunSQL, "comix", 1000000000, 500000000),
+		{"the refusing run reads one Site's lookback", plan(store.RefusingRunSQL, "comix", storetest.Milli(1000000000), storetest.Milli(500000000)),
 			[]string{"poll_passes_site_started"}},
-		{"sidecar-down reads the browser Sites' lookback", plan(store.SidecarDownSQL, []string{"comix", "kagane"}, 1000000000, 500000000),
+		{"sidecar-down reads the browser Sites' lookback", plan(store.SidecarDownSQL, []string{"comix", "kagane"}, storetest.Milli(1000000000), storetest.Milli(500000000)),
 			[]string{"poll_passes_site_started"}},
 		{"adapter-broken reads the Site's tally and its no_chapter rows", plan(store.AdapterBroken, "comix"),
 			[]string{"site_tallies_pkey", "series_no_chapter_since"}},

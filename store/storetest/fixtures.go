@@ -78,13 +78,29 @@ func Milli(ms int64) time.Time {
 	return time.UnixMilli(ms).UTC()
 }
 
-// stamp is t as a time column stores it: unix milliseconds, 0 for the zero
-// time (migration 0001).
+// MilliOf is SQL reading a time column as unix milliseconds, 0 for NULL:
+// for a test that compares a stored time as a number.
+func MilliOf(col string) string {
+	return "coalesce((extract(epoch FROM " + col + ") * 1000)::bigint, 0)"
+}
+
+// stamp is t as a time column stores it where NULL means never (migration
+// 0016): NULL for the zero time, else t to the millisecond, as the store
+// writes it.
 func stamp(t time.Time) any {
 	if t.IsZero() {
-		return int64(0)
+		return nil
 	}
-	return max(t.UnixMilli(), 1)
+	return t.Truncate(time.Millisecond)
+}
+
+// instant is t as a column that always holds a time stores it: the zero
+// time is the Unix epoch, the 0 such a fixture held before migration 0016.
+func instant(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Unix(0, 0).UTC()
+	}
+	return t.Truncate(time.Millisecond)
 }
 
 // orNull is s, or NULL for "".
@@ -103,7 +119,7 @@ type Reader struct {
 
 func (Reader) table() string     { return "readers" }
 func (Reader) columns() []string { return []string{"discord_id", "name", "created_at"} }
-func (r Reader) values() []any   { return []any{r.ID, r.Name, stamp(r.CreatedAt)} }
+func (r Reader) values() []any   { return []any{r.ID, r.Name, instant(r.CreatedAt)} }
 
 func (Series) table() string        { return "series" }
 func (Bookmark) table() string      { return "bookmarks" }
@@ -139,7 +155,7 @@ func (s Series) values() []any {
 	}
 	return []any{string(s.Site), s.ID, s.URL, s.Title, s.Cover, kind, orNull(s.LatestChapter),
 		s.LatestChapterURL, orNull(s.RaisedBy), stamp(s.CheckedAt), stamp(s.ForcePollAt),
-		stamp(s.FinishedAt), stamp(s.CompletedAt), stamp(s.CreatedAt)}
+		stamp(s.FinishedAt), stamp(s.CompletedAt), instant(s.CreatedAt)}
 }
 
 // Bookmark is a bookmarks row; Progress is NULL when "".
@@ -155,7 +171,7 @@ func (Bookmark) columns() []string {
 }
 
 func (b Bookmark) values() []any {
-	return []any{b.Reader, string(b.Site), b.Series, orNull(b.Progress), stamp(b.CreatedAt), stamp(b.UpdatedAt)}
+	return []any{b.Reader, string(b.Site), b.Series, orNull(b.Progress), instant(b.CreatedAt), instant(b.UpdatedAt)}
 }
 
 // Failure is a poll_failures row.
@@ -169,7 +185,7 @@ type Failure struct {
 func (Failure) columns() []string { return []string{"site", "series_id", "outcome", "failing_since"} }
 
 func (f Failure) values() []any {
-	return []any{string(f.Site), f.Series, string(f.Outcome), stamp(f.FailingSince)}
+	return []any{string(f.Site), f.Series, string(f.Outcome), instant(f.FailingSince)}
 }
 
 // Pass is a poll_passes row; FinishedAt is StartedAt unless set.
@@ -194,7 +210,7 @@ func (p Pass) values() []any {
 	if finished.IsZero() {
 		finished = p.StartedAt
 	}
-	v := []any{string(p.Site), stamp(p.StartedAt), stamp(finished), p.Due, p.Checked, string(p.Skip)}
+	v := []any{string(p.Site), instant(p.StartedAt), instant(finished), p.Due, p.Checked, string(p.Skip)}
 	for _, o := range word.Outcomes {
 		v = append(v, p.Of(o))
 	}
@@ -225,7 +241,7 @@ func (NoticeAttempt) columns() []string {
 }
 
 func (a NoticeAttempt) values() []any {
-	return []any{string(a.Kind), a.Site, a.Attempts, stamp(a.LastAttemptAt), a.LastError}
+	return []any{string(a.Kind), a.Site, a.Attempts, instant(a.LastAttemptAt), a.LastError}
 }
 
 // DeadWebhook is a dead_webhooks row: the hex SHA-256 of the address.
@@ -235,7 +251,7 @@ type DeadWebhook struct {
 }
 
 func (DeadWebhook) columns() []string { return []string{"url_hash", "dead_at"} }
-func (d DeadWebhook) values() []any   { return []any{d.Hash, stamp(d.DeadAt)} }
+func (d DeadWebhook) values() []any   { return []any{d.Hash, instant(d.DeadAt)} }
 
 // Idempotency is an api_idempotency row; Status 0 is a key whose first
 // request is still running.
@@ -251,7 +267,7 @@ func (Idempotency) columns() []string {
 }
 
 func (i Idempotency) values() []any {
-	return []any{i.Reader, i.Key, i.RequestHash, i.Status, stamp(i.CreatedAt)}
+	return []any{i.Reader, i.Key, i.RequestHash, i.Status, instant(i.CreatedAt)}
 }
 
 // Tally is a site_tallies row (written directly only to corrupt it).
@@ -270,4 +286,4 @@ type Webhook struct {
 }
 
 func (Webhook) columns() []string { return []string{"configured", "recorded_at"} }
-func (w Webhook) values() []any   { return []any{w.Configured, stamp(w.RecordedAt)} }
+func (w Webhook) values() []any   { return []any{w.Configured, instant(w.RecordedAt)} }
