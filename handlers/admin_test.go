@@ -232,7 +232,7 @@ func TestOutcomeCountsStayUnlinkedBesideOneNavigationLinkPerSite(t *testing.T) {
 		Counts: word.Counts{OK: 3, NoChapter: 2, Refused: 4, Errors: 1}})
 	h.seed([]fixture{{site: "comix", id: "c1", url: "https://comix.to/title/c1", chapter: "3", checkedAgo: time.Minute, failure: "errors", failingFor: 13 * time.Hour},
 		{site: "asurascans", id: "fresh", url: addr, chapter: "3", checkedAgo: time.Minute, failure: "errors", failingFor: time.Hour}})
-	h.exec(`UPDATE poll_lanes SET force_poll_at = $1 WHERE site = 'kagane'`, t0.Add(-3*time.Hour).UnixMilli())
+	h.exec(`UPDATE poll_lanes SET force_poll_at = $1 WHERE site = 'kagane'`, t0.Add(-3*time.Hour))
 	storetest.Insert(t, h.pool, storetest.Notice{Kind: word.Stall, Site: "asurascans", NotifiedAt: t0.Add(-2 * time.Hour)},
 		storetest.Notice{Kind: word.SidecarDown})
 	storetest.Insert(t, h.pool, storetest.NoticeAttempt{Kind: word.SidecarDown, Attempts: 2, LastAttemptAt: t0.Add(-time.Hour), LastError: "Discord answered 500"})

@@ -425,7 +425,7 @@ func TestAPIIdempotencyKeyReplaysTheFirstAnswerAndChangesNothing(t *testing.T) {
 		t.Fatalf("refused replay: %d %d", b1.status, b2.status)
 	}
 	// A key older than a day counts as new.
-	h.exec(`UPDATE api_idempotency SET created_at = $1 WHERE key = 'k-1' AND reader_id = 'r1'`, t0.Add(-25*time.Hour).UnixMilli())
+	h.exec(`UPDATE api_idempotency SET created_at = $1 WHERE key = 'k-1' AND reader_id = 'r1'`, t0.Add(-25*time.Hour))
 	if a := h.api("POST", "/api/v1/progress", tok, body, "Idempotency-Key", "k-1"); a.header.Get("Idempotent-Replayed") != "" || a.json["applied"] != true {
 		t.Fatalf("an expired key replayed: %s", a.raw)
 	}

@@ -113,8 +113,8 @@ func seedLaneMix(h *harness) {
 		pass(storetest.Pass{Site: word.Novelfull, StartedAt: at(time.Duration(i)*time.Hour + 5*time.Minute), Skip: word.SkipRefusing})
 	}
 	pass(storetest.Pass{Site: word.Comix, StartedAt: at(time.Minute), Skip: word.SkipPaused})
-	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(40*time.Minute).UnixMilli())
-	h.exec(`UPDATE poll_lanes SET paused_until = $1 WHERE site = 'comix'`, t0.Add(5*time.Hour).UnixMilli())
+	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(40*time.Minute))
+	h.exec(`UPDATE poll_lanes SET paused_until = $1 WHERE site = 'comix'`, t0.Add(5*time.Hour))
 	h.exec(`UPDATE poll_lanes SET force_poll_at = $1 WHERE site = 'kagane'`, at(2*time.Minute))
 	storetest.Insert(h.t, h.pool, storetest.Notice{Kind: word.NoBrowserRoute, Site: "novelfull", NotifiedAt: at(time.Hour)})
 }

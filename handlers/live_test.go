@@ -30,7 +30,7 @@ func TestAPendingSeriesPollAsksAgainUntilServedThenShowsTheResult(t *testing.T) 
 		t.Errorf("an unserved Poll stopped asking or claims it was served")
 	}
 	// The Lane serves it: the check stamp passes the request, the failure is gone.
-	h.exec(`UPDATE series SET checked_at = force_poll_at + 1 WHERE series_id = 'failing-1h'`)
+	h.exec(`UPDATE series SET checked_at = force_poll_at + interval '1 millisecond' WHERE series_id = 'failing-1h'`)
 	h.exec(`DELETE FROM poll_failures WHERE series_id = 'failing-1h'`)
 	done := h.get(c, base+"/poll-state?was=pending", "HX-Request", "true")
 	if _, asks := done.testid("poll-state").Attr("hx-trigger"); asks {

@@ -78,7 +78,7 @@ func TestAProcessThatStoppedBetweenClaimAndAnswerNeverCausesASecondMessage(t *te
 	// A claim past the bound: its holder stopped after claiming, perhaps
 	// after the POST. The notice counts as sent; nothing is sent again.
 	stale := time.Now().Add(-notify.StaleClaim - time.Minute)
-	if _, err := h.st.Pool().Exec(context.Background(), `UPDATE owner_notice_claims SET claimed_by = 'gone', claimed_at = $1`, stale.UnixMilli()); err != nil {
+	if _, err := h.st.Pool().Exec(context.Background(), `UPDATE owner_notice_claims SET claimed_by = 'gone', claimed_at = $1`, storetest.Milli(stale.UnixMilli())); err != nil {
 		t.Fatal(err)
 	}
 	h.run("asurascans", 14, 20, stallPass)

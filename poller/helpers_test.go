@@ -300,7 +300,7 @@ func (r *rig) failure(id string) (store.Failure, bool) {
 	r.t.Helper()
 	var outcome string
 	var since int64
-	err := r.pool.QueryRow(r.ctx, `SELECT outcome, failing_since FROM poll_failures WHERE site = $1 AND series_id = $2`, site, id).Scan(&outcome, &since)
+	err := r.pool.QueryRow(r.ctx, `SELECT outcome, `+storetest.MilliOf("failing_since")+` FROM poll_failures WHERE site = $1 AND series_id = $2`, site, id).Scan(&outcome, &since)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Failure{}, false
 	}

@@ -330,7 +330,7 @@ func TestTheLaneRestsUntilItsNextSeriesIsDue(t *testing.T) {
 	r.pass()
 	r.clk.Advance(20 * time.Minute)
 	r.series("b") // never checked: due now
-	r.exec(`UPDATE series SET checked_at = $1 WHERE series_id = 'b'`, r.clk.Now().Add(-70*time.Minute).UnixMilli())
+	r.exec(`UPDATE series SET checked_at = $1 WHERE series_id = 'b'`, storetest.Milli(r.clk.Now().Add(-70*time.Minute).UnixMilli()))
 	pass := r.p.RunPass(r.ctx, site)
 	if pass.Due != 1 || pass.Rest != 40*time.Minute {
 		t.Fatalf("pass %+v: want one due and a 40m rest (a falls due then)", pass)

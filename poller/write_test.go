@@ -114,7 +114,7 @@ func TestRefusedAndUnreachablePollsNeitherInsertNorDelete(t *testing.T) {
 				r.rd.routes[site] = routeFor(o)
 				if seeded {
 					storetest.Insert(t, r.pool, storetest.Failure{Site: site, Series: "s", Outcome: word.NotFound, FailingSince: storetest.Milli(42)})
-					r.exec(`UPDATE series SET site_completed_at = 7 WHERE series_id = 's'`)
+					r.exec(`UPDATE series SET site_completed_at = $1 WHERE series_id = 's'`, storetest.Milli(7))
 				}
 				res := failResult(o, 0, false)
 				res.Facts = adapters.Facts{Completed: false}
