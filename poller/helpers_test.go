@@ -164,10 +164,10 @@ func (s *stmts) polls() []string {
 	in := false
 	for _, q := range s.sql {
 		switch {
-		case strings.Contains(q, "AND (checked_at <= $2 OR force_poll_at > checked_at)"):
+		case strings.Contains(q, " <= $2 OR force_poll_at > coalesce(checked_at, "):
 			in, out = true, nil
 		case !in:
-		case strings.Contains(q, "coalesce(min(checked_at), -1)"),
+		case strings.Contains(q, "SELECT min(coalesce(checked_at, "),
 			strings.HasPrefix(q, "UPDATE poll_lanes"), strings.HasPrefix(q, "INSERT INTO poll_passes"):
 			in = false
 		default:

@@ -46,7 +46,12 @@ func (n *notes) reset() {
 // second opens another pool on the rig's database: a second process.
 func (r *rig) second() *store.Store {
 	r.t.Helper()
-	pool, err := pgxpool.New(r.ctx, r.pool.Config().ConnString())
+	cfg, err := pgxpool.ParseConfig(r.pool.Config().ConnString())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	store.Tune(cfg) // as every process's pools are (store.Open)
+	pool, err := pgxpool.NewWithConfig(r.ctx, cfg)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -324,7 +324,7 @@ func TestAFailedCheckStampIsErrorsUncheckedAndNothingIsFetched(t *testing.T) {
 	r := newRig(t)
 	r.series("a")
 	r.exec(`CREATE FUNCTION no_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
-		BEGIN IF NEW.checked_at <> OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+		BEGIN IF NEW.checked_at IS DISTINCT FROM OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
 	r.exec(`CREATE TRIGGER no_stamp BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp()`)
 	pass := r.pass()
 	if pass.Counts.Errors != 1 || pass.Checked != 0 || pass.Skip != "" || pass.Due != 1 {
@@ -388,7 +388,7 @@ func TestACheckStampTheServerRefusesDoesNotStopThePass(t *testing.T) {
 	r := newRig(t)
 	r.series("a", "b", "c")
 	r.exec(`CREATE FUNCTION no_stamp_b() RETURNS trigger LANGUAGE plpgsql AS $$
-		BEGIN IF NEW.series_id = 'b' AND NEW.checked_at <> OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+		BEGIN IF NEW.series_id = 'b' AND NEW.checked_at IS DISTINCT FROM OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
 	r.exec(`CREATE TRIGGER no_stamp_b BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp_b()`)
 	pass := r.pass()
 	if pass.Counts.Errors != 1 || pass.Counts.OK != 2 {

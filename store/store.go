@@ -41,7 +41,9 @@ type Store struct {
 	lanes *pgxpool.Pool
 }
 
-// New wraps an existing pool (tests build theirs with a tracer).
+// New wraps an existing pool (tests build theirs with a tracer). Its
+// config must have been through Tune, which teaches each connection how a
+// time is read (rows.go).
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
 // Pools sizes Open's two connection pools. The server's own reads (pages,
