@@ -24,8 +24,7 @@ const maxAddBody = maxAddLines * 2 << 10
 // itself whole. Both boxes read their form through here.
 func addFromForm(d Deps, w http.ResponseWriter, r *http.Request, readerID string) (components.AddBox, int) {
 	box := components.AddBox{Sites: word.SiteNames()}
-	r.Body = http.MaxBytesReader(w, r.Body, maxAddBody)
-	if err := r.ParseForm(); err != nil {
+	if err := limitedForm(w, r, maxAddBody); err != nil {
 		box.Message = "That paste is too large: at most 200 addresses at once. Nothing was added."
 		return box, http.StatusRequestEntityTooLarge
 	}

@@ -62,9 +62,7 @@ func parseBulk(r *http.Request) (bulkForm, string) {
 // one with its completion hint. Nothing changes before that confirmation.
 func handleBulk(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-		if err := r.ParseForm(); err != nil {
-			fail(w, r, d.Logger, http.StatusBadRequest, "That form could not be read.")
+		if !readForm(d, w, r, 64<<10) {
 			return
 		}
 		f, bad := parseBulk(r)

@@ -256,11 +256,9 @@ func handleAdminLanes(d Deps) http.Handler {
 
 // laneControl parses, lets act write, then answers htmx with the Lane's
 // row and a plain browser with a 303 to the Lanes page.
-func laneControl(d Deps, act func(r *http.Request, site string) (done string, status int, refusal string)) http.Handler {
+func laneControl(d Deps, act func(r *http.Request, site string) controlResult) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-		if err := r.ParseForm(); err != nil {
-			fail(w, r, d.Logger, http.StatusBadRequest, "That form could not be read.")
+		if !readForm(d, w, r, maxFormBody) {
 			return
 		}
 		site := urlParam(r, "site")
@@ -268,22 +266,23 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Lane.")
 			return
 		}
-		done, status, refusal := act(r, site)
+		res := act(r, site)
+		status := res.status
 		switch {
 		case status == http.StatusNotFound:
 			fail(w, r, d.Logger, status, "There is no such Lane.")
 			return
 		case status >= 500:
-			fail(w, r, d.Logger, status, refusal)
+			fail(w, r, d.Logger, status, res.refusal)
 			return
 		case status == 0 && !wantsFragment(r):
 			http.Redirect(w, r, "/admin/lanes", http.StatusSeeOther)
 			return
 		}
 		say := func(row *components.LaneRow) {
-			row.Message, row.Fault = done, false
-			if refusal != "" {
-				row.Message, row.Fault = refusal, true
+			row.Message, row.Fault = res.done, false
+			if res.refusal != "" {
+				row.Message, row.Fault = res.refusal, true
 			}
 		}
 		if status == 0 {
@@ -314,29 +313,26 @@ func laneControl(d Deps, act func(r *http.Request, site string) (done string, st
 }
 
 func handleForceLanePoll(d Deps) http.Handler {
-	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
-		st, msg := storeResult(d, "force lane", d.Store.ForceLanePoll(r.Context(), site, d.now()))
-		return "Pass requested.", st, msg
+	return laneControl(d, func(r *http.Request, site string) controlResult {
+		return storeResult(d, "force lane", d.Store.ForceLanePoll(r.Context(), site, d.now()), "Pass requested.")
 	})
 }
 
 func handlePauseLane(d Deps) http.Handler {
-	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
+	return laneControl(d, func(r *http.Request, site string) controlResult {
 		choice := r.PostForm.Get("for")
 		for _, c := range pauseChoices {
 			if c.value == choice {
-				st, msg := storeResult(d, "pause lane", d.Store.PauseLane(r.Context(), site, d.now().Add(c.d), d.now()))
-				return "Paused for " + c.label + ".", st, msg
+				return storeResult(d, "pause lane", d.Store.PauseLane(r.Context(), site, d.now().Add(c.d), d.now()), "Paused for "+c.label+".")
 			}
 		}
-		return "", http.StatusBadRequest, "Choose how long to pause from the list. The Lane was not paused."
+		return controlResult{status: http.StatusBadRequest, refusal: "Choose how long to pause from the list. The Lane was not paused."}
 	})
 }
 
 func handleResumeLane(d Deps) http.Handler {
-	return laneControl(d, func(r *http.Request, site string) (string, int, string) {
-		st, msg := storeResult(d, "resume lane", d.Store.ResumeLane(r.Context(), site))
-		return "Resumed.", st, msg
+	return laneControl(d, func(r *http.Request, site string) controlResult {
+		return storeResult(d, "resume lane", d.Store.ResumeLane(r.Context(), site), "Resumed.")
 	})
 }
 

@@ -73,9 +73,7 @@ func handleAdminReaders(d Deps) http.Handler {
 // handleCreateReaderLink makes a one-time sign-in link for a named Reader.
 func handleCreateReaderLink(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-		if err := r.ParseForm(); err != nil {
-			fail(w, r, d.Logger, http.StatusBadRequest, "That form could not be read.")
+		if !readForm(d, w, r, maxFormBody) {
 			return
 		}
 		name := strings.TrimSpace(r.PostForm.Get("name"))

@@ -21,24 +21,23 @@ const testReadTimeout = 45 * time.Second
 // gate, route, the Lane's spacing) and shows what it saw. It writes nothing,
 // so it says nothing to the Series' state: the next Poll does that.
 func handleTestRead(d Deps) http.Handler {
-	return seriesControl(d, func(r *http.Request, site, id string) (string, int, string, func(*components.SeriesDetail)) {
+	return seriesControl(d, func(r *http.Request, site, id string) controlResult {
 		if d.Reads == nil {
-			return "", http.StatusServiceUnavailable, "Test read is not available on this server.", nil
+			return controlResult{status: http.StatusServiceUnavailable, refusal: "Test read is not available on this server."}
 		}
 		s, err := d.Store.GetAdminSeries(r.Context(), site, id, d.now())
 		if errors.Is(err, store.ErrNotFound) {
-			return "", http.StatusNotFound, "", nil
+			return controlResult{status: http.StatusNotFound}
 		}
 		if err != nil {
-			st, msg := storeResult(d, "test read", err)
-			return "", st, msg, nil
+			return storeResult(d, "test read", err, "")
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), testReadTimeout)
 		defer cancel()
 		res := d.Reads.TestRead(ctx, site, s.URL)
 		d.Logger.Info("test read", "site", site, "series_id", id, "outcome", res.Outcome, "status", res.Status)
 		view := testReadView(res)
-		return "", http.StatusOK, "", func(v *components.SeriesDetail) { v.TestRead = &view }
+		return controlResult{status: http.StatusOK, adjust: func(v *components.SeriesDetail) { v.TestRead = &view }}
 	})
 }
 

@@ -161,26 +161,25 @@ func handleAddBookmarks(d Deps) http.Handler {
 
 // rowControl runs one row's control, then answers htmx with the row and a
 // plain form with a redirect home.
-func rowControl(d Deps, act func(r *http.Request, site, id string) (message string, status int, fault string)) http.Handler {
+func rowControl(d Deps, act func(r *http.Request, site, id string) controlResult) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-		if err := r.ParseForm(); err != nil {
-			fail(w, r, d.Logger, http.StatusBadRequest, "That form could not be read.")
+		if !readForm(d, w, r, maxFormBody) {
 			return
 		}
 		site, id, reader := urlParam(r, "site"), urlParam(r, "id"), viewerFrom(r.Context()).ID
-		msg, status, fault := act(r, site, id)
+		res := act(r, site, id)
+		status, refusal := res.status, res.refusal
 		if status == http.StatusNotFound {
 			fail(w, r, d.Logger, http.StatusNotFound, "You have no Bookmark on that Series.")
 			return
 		}
 		if status >= 500 {
-			fail(w, r, d.Logger, status, fault)
+			fail(w, r, d.Logger, status, refusal)
 			return
 		}
 		if !wantsFragment(r) {
-			if fault != "" {
-				fail(w, r, d.Logger, status, fault)
+			if refusal != "" {
+				fail(w, r, d.Logger, status, refusal)
 				return
 			}
 			http.Redirect(w, r, "/", http.StatusSeeOther)
@@ -192,9 +191,9 @@ func rowControl(d Deps, act func(r *http.Request, site, id string) (message stri
 			return
 		}
 		row := bookmarkRow(b, d.now())
-		row.Message, row.Fault = msg, fault != ""
-		if fault != "" {
-			row.Message = fault
+		row.Message, row.Fault = res.done, refusal != ""
+		if refusal != "" {
+			row.Message = refusal
 		}
 		if status == 0 {
 			status = http.StatusOK
@@ -204,26 +203,26 @@ func rowControl(d Deps, act func(r *http.Request, site, id string) (message stri
 }
 
 // progressResult turns a store answer into the row's sentence.
-func progressResult(d Deps, what string, res store.ProgressResult, err error, num string) (string, int, string) {
+func progressResult(d Deps, what string, res store.ProgressResult, err error, num string) controlResult {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return "", http.StatusNotFound, ""
+		return controlResult{status: http.StatusNotFound}
 	case err != nil:
 		d.Logger.Error("my bookmarks: control failed", "control", what, "err", err)
-		return "", storeStatus(err), "That change could not be saved. Nothing was changed; try again."
+		return controlResult{status: storeStatus(err), refusal: "That change could not be saved. Nothing was changed; try again."}
 	case res == store.ProgressUnchanged:
-		return "Progress was already " + num + ".", 0, ""
+		return controlResult{done: "Progress was already " + num + "."}
 	}
-	return "Progress set to " + num + ".", 0, ""
+	return controlResult{done: "Progress set to " + num + "."}
 }
 
 // handleSetProgress sets Progress to the typed number, up or down: on the
 // web the Reader means the number they type.
 func handleSetProgress(d Deps) http.Handler {
-	return rowControl(d, func(r *http.Request, site, id string) (string, int, string) {
+	return rowControl(d, func(r *http.Request, site, id string) controlResult {
 		num, ok := word.Chapter(r.PostForm.Get("num"))
 		if !ok {
-			return "", http.StatusBadRequest, "Type a chapter number such as 12 or 12.5. Progress was not changed."
+			return controlResult{status: http.StatusBadRequest, refusal: "Type a chapter number such as 12 or 12.5. Progress was not changed."}
 		}
 		res, err := d.Store.SetProgress(r.Context(), viewerFrom(r.Context()).ID, site, id, num, "", true, d.now())
 		return progressResult(d, "set progress", res, err, num)
@@ -232,14 +231,14 @@ func handleSetProgress(d Deps) http.Handler {
 
 // handleCaughtUp sets Progress to the Latest Chapter.
 func handleCaughtUp(d Deps) http.Handler {
-	return rowControl(d, func(r *http.Request, site, id string) (string, int, string) {
+	return rowControl(d, func(r *http.Request, site, id string) controlResult {
 		reader := viewerFrom(r.Context()).ID
 		b, err := d.Store.GetBookmark(r.Context(), reader, site, id)
 		if err != nil {
 			return progressResult(d, "caught up", 0, err, "")
 		}
 		if b.LatestChapter == nil {
-			return "", http.StatusConflict, "No chapter of this Series is known yet, so there is nothing to catch up to."
+			return controlResult{status: http.StatusConflict, refusal: "No chapter of this Series is known yet, so there is nothing to catch up to."}
 		}
 		res, err := d.Store.SetProgress(r.Context(), reader, site, id, *b.LatestChapter, b.LatestURL, false, d.now())
 		return progressResult(d, "caught up", res, err, *b.LatestChapter)
@@ -297,24 +296,24 @@ func removedFromQuery(d Deps, r *http.Request) *components.RemovedRow {
 // handleRestoreBookmark is the Undo: the Bookmark comes back with the
 // Progress it had.
 func handleRestoreBookmark(d Deps) http.Handler {
-	return rowControl(d, func(r *http.Request, site, id string) (string, int, string) {
+	return rowControl(d, func(r *http.Request, site, id string) controlResult {
 		progress := r.PostForm.Get("progress")
 		if progress != "" {
 			n, ok := word.Chapter(progress)
 			if !ok {
-				return "", http.StatusBadRequest, "That Undo could not be read. Add the Series again by its address."
+				return controlResult{status: http.StatusBadRequest, refusal: "That Undo could not be read. Add the Series again by its address."}
 			}
 			progress = n
 		}
 		err := d.Store.RestoreBookmark(r.Context(), viewerFrom(r.Context()).ID, site, id, progress, webURL(r.PostForm.Get("progress_url")), d.now())
 		switch {
 		case errors.Is(err, store.ErrConflict):
-			return "", http.StatusConflict, "That Series is gone from this server, so the Bookmark cannot come back. Add it again by its address."
+			return controlResult{status: http.StatusConflict, refusal: "That Series is gone from this server, so the Bookmark cannot come back. Add it again by its address."}
 		case err != nil:
 			d.Logger.Error("my bookmarks: restore", "err", err)
-			return "", storeStatus(err), "The Bookmark could not be put back just now. Try again."
+			return controlResult{status: storeStatus(err), refusal: "The Bookmark could not be put back just now. Try again."}
 		}
-		return "Bookmark restored.", 0, ""
+		return controlResult{done: "Bookmark restored."}
 	})
 }
 

@@ -53,9 +53,7 @@ func handleTokens(d Deps) http.Handler {
 // only its HMAC is kept.
 func handleCreateToken(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-		if err := r.ParseForm(); err != nil {
-			fail(w, r, d.Logger, http.StatusBadRequest, "That form could not be read.")
+		if !readForm(d, w, r, maxFormBody) {
 			return
 		}
 		name := strings.TrimSpace(r.PostForm.Get("name"))

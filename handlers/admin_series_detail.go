@@ -1,0 +1,256 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/word"
+)
+
+// detailOf builds the detail view model.
+func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail, error) {
+	ctx, now := r.Context(), d.now()
+	var s store.AdminSeriesDetail
+	var bms []store.SeriesBookmark
+	b := d.Store.NewBatch()
+	b.AdminSeries(site, id, now, &s)
+	b.SeriesBookmarks(site, id, &bms)
+	if err := d.Store.Send(ctx, b); err != nil {
+		return components.SeriesDetail{}, err
+	}
+	v := components.SeriesDetail{
+		Site: s.Site, ID: s.SeriesID, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Cover: coverSrc(s.Site, s.SeriesID, s.CoverTried), Address: s.URL, AddressHref: webURL(s.URL),
+		Base: seriesHref(s.Site, s.SeriesID), Fact: factOf(s.AdminSeries, now),
+		Raised: s.LatestRaisedBy != nil, Unverified: s.Unverified, Finished: !s.FinishedAt.IsZero(),
+		Orphan: s.Bookmarks == 0, CanTestRead: d.Reads != nil,
+	}
+	if s.LatestChapter != nil {
+		v.Latest = *s.LatestChapter
+	}
+	if !s.SiteCompletedAt.IsZero() && s.FinishedAt.IsZero() {
+		v.Hint = s.Site + " marks this work completed (seen by the read " + since(now, s.SiteCompletedAt) + " ago)."
+	}
+	if s.ForcePollAt.After(s.CheckedAt) {
+		v.ForcePending = since(now, s.ForcePollAt)
+		v.Live = v.Base + "/poll-state?was=pending"
+	}
+	v.Outcome = outcomeNote(s.AdminSeries, s.Bookmarks == 0, now)
+	for _, b := range bms {
+		row := components.BookmarkRow{Reader: b.ReaderName, Progress: "no Progress yet", Updated: "never updated"}
+		if b.ReaderName == "" {
+			row.Reader = b.ReaderID
+		}
+		if b.Progress != nil {
+			row.Progress = "ch. " + *b.Progress
+		}
+		if !b.UpdatedAt.IsZero() {
+			row.Updated = "updated " + since(now, b.UpdatedAt) + " ago"
+		}
+		v.Bookmarks = append(v.Bookmarks, row)
+	}
+	return v, nil
+}
+
+// showDetail renders the detail page, or for htmx its region, after letting
+// adjust set a message or a step.
+func showDetail(d Deps, w http.ResponseWriter, r *http.Request, status int, adjust func(*components.SeriesDetail)) {
+	site, id := urlParam(r, "site"), urlParam(r, "id")
+	v, err := detailOf(d, r, site, id)
+	if errors.Is(err, store.ErrNotFound) {
+		fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
+		return
+	}
+	if err != nil {
+		failStore(w, r, d.Logger, err, "The Series could not be read. Try again.", "admin series: detail", "site", site, "series_id", id)
+		return
+	}
+	if adjust != nil {
+		adjust(&v)
+	}
+	if wantsFragment(r) {
+		render(w, r, d.Logger, status, components.SeriesDetailRegion(v))
+		return
+	}
+	render(w, r, d.Logger, status, components.AdminDetailPage(viewerFrom(r.Context()), v))
+}
+
+func handleAdminSeriesDetail(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		showDetail(d, w, r, http.StatusOK, nil)
+	})
+}
+
+// seriesControl is the shape of every detail control: parse the form, let
+// act validate and write, then answer htmx with the changed region and a
+// plain browser with a 303 back to the page. act's result carries a refusal
+// (status and sentence) when nothing was changed.
+func seriesControl(d Deps, act func(r *http.Request, site, id string) controlResult) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !readForm(d, w, r, maxFormBody) {
+			return
+		}
+		site, id := urlParam(r, "site"), urlParam(r, "id")
+		res := act(r, site, id)
+		if res.status == http.StatusNotFound {
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
+			return
+		}
+		if res.status >= 500 {
+			fail(w, r, d.Logger, res.status, res.refusal)
+			return
+		}
+		if res.refusal != "" || res.status != 0 {
+			status := res.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			showDetail(d, w, r, status, func(v *components.SeriesDetail) {
+				v.Message, v.Fault = res.refusal, res.refusal != "" && status >= 400
+				if res.adjust != nil {
+					res.adjust(v)
+				}
+			})
+			return
+		}
+		if !wantsFragment(r) {
+			http.Redirect(w, r, seriesHref(site, id), http.StatusSeeOther)
+			return
+		}
+		showDetail(d, w, r, http.StatusOK, func(v *components.SeriesDetail) { v.Message = res.done })
+	})
+}
+
+func handleFinish(d Deps) http.Handler {
+	return seriesControl(d, func(r *http.Request, site, id string) controlResult {
+		confirmStep := func(v *components.SeriesDetail) { v.ConfirmFinish = true }
+		if r.PostForm.Get("step") != "confirm" {
+			// Step one: the second step, never pre-ticked, in place of the control.
+			return controlResult{status: http.StatusOK, adjust: confirmStep}
+		}
+		if r.PostForm.Get("confirm") != "yes" {
+			return controlResult{status: http.StatusUnprocessableEntity, refusal: "Tick the box to confirm, or cancel. The Series was not finished.", adjust: confirmStep}
+		}
+		return storeResult(d, "finish", d.Store.FinishSeries(r.Context(), site, id, d.now()), "Finished: it is no longer polled.")
+	})
+}
+
+func handleUnfinish(d Deps) http.Handler {
+	return seriesControl(d, func(r *http.Request, site, id string) controlResult {
+		return storeResult(d, "unfinish", d.Store.UnfinishSeries(r.Context(), site, id), "Un-finished: it is due for a Poll again.")
+	})
+}
+
+// handleCorrectLatest sets Latest Chapter to the owner's number, kept in
+// the same canonical form a Poll writes ("012.50" is 12.5).
+func handleCorrectLatest(d Deps) http.Handler {
+	return seriesControl(d, func(r *http.Request, site, id string) controlResult {
+		num, ok := word.Chapter(r.PostForm.Get("num"))
+		if !ok {
+			// Shown back cut to 16 characters, never inside one.
+			keep := r.PostForm.Get("num")
+			if k := []rune(keep); len(k) > 16 {
+				keep = string(k[:16])
+			}
+			return controlResult{status: http.StatusBadRequest, refusal: "Type a chapter number such as 12 or 12.5. Latest Chapter was not changed.",
+				adjust: func(v *components.SeriesDetail) { v.Correction = keep }}
+		}
+		return storeResult(d, "correct latest", d.Store.CorrectLatestChapter(r.Context(), site, id, num), "Latest Chapter corrected to "+num+".")
+	})
+}
+
+func handleClearAttribution(d Deps) http.Handler {
+	return seriesControl(d, func(r *http.Request, site, id string) controlResult {
+		return storeResult(d, "clear attribution", d.Store.ClearAttribution(r.Context(), site, id), "Attribution cleared.")
+	})
+}
+
+func handleForceSeriesPoll(d Deps) http.Handler {
+	return seriesControl(d, func(r *http.Request, site, id string) controlResult {
+		return storeResult(d, "force poll", d.Store.ForceSeriesPoll(r.Context(), site, id, d.now()), "Poll requested.")
+	})
+}
+
+// handleDeleteSeries deletes an orphan. A Bookmark refuses it in the
+// database (the orphan guard), so a bookmarked Series gets a 409 and loses
+// nothing.
+func handleDeleteSeries(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		site, id := urlParam(r, "site"), urlParam(r, "id")
+		err := d.Store.DeleteSeries(r.Context(), site, id)
+		switch {
+		case errors.Is(err, store.ErrBookmarked):
+			showDetail(d, w, r, http.StatusConflict, func(v *components.SeriesDetail) {
+				v.Message, v.Fault = "A Reader bookmarks this Series, so it was not deleted. Nothing was lost.", true
+			})
+			return
+		case errors.Is(err, store.ErrNotFound):
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
+			return
+		case err != nil:
+			failStore(w, r, d.Logger, err, "The Series could not be deleted. Nothing was changed; try again.", "admin control failed", "control", "delete")
+			return
+		}
+		d.Logger.Info("series deleted", "site", site, "series_id", id)
+		if wantsFragment(r) {
+			w.Header().Set("HX-Redirect", "/admin/series?filter=orphan")
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		http.Redirect(w, r, "/admin/series?filter=orphan", http.StatusSeeOther)
+	})
+}
+
+// outcomeNote explains the last outcome on the detail page: the failure
+// row's word when there is one, else a healthy read; nil before any Poll.
+func outcomeNote(s store.AdminSeries, orphan bool, now time.Time) *components.OutcomeNote {
+	if s.FailureOutcome == "" {
+		if s.CheckedAt.IsZero() {
+			return nil
+		}
+		w := outcomeWords[word.OK]
+		return &components.OutcomeNote{Word: string(word.OK), Plain: w.plain, Meaning: w.meaning, Action: w.action}
+	}
+	w, ok := outcomeWords[s.FailureOutcome]
+	if !ok {
+		w = outcomeWord{plain: string(s.FailureOutcome), meaning: "An outcome this page does not know.", action: "Try Test read to see what the adapter sees."}
+	}
+	action := w.action
+	if orphan && (s.FailureOutcome == word.NotFound || s.FailureOutcome == word.Unfetchable) {
+		action += " No Reader bookmarks it, so deleting it loses nothing."
+	}
+	return &components.OutcomeNote{Word: string(s.FailureOutcome), Plain: w.plain, Meaning: w.meaning, Action: action,
+		Age: since(now, s.FailingSince), Fault: true}
+}
+
+// handleAdminPollState is the detail page's live Poll section: asked again
+// while a Forced Poll waits, it says what the Poll found once it was served
+// (and brings the fact line and the outcome note with it).
+func handleAdminPollState(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !wantsFragment(r) {
+			http.Redirect(w, r, seriesHref(urlParam(r, "site"), urlParam(r, "id")), http.StatusSeeOther)
+			return
+		}
+		site, id := urlParam(r, "site"), urlParam(r, "id")
+		v, err := detailOf(d, r, site, id)
+		if errors.Is(err, store.ErrNotFound) {
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
+			return
+		}
+		if err != nil {
+			failStore(w, r, d.Logger, err, "The Series could not be read. Try again.", "admin series: poll state")
+			return
+		}
+		if r.URL.Query().Get("was") == "pending" && v.ForcePending == "" {
+			v.PollServed = "The requested Poll was served: " + v.Fact.Checked + "."
+			if v.Outcome != nil {
+				v.PollServed = "The requested Poll was served (" + v.Fact.Checked + "): " + v.Outcome.Plain + "."
+			}
+		}
+		render(w, r, d.Logger, http.StatusOK, components.PollStateLive(v))
+	})
+}
