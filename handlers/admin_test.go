@@ -18,6 +18,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
@@ -227,13 +228,14 @@ func TestHTMXGetsTheListRegionAndEveryoneElseTheWholePage(t *testing.T) {
 func TestOutcomeCountsStayUnlinkedBesideOneNavigationLinkPerSite(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok, no_chapter, refused, errors)
-		VALUES ('comix', $1, $1, 9, 5, 3, 2, 4, 1)`, t0.Add(-time.Hour).UnixMilli())
+	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Comix, StartedAt: t0.Add(-time.Hour), Due: 9, Checked: 5,
+		Counts: word.Counts{OK: 3, NoChapter: 2, Refused: 4, Errors: 1}})
 	h.seed([]fixture{{site: "comix", id: "c1", url: "https://comix.to/title/c1", chapter: "3", checkedAgo: time.Minute, failure: "errors", failingFor: 13 * time.Hour},
 		{site: "asurascans", id: "fresh", url: addr, chapter: "3", checkedAgo: time.Minute, failure: "errors", failingFor: time.Hour}})
-	h.exec(`UPDATE poll_lanes SET force_poll_at = $1 WHERE site = 'kagane'`, t0.Add(-3*time.Hour).UnixMilli())
-	h.exec(`INSERT INTO owner_notices (kind, site, notified_at) VALUES ('stall', 'asurascans', $1), ('sidecar-down', '', 0)`, t0.Add(-2*time.Hour).UnixMilli())
-	h.exec(`INSERT INTO owner_notice_attempts (kind, site, attempts, last_attempt_at, last_error) VALUES ('sidecar-down', '', 2, $1, 'Discord answered 500')`, t0.Add(-time.Hour).UnixMilli())
+	h.exec(`UPDATE poll_lanes SET force_poll_at = $1 WHERE site = 'kagane'`, t0.Add(-3*time.Hour))
+	storetest.Insert(t, h.pool, storetest.Notice{Kind: word.Stall, Site: "asurascans", NotifiedAt: t0.Add(-2 * time.Hour)},
+		storetest.Notice{Kind: word.SidecarDown})
+	storetest.Insert(t, h.pool, storetest.NoticeAttempt{Kind: word.SidecarDown, Attempts: 2, LastAttemptAt: t0.Add(-time.Hour), LastError: "Discord answered 500"})
 	a := h.get(h.owner(), "/admin/lanes")
 	rows := a.testid("lane-row")
 	if rows.Length() != 6 {
@@ -367,9 +369,8 @@ func TestTheHintSitsBesideAnUnchangedFinishControlAndLeavesAFinishedSeries(t *te
 func (h *harness) passes(site, skip string, due, checked, refused int, hoursAgo ...int) {
 	h.t.Helper()
 	for _, hr := range hoursAgo {
-		at := t0.Add(-time.Duration(hr) * time.Hour).UnixMilli()
-		h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, skip, refused)
-			VALUES ($1, $2, $2, $3, $4, $5, $6)`, site, at, due, checked, skip, refused)
+		storetest.Insert(h.t, h.pool, storetest.Pass{Site: word.Site(site), StartedAt: t0.Add(-time.Duration(hr) * time.Hour),
+			Due: due, Checked: checked, Skip: word.Skip(skip), Counts: word.Counts{Refused: refused}})
 	}
 }
 
@@ -378,10 +379,10 @@ func (h *harness) passes(site, skip string, due, checked, refused int, hoursAgo 
 func (h *harness) adapterBroken() {
 	h.t.Helper()
 	for i, id := range []string{"a", "b", "c", "d"} {
-		h.exec(`INSERT INTO series (site, series_id, url, kind, latest_chapter_num, checked_at, created_at)
-			VALUES ('demonicscans', $1, 'https://demonicscans.org/manga/'||$1, 'manga', 5, $2, 0)`, id, t0.UnixMilli())
+		storetest.Insert(h.t, h.pool, storetest.Series{Site: word.Demonicscans, ID: id, URL: "https://demonicscans.org/manga/" + id,
+			Kind: "manga", LatestChapter: "5", CheckedAt: t0})
 		if i < 3 {
-			h.exec(`INSERT INTO poll_failures VALUES ('demonicscans', $1, 'no_chapter', $2)`, id, t0.Add(-90*24*time.Hour).UnixMilli())
+			storetest.Insert(h.t, h.pool, storetest.Failure{Site: word.Demonicscans, Series: id, Outcome: word.NoChapter, FailingSince: t0.Add(-90 * 24 * time.Hour)})
 		}
 	}
 }
@@ -457,7 +458,7 @@ func TestTheVerdictLineReadsTheFourConditions(t *testing.T) {
 		// The conditions' statement fails as it runs (a corrupt tally makes
 		// its OFFSET negative); the figures, sent before it in the same
 		// batch, still arrive.
-		h.exec(`INSERT INTO site_tallies (site, pollable, no_chapter) VALUES ('asurascans', -10, 0)`)
+		storetest.Insert(t, h.pool, storetest.Tally{Site: word.Asurascans, Pollable: -10})
 		p := h.get(h.owner(), "/admin")
 		if p.status != http.StatusOK || p.testid("stat-all").Length() != 1 {
 			t.Fatalf("the figures must still show: status %d", p.status)
@@ -477,7 +478,7 @@ func TestTheVerdictLineReadsTheFourConditions(t *testing.T) {
 			d.Notices = n
 		})
 		sum := sha256.Sum256([]byte(hook))
-		h.exec(`INSERT INTO dead_webhooks VALUES ($1, $2)`, hex.EncodeToString(sum[:]), t0.Add(-5*time.Hour).UnixMilli())
+		storetest.Insert(t, h.pool, storetest.DeadWebhook{Hash: hex.EncodeToString(sum[:]), DeadAt: t0.Add(-5 * time.Hour)})
 		c := h.owner()
 		for _, p := range []string{"/admin", "/admin/lanes"} {
 			dead := h.get(c, p).testid("webhook-dead")

@@ -13,12 +13,14 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/static"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // apiToken creates a Reader (if new) and a userscript token for them.
 func (h *harness) apiToken(readerID, label string) string {
 	h.t.Helper()
-	h.exec(`INSERT INTO readers (discord_id, name, created_at) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING`, readerID, "Name of "+readerID)
+	storetest.Ensure(h.t, h.pool, storetest.Reader{ID: readerID, Name: "Name of " + readerID})
 	tok, hash := handlers.NewAPIToken(h.deps.TokenKey)
 	if _, err := h.store.CreateToken(context.Background(), readerID, hash, label, time.Time{}); err != nil {
 		h.t.Fatal(err)
@@ -164,8 +166,8 @@ func TestAPIBookmarksAreMineWithAnETagThatAnswers304(t *testing.T) {
 	h := newHarness(t)
 	h.seedAsura()
 	h.seed([]fixture{{id: "not-mine", url: addr, chapter: "9"}})
-	h.exec(`INSERT INTO readers (discord_id, created_at) VALUES ('r2', 0)`)
-	h.exec(`INSERT INTO bookmarks (reader_id, site, series_id, progress_num, created_at, updated_at) VALUES ('r2', 'asurascans', 'not-mine', 1, 0, 0)`)
+	storetest.Insert(t, h.pool, storetest.Reader{ID: "r2"})
+	storetest.Insert(t, h.pool, storetest.Bookmark{Reader: "r2", Site: word.Asurascans, Series: "not-mine", Progress: "1"})
 	tok := h.apiToken("r1", "")
 	a := h.api("GET", "/api/v1/bookmarks", tok, "")
 	list, _ := a.json["bookmarks"].([]any)
@@ -320,7 +322,7 @@ func TestAPIErrorsAnswerTheirStableWordAndChangeNothing(t *testing.T) {
 	h := newHarness(t)
 	h.seedAsura()
 	tok := h.apiToken("r1", "")
-	h.exec(`INSERT INTO api_idempotency (reader_id, key, request_hash, status, created_at) VALUES ('r1', 'running', '\x00', 0, $1)`, t0.UnixMilli())
+	storetest.Insert(t, h.pool, storetest.Idempotency{Reader: "r1", Key: "running", RequestHash: []byte{0}, CreatedAt: t0})
 	h.api("POST", "/api/v1/progress", tok, `{"url":"`+asuraSeries+`","chapter":1}`, "Idempotency-Key", "used")
 	before := h.snapshot()
 	good := `{"url":"` + asuraSeries + `","chapter":3}`
@@ -423,7 +425,7 @@ func TestAPIIdempotencyKeyReplaysTheFirstAnswerAndChangesNothing(t *testing.T) {
 		t.Fatalf("refused replay: %d %d", b1.status, b2.status)
 	}
 	// A key older than a day counts as new.
-	h.exec(`UPDATE api_idempotency SET created_at = $1 WHERE key = 'k-1' AND reader_id = 'r1'`, t0.Add(-25*time.Hour).UnixMilli())
+	h.exec(`UPDATE api_idempotency SET created_at = $1 WHERE key = 'k-1' AND reader_id = 'r1'`, t0.Add(-25*time.Hour))
 	if a := h.api("POST", "/api/v1/progress", tok, body, "Idempotency-Key", "k-1"); a.header.Get("Idempotent-Replayed") != "" || a.json["applied"] != true {
 		t.Fatalf("an expired key replayed: %s", a.raw)
 	}
@@ -513,7 +515,7 @@ func TestAPICrossReaderIsolation(t *testing.T) {
 	h.seed([]fixture{{id: "theirs", title: "Their Work", url: "https://asurascans.com/comics/theirs", chapter: "30"}})
 	mine := h.apiToken("r1", "mine")
 	theirs := h.apiToken("r2", "their-secret-label")
-	h.exec(`INSERT INTO bookmarks (reader_id, site, series_id, progress_num, created_at, updated_at) VALUES ('r2', 'asurascans', 'theirs', 7, 0, 0)`)
+	storetest.Insert(t, h.pool, storetest.Bookmark{Reader: "r2", Site: word.Asurascans, Series: "theirs", Progress: "7"})
 	h.api("POST", "/api/v1/progress", theirs, `{"url":"https://asurascans.com/comics/theirs","chapter":8}`, "Idempotency-Key", "their-key")
 	ts, _ := h.store.ListTokens(context.Background(), "r2")
 	theirID := fmt.Sprint(ts[0].ID)

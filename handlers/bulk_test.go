@@ -100,7 +100,7 @@ func TestABulkFinishNeedsItsConfirmAndABulkPollForcesEach(t *testing.T) {
 	if rows := done.find(`#series-list[hx-swap-oob] [data-testid="series-row"]`); rows.Length() != 0 {
 		t.Errorf("the site-completed list still shows %d rows after they were finished", rows.Length())
 	}
-	if n := h.count(`SELECT count(*) FROM series WHERE series_id IN ('completed', 'completed-failing') AND finished_at = $1`, t0.UnixMilli()); n != 2 {
+	if n := h.count(`SELECT count(*) FROM series WHERE series_id IN ('completed', 'completed-failing') AND finished_at = $1`, t0); n != 2 {
 		t.Errorf("%d finished", n)
 	}
 	// Without JavaScript: a 303 back to the list page it came from.
@@ -114,7 +114,7 @@ func TestABulkFinishNeedsItsConfirmAndABulkPollForcesEach(t *testing.T) {
 	if !strings.Contains(poll.testid("message").Text(), "Poll requested for 2 Series") {
 		t.Errorf("poll: %q", poll.testid("message").Text())
 	}
-	if n := h.count(`SELECT count(*) FROM series WHERE series_id IN ('stale', 'novel-stale') AND force_poll_at = $1`, t0.UnixMilli()); n != 2 {
+	if n := h.count(`SELECT count(*) FROM series WHERE series_id IN ('stale', 'novel-stale') AND force_poll_at = $1`, t0); n != 2 {
 		t.Errorf("%d forced", n)
 	}
 	if got := strings.Join(wakes(), ","); !strings.Contains(got, "asurascans") || !strings.Contains(got, "novelfull") {

@@ -75,7 +75,7 @@ func TestACoverNotKeptIsTheDrawnInitialNeverABrokenImage(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.seed([]fixture{{id: "failed", title: "<b>nano</b> machine", url: addr, chapter: "3", checkedAgo: time.Minute, cover: "https://cdn.asurascans.com/huge.jpg"}})
-	h.exec(`UPDATE series SET cover_retry_at = $1`, t0.Add(24*time.Hour).UnixMilli())
+	h.exec(`UPDATE series SET cover_retry_at = $1`, t0.Add(24*time.Hour))
 	c := h.owner()
 	for _, p := range []string{"/admin/series", "/admin/series/asurascans/failed"} {
 		page := h.get(c, p)

@@ -19,6 +19,8 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/fetch/chromiumtest"
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // axeSource is the vendored axe-core (testdata/axe/README.md), checked
@@ -61,9 +63,9 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 	axe := axeSource(t)
 	h := newHarness(t)
 	h.seed(dataset)
-	h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok, no_chapter, errors)
-		VALUES ('asurascans', $1, $1, 12, 12, 9, 1, 2)`, t0.Add(-20*time.Minute).UnixMilli())
-	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(20*time.Minute).UnixMilli())
+	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-20 * time.Minute), Due: 12, Checked: 12,
+		Counts: word.Counts{OK: 9, NoChapter: 1, Errors: 2}})
+	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(20*time.Minute))
 	shots := artifactsDir(t, "screenshots", "owner")
 	_, ctx := browserSession(t, browserURL)
 	step := stepper(t)
@@ -124,7 +126,7 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 	if got := focusOn("message"); got != "message" {
 		t.Errorf("after the bulk Finish focus is on %q, want the result message", got)
 	}
-	if n := h.count(`SELECT count(*) FROM series WHERE series_id IN ('completed', 'completed-failing') AND finished_at > 0`); n != 2 {
+	if n := h.count(`SELECT count(*) FROM series WHERE series_id IN ('completed', 'completed-failing') AND finished_at IS NOT NULL`); n != 2 {
 		t.Errorf("%d of 2 finished", n)
 	}
 
@@ -146,7 +148,7 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 		t.Errorf("after Poll now focus is on %q, want the message", got)
 	}
 	// The Lane serves it (what its pass writes: the check stamp).
-	h.exec(`UPDATE series SET checked_at = force_poll_at + 1 WHERE series_id = 'stale'`)
+	h.exec(`UPDATE series SET checked_at = force_poll_at + interval '1 millisecond' WHERE series_id = 'stale'`)
 	wait("served in place", `!!document.querySelector('[data-testid="poll-served"]') && !document.querySelector('[data-testid="poll-state"][data-live]') && window.__kept === 'page'`)
 
 	// Lanes: a Forced Poll of a Lane answers in place and takes focus.

@@ -16,6 +16,8 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/fetch/chromiumtest"
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // The end-to-end tests' bounds are sized for a loaded 2-core CI machine, where
@@ -73,8 +75,8 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 	browserURL := chromiumtest.Start(t, "--hide-scrollbars", "--window-size=1200,900").WSURL
 	h := newHarness(t)
 	h.seed(dataset)
-	h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok, no_chapter, errors)
-		VALUES ('asurascans', $1, $1, 12, 12, 9, 1, 2)`, t0.Add(-20*time.Minute).UnixMilli())
+	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-20 * time.Minute), Due: 12, Checked: 12,
+		Counts: word.Counts{OK: 9, NoChapter: 1, Errors: 2}})
 
 	shots := artifactsDir(t, "screenshots")
 	_, ctx := browserSession(t, browserURL)

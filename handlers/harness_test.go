@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -272,43 +273,26 @@ var dataset = []fixture{
 
 func (h *harness) seed(fs []fixture) {
 	h.t.Helper()
-	h.exec(`INSERT INTO readers (discord_id, name, created_at) VALUES ('r1', 'Reader One', 0) ON CONFLICT DO NOTHING`)
+	storetest.Ensure(h.t, h.pool, storetest.Reader{ID: "r1", Name: "Reader One"})
 	for _, f := range fs {
-		site, kind := f.site, "manga"
-		if site == "" {
-			site = "asurascans"
-		}
-		if site == "novelfull" || site == "lightnovelworld" {
-			kind = "novel"
-		}
-		var chapter, raised any
-		if f.chapter != "" {
-			chapter = f.chapter
-		}
-		if f.raisedBy != "" {
-			raised = f.raisedBy
-		}
-		var checked, finished, completed int64
+		site := cmp.Or(word.Site(f.site), word.Asurascans)
+		row := storetest.Series{Site: site, ID: f.id, URL: f.url, Title: f.title, Cover: f.cover, Kind: site.Kind(),
+			LatestChapter: f.chapter, RaisedBy: f.raisedBy}
 		if f.checkedAgo > 0 {
-			checked = t0.Add(-f.checkedAgo).UnixMilli()
+			row.CheckedAt = t0.Add(-f.checkedAgo)
 		}
 		if f.finished {
-			finished = t0.Add(-48 * time.Hour).UnixMilli()
+			row.FinishedAt = t0.Add(-48 * time.Hour)
 		}
 		if f.siteCompleted {
-			completed = t0.Add(-3 * time.Hour).UnixMilli()
+			row.CompletedAt = t0.Add(-3 * time.Hour)
 		}
-		h.exec(`INSERT INTO series (site, series_id, url, title, cover_url, kind, latest_chapter_num, latest_raised_by,
-			checked_at, finished_at, site_completed_at, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8, $9, $10, $11, 0)`,
-			site, f.id, f.url, f.title, f.cover, kind, chapter, raised, checked, finished, completed)
+		storetest.Insert(h.t, h.pool, row)
 		if f.failure != "" {
-			h.exec(`INSERT INTO poll_failures (site, series_id, outcome, failing_since) VALUES ($1, $2, $3, $4)`,
-				site, f.id, f.failure, t0.Add(-f.failingFor).UnixMilli())
+			storetest.Insert(h.t, h.pool, storetest.Failure{Site: site, Series: f.id, Outcome: word.Outcome(f.failure), FailingSince: t0.Add(-f.failingFor)})
 		}
 		if f.bookmarked {
-			h.exec(`INSERT INTO bookmarks (reader_id, site, series_id, progress_num, created_at, updated_at)
-				VALUES ('r1', $1, $2, 2, 0, $3)`, site, f.id, t0.Add(-time.Hour).UnixMilli())
+			storetest.Insert(h.t, h.pool, storetest.Bookmark{Reader: "r1", Site: site, Series: f.id, Progress: "2", UpdatedAt: t0.Add(-time.Hour)})
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/fetch/chromiumtest"
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // phoneLanesBudget is the height six Lanes may take on a 390 px phone,
@@ -98,24 +100,21 @@ func TestTheLanesPageIsCompactOnAPhone(t *testing.T) {
 // never polled.
 func seedLaneMix(h *harness) {
 	h.t.Helper()
-	at := func(ago time.Duration) int64 { return t0.Add(-ago).UnixMilli() }
+	at := func(ago time.Duration) time.Time { return t0.Add(-ago) }
+	pass := func(p storetest.Pass) { storetest.Insert(h.t, h.pool, p) }
 	for i := 11; i >= 0; i-- {
-		h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok, no_chapter, errors)
-			VALUES ('asurascans', $1, $1, 14, 14, 11, 1, 2)`, at(time.Duration(i)*time.Hour+10*time.Minute))
-		h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok, not_found)
-			VALUES ('demonicscans', $1, $1, 6, 6, 5, 1)`, at(time.Duration(i)*time.Hour+20*time.Minute))
-		h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok)
-			VALUES ('comix', $1, $1, 3, 3, 3)`, at(time.Duration(i)*time.Hour+30*time.Minute))
-		h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok, refused)
-			VALUES ('kagane', $1, $1, 4, 4, 3, 1)`, at(time.Duration(i)*time.Hour+40*time.Minute))
+		hr := time.Duration(i) * time.Hour
+		pass(storetest.Pass{Site: word.Asurascans, StartedAt: at(hr + 10*time.Minute), Due: 14, Checked: 14, Counts: word.Counts{OK: 11, NoChapter: 1, Errors: 2}})
+		pass(storetest.Pass{Site: word.Demonicscans, StartedAt: at(hr + 20*time.Minute), Due: 6, Checked: 6, Counts: word.Counts{OK: 5, NotFound: 1}})
+		pass(storetest.Pass{Site: word.Comix, StartedAt: at(hr + 30*time.Minute), Due: 3, Checked: 3, Counts: word.Counts{OK: 3}})
+		pass(storetest.Pass{Site: word.Kagane, StartedAt: at(hr + 40*time.Minute), Due: 4, Checked: 4, Counts: word.Counts{OK: 3, Refused: 1}})
 	}
 	for i := 13; i >= 0; i-- {
-		h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, skip) VALUES ('novelfull', $1, $1, 'refusing')`,
-			at(time.Duration(i)*time.Hour+5*time.Minute))
+		pass(storetest.Pass{Site: word.Novelfull, StartedAt: at(time.Duration(i)*time.Hour + 5*time.Minute), Skip: word.SkipRefusing})
 	}
-	h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, skip) VALUES ('comix', $1, $1, 'paused')`, at(time.Minute))
-	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(40*time.Minute).UnixMilli())
-	h.exec(`UPDATE poll_lanes SET paused_until = $1 WHERE site = 'comix'`, t0.Add(5*time.Hour).UnixMilli())
+	pass(storetest.Pass{Site: word.Comix, StartedAt: at(time.Minute), Skip: word.SkipPaused})
+	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(40*time.Minute))
+	h.exec(`UPDATE poll_lanes SET paused_until = $1 WHERE site = 'comix'`, t0.Add(5*time.Hour))
 	h.exec(`UPDATE poll_lanes SET force_poll_at = $1 WHERE site = 'kagane'`, at(2*time.Minute))
-	h.exec(`INSERT INTO owner_notices (kind, site, notified_at) VALUES ('no-browser-route', 'novelfull', $1)`, at(time.Hour))
+	storetest.Insert(h.t, h.pool, storetest.Notice{Kind: word.NoBrowserRoute, Site: "novelfull", NotifiedAt: at(time.Hour)})
 }

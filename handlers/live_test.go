@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // A pending Forced Poll of a Series keeps asking (htmx polling on its one
@@ -28,7 +30,7 @@ func TestAPendingSeriesPollAsksAgainUntilServedThenShowsTheResult(t *testing.T) 
 		t.Errorf("an unserved Poll stopped asking or claims it was served")
 	}
 	// The Lane serves it: the check stamp passes the request, the failure is gone.
-	h.exec(`UPDATE series SET checked_at = force_poll_at + 1 WHERE series_id = 'failing-1h'`)
+	h.exec(`UPDATE series SET checked_at = force_poll_at + interval '1 millisecond' WHERE series_id = 'failing-1h'`)
 	h.exec(`DELETE FROM poll_failures WHERE series_id = 'failing-1h'`)
 	done := h.get(c, base+"/poll-state?was=pending", "HX-Request", "true")
 	if _, asks := done.testid("poll-state").Attr("hx-trigger"); asks {
@@ -61,7 +63,7 @@ func TestAPendingLanePollOrPauseAsksAgainUntilTheLaneServesIt(t *testing.T) {
 		t.Fatalf("a pending Lane Poll does not ask again: %q %q", tr, get)
 	}
 	// The Lane's next pass serves it (a pass after the request).
-	h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok) VALUES ('comix', $1, $1, 4, 4, 4)`, t0.Add(time.Second).UnixMilli())
+	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Comix, StartedAt: t0.Add(time.Second), Due: 4, Checked: 4, Counts: word.Counts{OK: 4}})
 	served := h.get(c, get, "HX-Request", "true")
 	if tr, _ := row(served); tr != "" {
 		t.Errorf("a served Lane Poll keeps asking")
@@ -74,7 +76,7 @@ func TestAPendingLanePollOrPauseAsksAgainUntilTheLaneServesIt(t *testing.T) {
 	if tr != "every 2s" || get != "/admin/lanes/comix?was=pause" {
 		t.Fatalf("a pending Pause does not ask again: %q %q", tr, get)
 	}
-	h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, skip) VALUES ('comix', $1, $1, 'paused')`, t0.Add(2*time.Second).UnixMilli())
+	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Comix, StartedAt: t0.Add(2 * time.Second), Skip: word.SkipPaused})
 	served = h.get(c, get, "HX-Request", "true")
 	if tr, _ := row(served); tr != "" || !strings.Contains(served.testid("message").Text(), "Paused") {
 		t.Errorf("a served Pause: trigger %q, message %q", tr, served.testid("message").Text())
@@ -103,8 +105,8 @@ func TestAPauseIsServedOnlyByAPausedPassStartedAfterItWasAsked(t *testing.T) {
 		h.post(c, "/admin/lanes/comix/pause", url.Values{"for": {"1h"}}, "HX-Request", "true")
 		tick()
 	}
-	pass := func(skip string) {
-		h.exec(`INSERT INTO poll_passes (site, started_at, finished_at, skip) VALUES ('comix', $1, $1, $2)`, now().UnixMilli(), skip)
+	pass := func(skip word.Skip) {
+		storetest.Insert(t, h.pool, storetest.Pass{Site: word.Comix, StartedAt: now(), Skip: skip})
 		tick()
 	}
 

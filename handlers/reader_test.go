@@ -68,7 +68,7 @@ func TestAddByAddressAnswersEveryLineOnItsOwn(t *testing.T) {
 		t.Fatalf("bookmarks:\n%s\nwant:\n%s", got, wantRows)
 	}
 	// Every new Series carries a Forced Poll request and woke its Lane.
-	if n := h.text(`SELECT count(*)::text FROM series WHERE force_poll_at > 0`); n != "3" {
+	if n := h.text(`SELECT count(*)::text FROM series WHERE force_poll_at IS NOT NULL`); n != "3" {
 		t.Errorf("%s new Series asked for a Poll, want 3", n)
 	}
 	if w := strings.Join(woken(), ","); !strings.Contains(w, "asurascans") || !strings.Contains(w, "kagane") || !strings.Contains(w, "novelfull") {
@@ -146,7 +146,7 @@ func seedReaderRows(h *harness) {
 	h.t.Helper()
 	c := h.client(readerA)
 	h.post(c, "/", url.Values{"urls": {asuraChapter + "\nhttps://demonicscans.org/title/Martial-Peak/chapter/30/1\n" + kaganeReader}})
-	h.exec(`UPDATE series SET latest_chapter_num = 15, latest_chapter_url = 'https://asurascans.com/comics/nano-machine-7f873ca6/chapter/15', title = 'Nano Machine', latest_chapter_at = $1 WHERE site = 'asurascans'`, t0.Add(-3*3600e9).UnixMilli())
+	h.exec(`UPDATE series SET latest_chapter_num = 15, latest_chapter_url = 'https://asurascans.com/comics/nano-machine-7f873ca6/chapter/15', title = 'Nano Machine', latest_chapter_at = $1 WHERE site = 'asurascans'`, t0.Add(-3*3600e9))
 	h.exec(`UPDATE series SET latest_chapter_num = 30, title = 'Martial Peak' WHERE site = 'demonicscans'`)
 }
 

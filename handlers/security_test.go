@@ -20,6 +20,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/static"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func TestAnExpiredSessionUnderHTMXIsSentToSignInNotSwappedIntoTheList(t *testing.T) {
@@ -116,8 +117,12 @@ func TestAFailedHTMXControlShowsItsSentenceInThePageMessageSlot(t *testing.T) {
 func TestAFigureAboveTheCapPrints1000PlusAndStillLinksToItsList(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.exec(`INSERT INTO series (site, series_id, url, kind, created_at)
-		SELECT 'asurascans', 'n' || i, 'https://asuracomic.net/series/n' || i, 'manga', 0 FROM generate_series(1, $1::int) AS i`, store.FigureCap+1)
+	var series []storetest.Series
+	for i := 1; i <= store.FigureCap+1; i++ {
+		id := "n" + strconv.Itoa(i)
+		series = append(series, storetest.Series{Site: word.Asurascans, ID: id, URL: "https://asuracomic.net/series/" + id, Kind: word.Manga})
+	}
+	storetest.Insert(t, h.pool, series...)
 	c := h.owner()
 	landing := h.get(c, "/admin")
 	for _, id := range []string{"stat-all", "stat-never-checked", "stat-orphan"} {

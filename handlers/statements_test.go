@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // statementLog counts what the server sends PostgreSQL: every statement,
@@ -68,7 +70,8 @@ func TestEveryAdminPageRunsAFixedFewStatements(t *testing.T) {
 	log := &statementLog{}
 	h := newHarnessOn(t, storetest.Pool(t, func(c *pgxpool.Config) { c.ConnConfig.Tracer = log }))
 	h.seed(dataset)
-	h.exec(`INSERT INTO owner_notices (kind, site, notified_at) VALUES ('stall', 'asurascans', 1), ('sidecar-down', '', 0)`)
+	storetest.Insert(t, h.pool, storetest.Notice{Kind: word.Stall, Site: "asurascans", NotifiedAt: storetest.Milli(1)},
+		storetest.Notice{Kind: word.SidecarDown})
 	c := h.owner()
 	type page struct {
 		path       string
@@ -107,8 +110,12 @@ func TestEveryAdminPageRunsAFixedFewStatements(t *testing.T) {
 		return out
 	}
 	small := measure()
-	h.exec(`INSERT INTO series (site, series_id, url, kind, checked_at, created_at)
-		SELECT 'kagane', 'grow' || i, 'https://kagane.org/series/grow' || i, 'manga', 0, 0 FROM generate_series(1, 3000) i`)
+	grow := make([]storetest.Series, 3000)
+	for i := range grow {
+		id := "grow" + strconv.Itoa(i+1)
+		grow[i] = storetest.Series{Site: word.Kagane, ID: id, URL: "https://kagane.org/series/" + id, Kind: word.Manga}
+	}
+	storetest.Insert(t, h.pool, grow...)
 	large := measure()
 	for k, v := range small {
 		if large[k] != v {

@@ -233,8 +233,8 @@ func TestTheDetailPageExplainsTheLastOutcomeAndWhatToDo(t *testing.T) {
 func TestTheLanesPageListsProblemsFirstInPlainWords(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(20*time.Minute).UnixMilli())
-	h.exec(`UPDATE poll_lanes SET paused_until = $1 WHERE site = 'asurascans'`, t0.Add(3*time.Hour).UnixMilli())
+	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(20*time.Minute))
+	h.exec(`UPDATE poll_lanes SET paused_until = $1 WHERE site = 'asurascans'`, t0.Add(3*time.Hour))
 	a := h.get(h.owner(), "/admin/lanes")
 	first := a.testid("lane-row").First()
 	if first.AttrOr("data-site", "") != "novelfull" || !first.HasClass("problem") {

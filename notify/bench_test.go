@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"testing"
 	"time"
 
@@ -19,22 +20,25 @@ func BenchmarkConditions(b *testing.B) {
 	st := storetest.New(b)
 	ctx := context.Background()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	for _, q := range []string{
-		`INSERT INTO series (site, series_id, url, kind, latest_chapter_num, checked_at, created_at)
-		 SELECT (ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld'])[i % 6 + 1],
-		        's' || i, 'https://example.test/' || i, 'manga', 5, $1::bigint, 0
-		   FROM generate_series(1, 50000) i`,
-		`INSERT INTO poll_failures (site, series_id, outcome, failing_since)
-		 SELECT site, series_id, 'no_chapter', $1::bigint - 86400000 FROM series WHERE series_id LIKE 's%0'`,
-		`INSERT INTO poll_passes (site, started_at, finished_at, due, checked, ok)
-		 SELECT s, t, t, 40, 40, 40
-		   FROM unnest(ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld']) s,
-		        generate_series($1::bigint - 14 * 86400000, $1::bigint, 600000) t`,
-	} {
-		if _, err := st.Pool().Exec(ctx, q, now.UnixMilli()); err != nil {
-			b.Fatal(err)
+	var series []storetest.Series
+	var failures []storetest.Failure
+	for i := 1; i <= 50000; i++ {
+		r := storetest.Series{Site: word.Sites[i%6], ID: "s" + strconv.Itoa(i), URL: "https://example.test/" + strconv.Itoa(i),
+			Kind: "manga", LatestChapter: "5", CheckedAt: now}
+		series = append(series, r)
+		if i%10 == 0 {
+			failures = append(failures, storetest.Failure{Site: r.Site, Series: r.ID, Outcome: word.NoChapter, FailingSince: now.Add(-24 * time.Hour)})
 		}
 	}
+	var passes []storetest.Pass
+	for _, site := range word.Sites {
+		for at := now.Add(-14 * 24 * time.Hour); !at.After(now); at = at.Add(10 * time.Minute) {
+			passes = append(passes, storetest.Pass{Site: site, StartedAt: at, Due: 40, Checked: 40, Counts: word.Counts{OK: 40}})
+		}
+	}
+	storetest.Insert(b, st.Pool(), series...)
+	storetest.Insert(b, st.Pool(), failures...)
+	storetest.Insert(b, st.Pool(), passes...)
 	if _, err := st.Pool().Exec(ctx, `ANALYZE`); err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
@@ -55,7 +56,7 @@ func (h *harness) claimAs(kind word.NoticeKind, site, by string, at time.Time) {
 	if err := h.st.OpenNotice(context.Background(), kind, site); err != nil {
 		h.t.Fatal(err)
 	}
-	if ok, err := h.st.ClaimNotice(context.Background(), kind, site, by, at, msT(1)); !ok || err != nil {
+	if ok, err := h.st.ClaimNotice(context.Background(), kind, site, by, at, storetest.Milli(1)); !ok || err != nil {
 		h.t.Fatalf("claim: %v %v", ok, err)
 	}
 }
@@ -77,13 +78,13 @@ func TestAProcessThatStoppedBetweenClaimAndAnswerNeverCausesASecondMessage(t *te
 	// A claim past the bound: its holder stopped after claiming, perhaps
 	// after the POST. The notice counts as sent; nothing is sent again.
 	stale := time.Now().Add(-notify.StaleClaim - time.Minute)
-	if _, err := h.st.Pool().Exec(context.Background(), `UPDATE owner_notice_claims SET claimed_by = 'gone', claimed_at = $1`, stale.UnixMilli()); err != nil {
+	if _, err := h.st.Pool().Exec(context.Background(), `UPDATE owner_notice_claims SET claimed_by = 'gone', claimed_at = $1`, storetest.Milli(stale.UnixMilli())); err != nil {
 		t.Fatal(err)
 	}
 	h.run("asurascans", 14, 20, stallPass)
 	h.wantMessages()
 	n, _ := h.notice(word.Stall, "asurascans")
-	if !n.NotifiedAt.Equal(msT(stale.UnixMilli())) || n.ClaimedBy != "" {
+	if !n.NotifiedAt.Equal(storetest.Milli(stale.UnixMilli())) || n.ClaimedBy != "" {
 		t.Fatalf("after the stale claim: %+v; want counted as sent at the claim's time", n)
 	}
 	if !strings.Contains(h.logs.String(), "claimed_by=gone") {
@@ -141,13 +142,10 @@ func TestHostileSeriesTitlesNeverReachTheEmbed(t *testing.T) {
 		if err := h.st.CreateSeries(ctx, store.Series{
 			Site: "demonicscans", SeriesID: id, Title: title, Kind: "manga",
 			URL: "https://demonicscans.example/series/" + id,
-		}, msT(1)); err != nil {
+		}, storetest.Milli(1)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := h.st.Pool().Exec(ctx, `INSERT INTO poll_failures (site, series_id, outcome, failing_since)
-			VALUES ('demonicscans', $1, 'no_chapter', $2)`, id, hours(0).UnixMilli()); err != nil {
-			t.Fatal(err)
-		}
+		storetest.Insert(t, h.st.Pool(), storetest.Failure{Site: word.Demonicscans, Series: id, Outcome: word.NoChapter, FailingSince: hours(0)})
 	}
 	h.run("demonicscans", 0, 14, pass{due: 6, checked: 6, noChapter: 6})
 	h.wantMessages("adapter-broken demonicscans")

@@ -189,15 +189,9 @@ var (
 // insertPass writes one pass-log row as the poller would.
 func (h *harness) insertPass(site string, at time.Time, p pass) {
 	h.t.Helper()
-	_, err := h.st.Pool().Exec(context.Background(), `
-		INSERT INTO poll_passes (site, started_at, finished_at, due, checked, skip, refused, ok,
-			no_chapter, unfetchable, not_found, errors, unreachable)
-		VALUES ($1, $2, $13, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		site, at.UnixMilli(), p.due, p.checked, p.skip, p.refused, p.ok, p.noChapter,
-		p.unfetchable, p.notFound, p.errs, p.unreachable, at.UnixMilli()+1000)
-	if err != nil {
-		h.t.Fatalf("insert pass: %v", err)
-	}
+	storetest.Insert(h.t, h.st.Pool(), storetest.Pass{Site: word.Site(site), StartedAt: at, FinishedAt: at.Add(time.Second),
+		Due: p.due, Checked: p.checked, Skip: word.Skip(p.skip), Counts: word.Counts{Refused: p.refused, OK: p.ok,
+			NoChapter: p.noChapter, Unfetchable: p.unfetchable, NotFound: p.notFound, Errors: p.errs, Unreachable: p.unreachable}})
 }
 
 // pass inserts the pass-log row and runs the deferred call, as a Lane does.
@@ -224,7 +218,7 @@ func (h *harness) series(site string, n int) {
 		id := "s" + string(rune('0'+i))
 		if err := h.st.CreateSeries(context.Background(), store.Series{
 			Site: site, SeriesID: id, URL: "https://" + site + ".example/series/" + id, Kind: "manga",
-		}, msT(1)); err != nil {
+		}, storetest.Milli(1)); err != nil {
 			h.t.Fatal(err)
 		}
 	}
@@ -235,12 +229,7 @@ func (h *harness) failing(site string, n int, outcome string, since time.Time) {
 	h.t.Helper()
 	for i := range n {
 		id := "s" + string(rune('0'+i))
-		if _, err := h.st.Pool().Exec(context.Background(), `
-			INSERT INTO poll_failures (site, series_id, outcome, failing_since) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (site, series_id) DO UPDATE SET outcome = excluded.outcome, failing_since = excluded.failing_since`,
-			site, id, outcome, since.UnixMilli()); err != nil {
-			h.t.Fatal(err)
-		}
+		storetest.Insert(h.t, h.st.Pool(), storetest.Failure{Site: word.Site(site), Series: id, Outcome: word.Outcome(outcome), FailingSince: since})
 	}
 }
 

@@ -229,7 +229,7 @@ func TestTheAdapterBrokenShareFiresAboveHalfAndNotAtHalf(t *testing.T) {
 			h.failing("kagane", tc.failing, "no_chapter", hours(0))
 			for i := range tc.finished {
 				if _, err := h.st.Pool().Exec(context.Background(),
-					`UPDATE series SET finished_at = 1 WHERE site = 'kagane' AND series_id = $1`, "s"+string(rune('0'+i))); err != nil {
+					`UPDATE series SET finished_at = timestamptz 'epoch' + interval '1 millisecond' WHERE site = 'kagane' AND series_id = $1`, "s"+string(rune('0'+i))); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -3,6 +3,7 @@ package poller_test
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // BenchmarkHealthyPass is one pass of a Lane over 200 due Series whose
@@ -23,11 +25,13 @@ func BenchmarkHealthyPass(b *testing.B) {
 	st := store.New(pool)
 	ctx := context.Background()
 	const n = 200
-	if _, err := pool.Exec(ctx, `INSERT INTO series (site, series_id, url, kind, latest_chapter_num, title, created_at)
-		SELECT 'novelfull', 's' || i, 'https://novelfull.com/s' || i || '.html', 'novel', 10, 'A Title', 0
-		  FROM generate_series(1, $1::int) i`, n); err != nil {
-		b.Fatal(err)
+	series := make([]storetest.Series, n)
+	for i := range series {
+		id := "s" + strconv.Itoa(i+1)
+		series[i] = storetest.Series{Site: word.Novelfull, ID: id, URL: "https://novelfull.com/" + id + ".html", Kind: word.Novel,
+			LatestChapter: "10", Title: "A Title"}
 	}
+	storetest.Insert(b, pool, series...)
 	clk := newClock()
 	p := poller.New(st, newReader(), poller.Config{Now: clk.Now, Logger: slog.New(slog.DiscardHandler), Sites: []string{"novelfull"}})
 	b.Cleanup(p.Close)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/poller"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
@@ -52,7 +53,7 @@ func (r *rig) run() (stop func()) {
 // coverState is what the database holds of a Series' cover.
 func (r *rig) coverState(id string) (stored string, retryAt int64) {
 	r.t.Helper()
-	err := r.pool.QueryRow(r.ctx, `SELECT coalesce((SELECT content_type FROM covers c WHERE c.site = s.site AND c.series_id = s.series_id), ''), cover_retry_at
+	err := r.pool.QueryRow(r.ctx, `SELECT coalesce((SELECT content_type FROM covers c WHERE c.site = s.site AND c.series_id = s.series_id), ''), `+storetest.MilliOf("cover_retry_at")+`
 		FROM series s WHERE site = $1 AND series_id = $2`, site, id).Scan(&stored, &retryAt)
 	if err != nil {
 		r.t.Fatal(err)
@@ -93,7 +94,7 @@ func TestALaneFetchesCoversWhileItRestsAndKeepsOnlySmallImagesFromItsHosts(t *te
 			ext = ".png"
 		}
 		// Checked just now: the pass has nothing to poll, and the Lane rests.
-		r.exec(`UPDATE series SET cover_url = $2, checked_at = $3 WHERE series_id = $1`, id, "https://novelfull.com/"+id+ext, r.clk.Now().UnixMilli())
+		r.exec(`UPDATE series SET cover_url = $2, checked_at = $3 WHERE series_id = $1`, id, "https://novelfull.com/"+id+ext, storetest.Milli(r.clk.Now().UnixMilli()))
 	}
 	stop := r.run()
 	waitFor(t, "every cover tried", func() bool {
@@ -140,7 +141,7 @@ func TestAWakeCancelsACoverFetchInFlightAndThePollGoesFirst(t *testing.T) {
 		cancelled <- struct{}{}
 	}, time.Minute))
 	r.series("a")
-	r.exec(`UPDATE series SET cover_url = 'https://novelfull.com/slow.jpg', checked_at = $1`, r.clk.Now().UnixMilli())
+	r.exec(`UPDATE series SET cover_url = 'https://novelfull.com/slow.jpg', checked_at = $1`, storetest.Milli(r.clk.Now().UnixMilli()))
 	stop := r.run()
 	<-arrived
 	r.clk.Advance(time.Minute)
@@ -161,7 +162,7 @@ func TestARefusedOrPausedLaneFetchesNoCovers(t *testing.T) {
 	r := newRig(t)
 	r.withCovers(coverSite(t, func(w http.ResponseWriter, _ *http.Request) { hits.Add(1); _, _ = w.Write(pngPixel) }, time.Second))
 	r.series("a")
-	r.exec(`UPDATE series SET cover_url = 'https://novelfull.com/a.png', checked_at = $1`, r.clk.Now().UnixMilli())
+	r.exec(`UPDATE series SET cover_url = 'https://novelfull.com/a.png', checked_at = $1`, storetest.Milli(r.clk.Now().UnixMilli()))
 	if err := r.st.PauseLane(r.ctx, site, r.clk.Now().Add(time.Hour), r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,12 @@ func (n *notes) reset() {
 // second opens another pool on the rig's database: a second process.
 func (r *rig) second() *store.Store {
 	r.t.Helper()
-	pool, err := pgxpool.New(r.ctx, r.pool.Config().ConnString())
+	cfg, err := pgxpool.ParseConfig(r.pool.Config().ConnString())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	store.Tune(cfg) // as every process's pools are (store.Open)
+	pool, err := pgxpool.NewWithConfig(r.ctx, cfg)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -330,7 +335,7 @@ func TestTheLaneRestsUntilItsNextSeriesIsDue(t *testing.T) {
 	r.pass()
 	r.clk.Advance(20 * time.Minute)
 	r.series("b") // never checked: due now
-	r.exec(`UPDATE series SET checked_at = $1 WHERE series_id = 'b'`, r.clk.Now().Add(-70*time.Minute).UnixMilli())
+	r.exec(`UPDATE series SET checked_at = $1 WHERE series_id = 'b'`, storetest.Milli(r.clk.Now().Add(-70*time.Minute).UnixMilli()))
 	pass := r.p.RunPass(r.ctx, site)
 	if pass.Due != 1 || pass.Rest != 40*time.Minute {
 		t.Fatalf("pass %+v: want one due and a 40m rest (a falls due then)", pass)
@@ -435,7 +440,7 @@ func TestTheLanePrunesThePassLogByAge(t *testing.T) {
 	kept := r.clk.Now().Add(-6 * 24 * time.Hour).UnixMilli()
 	for _, at := range []int64{old, kept} {
 		for _, s := range []string{site, "comix"} {
-			if err := r.st.InsertPass(r.ctx, store.PassRow{Site: s, StartedAt: msT(at), FinishedAt: msT(at)}); err != nil {
+			if err := r.st.InsertPass(r.ctx, store.PassRow{Site: s, StartedAt: storetest.Milli(at), FinishedAt: storetest.Milli(at)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -445,7 +450,7 @@ func TestTheLanePrunesThePassLogByAge(t *testing.T) {
 	go func() { r.p.Run(ctx); close(done) }()
 	waitFor(t, "the prune", func() bool {
 		rows := r.passes(site)
-		return len(rows) == 2 && rows[0].StartedAt.Equal(msT(kept))
+		return len(rows) == 2 && rows[0].StartedAt.Equal(storetest.Milli(kept))
 	})
 	cancel()
 	<-done
@@ -746,7 +751,7 @@ func TestARequestWrittenByAnotherProcessWakesTheLeadersLane(t *testing.T) {
 	if r.rd.readsOf(url("a")) != 2 {
 		t.Fatal("a wake for comix woke novelfull")
 	}
-	if err := other.ForceSeriesPoll(r.ctx, site, "missing", msT(1)); !errors.Is(err, store.ErrNotFound) {
+	if err := other.ForceSeriesPoll(r.ctx, site, "missing", storetest.Milli(1)); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("forcing a missing Series: %v", err)
 	}
 	cancel()
@@ -782,25 +787,28 @@ func TestTheLanePrunesAtMostHourly(t *testing.T) {
 	old := r.clk.Now().Add(-8 * 24 * time.Hour).UnixMilli()
 	// The first prune follows the first pass; its row's going is how the
 	// test knows it happened (the pass's own row is logged before it).
-	if err := r.st.InsertPass(r.ctx, store.PassRow{Site: site, StartedAt: msT(old - 1), FinishedAt: msT(old - 1)}); err != nil {
+	if err := r.st.InsertPass(r.ctx, store.PassRow{Site: site, StartedAt: storetest.Milli(old - 1), FinishedAt: storetest.Milli(old - 1)}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
 	done := make(chan struct{})
 	go func() { r.p.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	waitFor(t, "the first prune", func() bool { rows := r.passes(site); return len(rows) >= 1 && !rows[0].StartedAt.Equal(msT(old-1)) })
+	waitFor(t, "the first prune", func() bool {
+		rows := r.passes(site)
+		return len(rows) >= 1 && !rows[0].StartedAt.Equal(storetest.Milli(old-1))
+	})
 
-	if err := r.st.InsertPass(r.ctx, store.PassRow{Site: site, StartedAt: msT(old), FinishedAt: msT(old)}); err != nil {
+	if err := r.st.InsertPass(r.ctx, store.PassRow{Site: site, StartedAt: storetest.Milli(old), FinishedAt: storetest.Milli(old)}); err != nil {
 		t.Fatal(err)
 	}
 	first := len(r.passes(site))
 	waitFor(t, "more passes", func() bool { return len(r.passes(site)) >= first+5 })
-	if rows := r.passes(site); !rows[0].StartedAt.Equal(msT(old)) {
+	if rows := r.passes(site); !rows[0].StartedAt.Equal(storetest.Milli(old)) {
 		t.Fatal("pruned again within the hour")
 	}
 	r.clk.Advance(61 * time.Minute)
-	waitFor(t, "the hourly prune", func() bool { return !r.passes(site)[0].StartedAt.Equal(msT(old)) })
+	waitFor(t, "the hourly prune", func() bool { return !r.passes(site)[0].StartedAt.Equal(storetest.Milli(old)) })
 }
 
 // After every session of the database is cut (what a PostgreSQL restart

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
@@ -112,8 +113,8 @@ func TestRefusedAndUnreachablePollsNeitherInsertNorDelete(t *testing.T) {
 				r.series("s")
 				r.rd.routes[site] = routeFor(o)
 				if seeded {
-					r.exec(`INSERT INTO poll_failures VALUES ($1, 's', 'not_found', 42)`, site)
-					r.exec(`UPDATE series SET site_completed_at = 7 WHERE series_id = 's'`)
+					storetest.Insert(t, r.pool, storetest.Failure{Site: site, Series: "s", Outcome: word.NotFound, FailingSince: storetest.Milli(42)})
+					r.exec(`UPDATE series SET site_completed_at = $1 WHERE series_id = 's'`, storetest.Milli(7))
 				}
 				res := failResult(o, 0, false)
 				res.Facts = adapters.Facts{Completed: false}
@@ -124,7 +125,7 @@ func TestRefusedAndUnreachablePollsNeitherInsertNorDelete(t *testing.T) {
 					t.Fatalf("pass: %+v", pass)
 				}
 				f, ok := r.failure("s")
-				if seeded && (!ok || f.Outcome != "not_found" || !f.FailingSince.Equal(msT(42))) {
+				if seeded && (!ok || f.Outcome != "not_found" || !f.FailingSince.Equal(storetest.Milli(42))) {
 					t.Fatalf("seeded row changed: %+v present=%v", f, ok)
 				}
 				if !seeded && ok {
@@ -138,7 +139,7 @@ func TestRefusedAndUnreachablePollsNeitherInsertNorDelete(t *testing.T) {
 				if q := r.trace.polls(); len(q) != 1 || !isStamp(q[0]) {
 					t.Fatalf("a %s Poll ran %q; want the check stamp alone", o, q)
 				}
-				if seeded && !r.get("s").SiteCompletedAt.Equal(msT(7)) {
+				if seeded && !r.get("s").SiteCompletedAt.Equal(storetest.Milli(7)) {
 					t.Fatalf("completion hint changed by a %s Poll", o)
 				}
 			})
@@ -226,7 +227,7 @@ func TestAHealthyUnchangedPollWritesExactlyOneStatement(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	r.series("s", "t", "u")
-	r.exec(`INSERT INTO poll_failures VALUES ($1, 'u', 'errors', 1)`, site)
+	storetest.Insert(t, r.pool, storetest.Failure{Site: site, Series: "u", Outcome: word.Errors, FailingSince: storetest.Milli(1)})
 	r.pass() // first read: sets chapter 10 and its address; u recovers
 	r.trace.reset()
 	pass := r.pass()
@@ -291,7 +292,7 @@ func TestTheLatestChapterFollowsTheRules(t *testing.T) {
 			t.Parallel()
 			r := newRig(t)
 			r.series("s")
-			r.exec(`INSERT INTO readers (discord_id, created_at) VALUES ('reader', 1)`)
+			storetest.Insert(t, r.pool, storetest.Reader{ID: "reader", CreatedAt: storetest.Milli(1)})
 			if c.current != "" {
 				by := any(nil)
 				if c.raisedBy {
@@ -323,7 +324,7 @@ func TestAFailedCheckStampIsErrorsUncheckedAndNothingIsFetched(t *testing.T) {
 	r := newRig(t)
 	r.series("a")
 	r.exec(`CREATE FUNCTION no_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
-		BEGIN IF NEW.checked_at <> OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+		BEGIN IF NEW.checked_at IS DISTINCT FROM OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
 	r.exec(`CREATE TRIGGER no_stamp BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp()`)
 	pass := r.pass()
 	if pass.Counts.Errors != 1 || pass.Checked != 0 || pass.Skip != "" || pass.Due != 1 {
@@ -387,7 +388,7 @@ func TestACheckStampTheServerRefusesDoesNotStopThePass(t *testing.T) {
 	r := newRig(t)
 	r.series("a", "b", "c")
 	r.exec(`CREATE FUNCTION no_stamp_b() RETURNS trigger LANGUAGE plpgsql AS $$
-		BEGIN IF NEW.series_id = 'b' AND NEW.checked_at <> OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+		BEGIN IF NEW.series_id = 'b' AND NEW.checked_at IS DISTINCT FROM OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
 	r.exec(`CREATE TRIGGER no_stamp_b BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp_b()`)
 	pass := r.pass()
 	if pass.Counts.Errors != 1 || pass.Counts.OK != 2 {

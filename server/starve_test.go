@@ -12,6 +12,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // hangingWebhook accepts connections, reads what is sent and never answers.
@@ -85,13 +86,10 @@ func seedAdapterBroken(t *testing.T, url string, sites []string) {
 		if err := st.CreateSeries(ctx, store.Series{Site: site, SeriesID: "s1", URL: "https://" + site + ".example/s1", Kind: "manga"}, now); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Pool().Exec(ctx, `UPDATE series SET checked_at = $1 WHERE site = $2`, now.UnixMilli(), site); err != nil {
+		if _, err := st.Pool().Exec(ctx, `UPDATE series SET checked_at = $1 WHERE site = $2`, storetest.Milli(now.UnixMilli()), site); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Pool().Exec(ctx, `INSERT INTO poll_failures (site, series_id, outcome, failing_since) VALUES ($1, 's1', 'no_chapter', $2)`,
-			site, now.Add(-13*time.Hour).UnixMilli()); err != nil {
-			t.Fatal(err)
-		}
+		storetest.Insert(t, st.Pool(), storetest.Failure{Site: word.Site(site), Series: "s1", Outcome: word.NoChapter, FailingSince: now.Add(-13 * time.Hour)})
 	}
 }
 

@@ -39,12 +39,12 @@ RETURNING true`
 // Either all of it happens or none of it does.
 func (s *Store) AddAddress(ctx context.Context, in AddRequest, now time.Time) (AddResult, error) {
 	var res AddResult
-	at := ms(now)
+	at := instant(now)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// The Series, with its first Poll asked for and its Lane woken
 		// (addSeriesSQL); the notification leaves only if this commits.
 		var created int
-		if err := tx.QueryRow(ctx, addSeriesSQL, in.Site, in.SeriesID, in.URL, "", "", in.Kind, at).Scan(&created); err != nil {
+		if err := tx.QueryRow(ctx, addSeriesSQL, in.Site, in.SeriesID, in.URL, "", "", in.Kind, at, stamp(now)).Scan(&created); err != nil {
 			return err
 		}
 		res.SeriesCreated = created == 1

@@ -14,7 +14,7 @@ var addNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 func addReader(t *testing.T, s *store.Store, id string) {
 	t.Helper()
-	if err := s.UpsertReader(context.Background(), store.Reader{DiscordID: id, Name: id}, msT(1)); err != nil {
+	if err := s.UpsertReader(context.Background(), store.Reader{DiscordID: id, Name: id}, storetest.Milli(1)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -100,7 +100,7 @@ func TestMyBookmarksPutTheEmberFirstThenTheMostRecentChapter(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The trigger stamped the database's clock; pin it so the order is the test's.
-		if _, err := s.Pool().Exec(ctx, `UPDATE series SET latest_chapter_at = $2 WHERE series_id = $1`, id, at); err != nil {
+		if _, err := s.Pool().Exec(ctx, `UPDATE series SET latest_chapter_at = $2 WHERE series_id = $1`, id, storetest.Milli(at)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,7 +108,7 @@ func TestMyBookmarksPutTheEmberFirstThenTheMostRecentChapter(t *testing.T) {
 	set("recent-new", "9", "Recent New", 300)
 	set("caught-up", "4", "Caught Up", 400)
 	set("100%_real", "2", "100%_Real", 200)
-	if _, err := s.SetProgress(ctx, "r", "novelfull", "caught-up", "4", "", false, msT(1)); err != nil {
+	if _, err := s.SetProgress(ctx, "r", "novelfull", "caught-up", "4", "", false, storetest.Milli(1)); err != nil {
 		t.Fatal(err)
 	}
 	ids := func(q store.BookmarkQuery) []string {
@@ -152,7 +152,7 @@ func TestLatestChapterRemembersWhenItReachedItsNumber(t *testing.T) {
 	}
 	at := func() int64 {
 		var v int64
-		if err := s.Pool().QueryRow(ctx, `SELECT latest_chapter_at FROM series WHERE series_id = 'a'`).Scan(&v); err != nil {
+		if err := s.Pool().QueryRow(ctx, `SELECT `+storetest.MilliOf("latest_chapter_at")+` FROM series WHERE series_id = 'a'`).Scan(&v); err != nil {
 			t.Fatal(err)
 		}
 		return v
@@ -167,7 +167,7 @@ func TestLatestChapterRemembersWhenItReachedItsNumber(t *testing.T) {
 	if first == 0 {
 		t.Fatal("a Poll's new number left no time")
 	}
-	if _, err := s.Pool().Exec(ctx, `UPDATE series SET latest_chapter_at = 1 WHERE series_id = 'a'`); err != nil {
+	if _, err := s.Pool().Exec(ctx, `UPDATE series SET latest_chapter_at = timestamptz 'epoch' + interval '1 millisecond' WHERE series_id = 'a'`); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.ApplyRead(ctx, "novelfull", "a", store.ReadChanges{Latest: true, LatestNum: "3"}); err != nil {

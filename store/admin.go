@@ -38,18 +38,23 @@ var Filters = []Filter{
 
 // failingSQL is the failing filter (CONTEXT.md, Rules: Failing filter): the Series holds a failure row
 // (its failing_since, copied onto series by migration 0009's triggers, is
-// never zero while the row exists), it once yielded a chapter (which keeps
+// set exactly while the row exists), it once yielded a chapter (which keeps
 // it disjoint from no-chapter), and the run of failures began more than
 // ownerWindow ago. Deliberately no finished_at guard: a Finished Series
 // keeps its evidence.
-const failingSQL = `(s.failing_since > 0 AND s.latest_chapter_num IS NOT NULL AND s.failing_since < @cutoff)`
+//
+// A time compared with the cutoff is not NULL, so the comparison alone
+// says the row exists, and it implies the partial indexes' "IS NOT NULL"
+// (migration 0016). Writing "IS NOT NULL" beside it would make the planner
+// count the NULL fraction twice and take a failing list for a few rows.
+const failingSQL = `(s.latest_chapter_num IS NOT NULL AND s.failing_since < @cutoff)`
 
 // predicates is the one place each filter is defined. Every list query,
 // every figure and every caption count is built from these strings, so a
 // figure cannot disagree with its list. Each reads one table, series as s
 // (the failure row's word and age are on it, migration 0009), and each has
 // a partial index whose predicate is its own text; @cutoff is
-// now − ownerWindow in unix ms.
+// now − ownerWindow.
 //
 // "unpollable" reads "its address fails the fetch gate" (CONTEXT.md, Rules: Unpollable) as: the
 // last Poll that learned anything ended in unfetchable (the gate refused the
@@ -60,14 +65,14 @@ const failingSQL = `(s.failing_since > 0 AND s.latest_chapter_num IS NOT NULL AN
 // least once since its address last changed.
 var predicates = map[Filter]string{
 	FilterAll:           `TRUE`,
-	FilterNeverChecked:  `(s.checked_at = 0 AND s.finished_at = 0)`,
-	FilterStale:         `(s.checked_at > 0 AND s.checked_at < @cutoff AND s.finished_at = 0)`,
-	FilterUnpollable:    `(s.finished_at = 0 AND (s.url = '' OR s.failure_outcome = ` + word.Unfetchable.SQL() + `))`,
-	FilterNoChapter:     `(s.checked_at > 0 AND s.latest_chapter_num IS NULL AND s.finished_at = 0)`,
+	FilterNeverChecked:  `(s.checked_at IS NULL AND s.finished_at IS NULL)`,
+	FilterStale:         `(s.checked_at < @cutoff AND s.finished_at IS NULL)`,
+	FilterUnpollable:    `(s.finished_at IS NULL AND (s.url = '' OR s.failure_outcome = ` + word.Unfetchable.SQL() + `))`,
+	FilterNoChapter:     `(s.checked_at IS NOT NULL AND s.latest_chapter_num IS NULL AND s.finished_at IS NULL)`,
 	FilterFailing:       failingSQL,
 	FilterUnverified:    `(s.latest_raised_by IS NOT NULL AND ` + failingSQL + `)`,
-	FilterSiteCompleted: `(s.site_completed_at > 0 AND s.finished_at = 0)`,
-	FilterFinished:      `(s.finished_at > 0)`,
+	FilterSiteCompleted: `(s.site_completed_at IS NOT NULL AND s.finished_at IS NULL)`,
+	FilterFinished:      `(s.finished_at IS NOT NULL)`,
 	// bookmark_count is kept by a trigger on bookmarks (migration 0005), so
 	// orphans have their own partial index (series_orphan).
 	FilterOrphan: `(s.bookmark_count = 0)`,
@@ -82,7 +87,7 @@ func ParseFilter(name string) (Filter, bool) {
 
 // AdminSeries is the admin read model of one Series: the Series, the
 // failure row's outcome word and failing-since (CONTEXT.md, Rules: Admin read model: "SeriesRow gains
-// the outcome word and the failing-since timestamp"; "" and 0 when there is
+// the outcome word and the failing-since timestamp"; "" and the zero time when there is
 // no failure row), and the name of the Reader who raised Latest Chapter.
 type AdminSeries struct {
 	Series
@@ -132,7 +137,7 @@ func (q SeriesQuery) where(now time.Time, keyset bool) (string, pgx.NamedArgs, e
 		return "", nil, fmt.Errorf("store: unknown filter %q", q.Filter)
 	}
 	conds := []string{pred}
-	args := pgx.NamedArgs{"cutoff": ms(now.Add(-word.OwnerWindow))}
+	args := pgx.NamedArgs{"cutoff": instant(now.Add(-word.OwnerWindow))}
 	switch {
 	case keyset && q.oneSiteSort():
 		conds = append(conds, `s.site = @site`)
@@ -273,8 +278,8 @@ func (s *Store) GetAdminSeries(ctx context.Context, site, id string, now time.Ti
 }
 
 var adminSeriesSQL = `SELECT ` + adminSeriesColumns + `,
-		` + predicates[FilterFailing] + ` AS failing,
-		` + predicates[FilterUnverified] + ` AS unverified,
+		coalesce(` + predicates[FilterFailing] + `, false) AS failing,
+		coalesce(` + predicates[FilterUnverified] + `, false) AS unverified,
 		s.bookmark_count AS bookmarks
 	  FROM series s
 	  LEFT JOIN readers r ON r.discord_id = s.latest_raised_by
@@ -283,9 +288,9 @@ var adminSeriesSQL = `SELECT ` + adminSeriesColumns + `,
 // AdminSeries queues one Series' detail into dst; Send returns ErrNotFound
 // when there is no such Series.
 func (b *Batch) AdminSeries(site, id string, now time.Time, dst *AdminSeriesDetail) {
-	args := pgx.NamedArgs{"site": site, "id": id, "cutoff": ms(now.Add(-word.OwnerWindow))}
+	args := pgx.NamedArgs{"site": site, "id": id, "cutoff": instant(now.Add(-word.OwnerWindow))}
 	b.b.Queue(adminSeriesSQL, args).Query(func(rows pgx.Rows) error {
-		v, err := pgx.CollectExactlyOneRow(rows, rowTo[AdminSeriesDetail])
+		v, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByNameLax[AdminSeriesDetail])
 		if err != nil {
 			return fmt.Errorf("store: get admin series %s/%s: %w", site, id, translate(err))
 		}
@@ -322,16 +327,16 @@ func (b *Batch) SeriesBookmarks(site, id string, dst *[]SeriesBookmark) {
 }
 
 const finishSeriesSQL = `
-UPDATE series SET finished_at = CASE WHEN finished_at = 0 THEN $3 ELSE finished_at END
+UPDATE series SET finished_at = coalesce(finished_at, $3)
  WHERE site = $1 AND series_id = $2`
 
 // FinishSeries sets the owner's Finished flag (kept if already set). Only
 // the owner's confirmed Finish control calls it; nothing else writes it.
 func (s *Store) FinishSeries(ctx context.Context, site, id string, now time.Time) error {
-	return s.execOne(ctx, "finish series "+site+"/"+id, finishSeriesSQL, site, id, ms(now))
+	return s.execOne(ctx, "finish series "+site+"/"+id, finishSeriesSQL, site, id, stamp(now))
 }
 
-var unfinishSeriesSQL = wakeSQL(`UPDATE series SET finished_at = 0 WHERE site = $1 AND series_id = $2 RETURNING site`)
+var unfinishSeriesSQL = wakeSQL(`UPDATE series SET finished_at = NULL WHERE site = $1 AND series_id = $2 RETURNING site`)
 
 // UnfinishSeries clears the Finished flag and wakes the Lane: the Series is
 // due again.
@@ -352,7 +357,7 @@ func (s *Store) execOne(ctx context.Context, what, sql string, args ...any) erro
 }
 
 // AdminLane is one row of the Lanes page: the Lane's own row, its outcome
-// counts over ownerWindow, and its newest pass (LastStartedAt 0 when the
+// counts over ownerWindow, and its newest pass (LastStartedAt the zero time when the
 // Lane has never passed).
 type AdminLane struct {
 	Site        string    `db:"site"`
@@ -381,10 +386,10 @@ type AdminLane struct {
 var adminLanesSQL = `
 SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
        c.passes, ` + outcomeColumns("c") + `,
-       coalesce(p.started_at, 0) AS last_started_at, coalesce(p.finished_at, 0) AS last_finished_at,
+       p.started_at AS last_started_at, p.finished_at AS last_finished_at,
        coalesce(p.due, 0)::bigint AS last_due, coalesce(p.checked, 0)::bigint AS last_checked,
        coalesce(p.skip, '') AS last_skip,
-       coalesce(ps.served, l.paused_at = 0) AS pause_served
+       coalesce(ps.served, l.paused_at IS NULL) AS pause_served
   FROM poll_lanes l
   CROSS JOIN LATERAL (
        SELECT count(*) AS passes, ` + outcomeSums("pp") + `
@@ -395,7 +400,7 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
         ORDER BY started_at DESC LIMIT 1) p ON TRUE
   LEFT JOIN LATERAL (
        SELECT TRUE AS served
-         FROM poll_passes pp WHERE pp.site = l.site AND l.paused_at > 0 AND pp.started_at >= l.paused_at
+         FROM poll_passes pp WHERE pp.site = l.site AND l.paused_at IS NOT NULL AND pp.started_at >= l.paused_at
           AND pp.skip = ` + word.SkipPaused.SQL() + `
         ORDER BY started_at LIMIT 1) ps ON TRUE
  ORDER BY l.site`
@@ -403,5 +408,5 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
 // AdminLanes queues the Lanes page's read of every Lane into dst; counts
 // cover (now − ownerWindow, now].
 func (b *Batch) AdminLanes(now time.Time, dst *[]AdminLane) {
-	queueMany(b, "admin lanes", dst, adminLanesSQL, ms(now.Add(-word.OwnerWindow)))
+	queueMany(b, "admin lanes", dst, adminLanesSQL, instant(now.Add(-word.OwnerWindow)))
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,42 +12,59 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
-// seedMany puts n Series on the six Sites with generate_series, one in a
+// seedMany puts n Series on the six Sites one in a
 // hundred in each filter, nearly all bookmarked, then ANALYZEs and VACUUMs so
 // the planner and the visibility map see what production would.
 func seedMany(tb testing.TB, pool *pgxpool.Pool, n int, now time.Time) {
 	tb.Helper()
-	ctx := context.Background()
-	nowMS := now.UnixMilli()
-	old := now.Add(-30 * 24 * time.Hour).UnixMilli()
-	fresh := now.Add(-10 * time.Minute).UnixMilli()
-	stmts := []string{
-		`INSERT INTO readers (discord_id, name, created_at) VALUES ('r1', 'Reader One', 0) ON CONFLICT DO NOTHING`,
-		fmt.Sprintf(`INSERT INTO series (site, series_id, url, title, cover_url, kind, latest_chapter_num,
-			latest_raised_by, checked_at, finished_at, site_completed_at, created_at)
-		SELECT (ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld'])[i %% 6 + 1],
-		       'b' || lpad(i::text, 7, '0'),
-		       CASE WHEN i %% 100 = 2 THEN '' ELSE 'https://example.test/s/' || i END,
-		       'Series ' || i, '', CASE WHEN i %% 6 >= 4 THEN 'novel' ELSE 'manga' END,
-		       CASE WHEN i %% 100 IN (0, 3) THEN NULL ELSE (i %% 300)::numeric END,
-		       CASE WHEN i %% 100 = 5 THEN 'r1' END,
-		       CASE WHEN i %% 100 = 0 THEN 0 WHEN i %% 100 = 1 THEN %d ELSE %d END,
-		       CASE WHEN i %% 100 = 7 THEN %d ELSE 0 END,
-		       CASE WHEN i %% 100 = 6 THEN %d ELSE 0 END,
-		       %d
-		  FROM generate_series(1, %d) AS i`, old, fresh, old, fresh, nowMS, n),
-		fmt.Sprintf(`INSERT INTO poll_failures (site, series_id, outcome, failing_since)
-		SELECT site, series_id,
-		       CASE WHEN substr(series_id, 7, 2) = '08' THEN 'unfetchable' ELSE 'errors' END, %d
-		  FROM series WHERE substr(series_id, 7, 2) IN ('04', '05', '08')`, old),
-		`INSERT INTO bookmarks (reader_id, site, series_id, created_at, updated_at)
-		SELECT 'r1', site, series_id, 0, 0 FROM series WHERE substr(series_id, 7, 2) <> '09'`,
-		`VACUUM ANALYZE series`, `VACUUM ANALYZE poll_failures`, `VACUUM ANALYZE bookmarks`,
+	old, fresh := now.Add(-30*24*time.Hour), now.Add(-10*time.Minute)
+	storetest.Ensure(tb, pool, storetest.Reader{ID: "r1", Name: "Reader One"})
+	var series []storetest.Series
+	var failures []storetest.Failure
+	var bookmarks []storetest.Bookmark
+	for i := 1; i <= n; i++ {
+		m := i % 100
+		r := storetest.Series{Site: word.Sites[i%6], ID: fmt.Sprintf("b%07d", i), URL: "https://example.test/s/" + strconv.Itoa(i),
+			Title: "Series " + strconv.Itoa(i), Kind: "manga", LatestChapter: strconv.Itoa(i % 300), CheckedAt: fresh, CreatedAt: now}
+		if m == 2 {
+			r.URL = ""
+		}
+		if i%6 >= 4 {
+			r.Kind = "novel"
+		}
+		switch m {
+		case 0:
+			r.LatestChapter, r.CheckedAt = "", time.Time{}
+		case 1:
+			r.CheckedAt = old
+		case 3:
+			r.LatestChapter = ""
+		case 5:
+			r.RaisedBy = "r1"
+		case 6:
+			r.CompletedAt = fresh
+		case 7:
+			r.FinishedAt = old
+		}
+		series = append(series, r)
+		switch m {
+		case 4, 5:
+			failures = append(failures, storetest.Failure{Site: r.Site, Series: r.ID, Outcome: word.Errors, FailingSince: old})
+		case 8:
+			failures = append(failures, storetest.Failure{Site: r.Site, Series: r.ID, Outcome: word.Unfetchable, FailingSince: old})
+		}
+		if m != 9 {
+			bookmarks = append(bookmarks, storetest.Bookmark{Reader: "r1", Site: r.Site, Series: r.ID})
+		}
 	}
-	for _, q := range stmts {
-		if _, err := pool.Exec(ctx, q); err != nil {
+	storetest.Insert(tb, pool, series...)
+	storetest.Insert(tb, pool, failures...)
+	storetest.Insert(tb, pool, bookmarks...)
+	for _, q := range []string{`VACUUM ANALYZE series`, `VACUUM ANALYZE poll_failures`, `VACUUM ANALYZE bookmarks`} {
+		if _, err := pool.Exec(context.Background(), q); err != nil {
 			tb.Fatalf("seed: %v\n%s", err, q)
 		}
 	}

@@ -38,8 +38,8 @@ func (s *Store) AdminSeriesByKeys(ctx context.Context, keys []SeriesKey) ([]Admi
 // the batch. It reports how many Series it found.
 func (s *Store) FinishMany(ctx context.Context, keys []SeriesKey, now time.Time) (int64, error) {
 	sites, ids := splitKeys(keys)
-	tag, err := s.pool.Exec(ctx, `UPDATE series s SET finished_at = CASE WHEN s.finished_at = 0 THEN $3 ELSE s.finished_at END
-	  FROM `+keysFrom+` WHERE s.site = k.site AND s.series_id = k.series_id`, sites, ids, ms(now))
+	tag, err := s.pool.Exec(ctx, `UPDATE series s SET finished_at = coalesce(s.finished_at, $3)
+	  FROM `+keysFrom+` WHERE s.site = k.site AND s.series_id = k.series_id`, sites, ids, stamp(now))
 	if err != nil {
 		return 0, fmt.Errorf("store: finish selected: %w", translate(err))
 	}
@@ -55,7 +55,7 @@ func (s *Store) ForceMany(ctx context.Context, keys []SeriesKey, now time.Time) 
 	    UPDATE series s SET force_poll_at = $3 FROM `+keysFrom+`
 	     WHERE s.site = k.site AND s.series_id = k.series_id RETURNING s.site),
 	  w AS (SELECT pg_notify('`+LaneWakeChannel+`', d.site) FROM (SELECT DISTINCT site FROM u) d)
-	SELECT (SELECT count(*) FROM u) + 0 * (SELECT count(*) FROM w)`, sites, ids, ms(now)).Scan(&n)
+	SELECT (SELECT count(*) FROM u) + 0 * (SELECT count(*) FROM w)`, sites, ids, stamp(now)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("store: force selected: %w", translate(err))
 	}

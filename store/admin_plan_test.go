@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,47 +14,73 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
-// seedWide puts n Series on the six Sites with generate_series so that every
+// seedWide puts n Series on the six Sites so that every
 // filter holds far more than FigureCap rows (between 6 and 16 in a hundred),
 // then VACUUM ANALYZEs so the planner and the visibility map see what
 // production would. Failure rows go through poll_failures, so migration
 // 0009's triggers copy them onto series as the Poll's writes would.
 func seedWide(tb testing.TB, pool *pgxpool.Pool, n int, now time.Time) {
 	tb.Helper()
-	ctx := context.Background()
-	old := now.Add(-30 * 24 * time.Hour).UnixMilli()
-	fresh := now.Add(-10 * time.Minute).UnixMilli()
-	stmts := []string{
-		`INSERT INTO readers (discord_id, name, created_at) VALUES ('r1', 'Reader One', 0) ON CONFLICT DO NOTHING`,
-		fmt.Sprintf(`INSERT INTO series (site, series_id, url, title, cover_url, kind, latest_chapter_num,
-			latest_raised_by, checked_at, finished_at, site_completed_at, created_at)
-		SELECT (ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld'])[i %% 6 + 1],
-		       'b' || lpad(i::text, 7, '0'),
-		       CASE WHEN (i / 6) %% 100 BETWEEN 20 AND 29 THEN '' ELSE 'https://example.test/s/' || i END,
-		       'Series ' || i, '', CASE WHEN i %% 6 >= 4 THEN 'novel' ELSE 'manga' END,
-		       CASE WHEN (i / 6) %% 100 BETWEEN 35 AND 44 THEN NULL ELSE ((i / 6) %% 300)::numeric END,
-		       CASE WHEN (i / 6) %% 100 BETWEEN 45 AND 52 THEN 'r1' END,
-		       CASE WHEN (i / 6) %% 100 < 10 THEN 0 WHEN (i / 6) %% 100 < 20 THEN %d ELSE %d END,
-		       CASE WHEN (i / 6) %% 100 BETWEEN 70 AND 79 THEN %d ELSE 0 END,
-		       CASE WHEN (i / 6) %% 100 BETWEEN 60 AND 69 THEN %d ELSE 0 END, 0
-		  FROM generate_series(1, %d) AS i`, old, fresh, old, fresh, n),
-		fmt.Sprintf(`INSERT INTO poll_failures (site, series_id, outcome, failing_since)
-		SELECT site, series_id,
-		       CASE WHEN (substr(series_id, 2)::int / 6) %% 100 BETWEEN 30 AND 34 THEN 'unfetchable'
-		            WHEN (substr(series_id, 2)::int / 6) %% 100 BETWEEN 53 AND 56 THEN 'no_chapter'
-		            ELSE 'errors' END,
-		       CASE WHEN (substr(series_id, 2)::int / 6) %% 100 >= 96 THEN %d ELSE %d END
-		  FROM series WHERE (substr(series_id, 2)::int / 6) %% 100 BETWEEN 30 AND 59
-		     OR (substr(series_id, 2)::int / 6) %% 100 >= 96`, fresh, old),
-		`INSERT INTO bookmarks (reader_id, site, series_id, created_at, updated_at)
-		SELECT 'r1', site, series_id, 0, 0 FROM series
-		 WHERE (substr(series_id, 2)::int / 6) %% 100 NOT BETWEEN 80 AND 95`,
-		`VACUUM ANALYZE series`, `VACUUM ANALYZE poll_failures`, `VACUUM ANALYZE bookmarks`,
+	old, fresh := now.Add(-30*24*time.Hour), now.Add(-10*time.Minute)
+	in := func(m, lo, hi int) bool { return m >= lo && m <= hi }
+	storetest.Ensure(tb, pool, storetest.Reader{ID: "r1", Name: "Reader One"})
+	var series []storetest.Series
+	var failures []storetest.Failure
+	var bookmarks []storetest.Bookmark
+	for i := 1; i <= n; i++ {
+		m := (i / 6) % 100
+		r := storetest.Series{Site: word.Sites[i%6], ID: fmt.Sprintf("b%07d", i), URL: "https://example.test/s/" + strconv.Itoa(i),
+			Title: "Series " + strconv.Itoa(i), Kind: "manga", LatestChapter: strconv.Itoa((i / 6) % 300), CheckedAt: fresh}
+		if in(m, 20, 29) {
+			r.URL = ""
+		}
+		if i%6 >= 4 {
+			r.Kind = "novel"
+		}
+		if in(m, 35, 44) {
+			r.LatestChapter = ""
+		}
+		if in(m, 45, 52) {
+			r.RaisedBy = "r1"
+		}
+		switch {
+		case m < 10:
+			r.CheckedAt = time.Time{}
+		case m < 20:
+			r.CheckedAt = old
+		}
+		if in(m, 70, 79) {
+			r.FinishedAt = old
+		}
+		if in(m, 60, 69) {
+			r.CompletedAt = fresh
+		}
+		series = append(series, r)
+		if in(m, 30, 59) || m >= 96 {
+			f := storetest.Failure{Site: r.Site, Series: r.ID, Outcome: word.Errors, FailingSince: old}
+			switch {
+			case in(m, 30, 34):
+				f.Outcome = word.Unfetchable
+			case in(m, 53, 56):
+				f.Outcome = word.NoChapter
+			}
+			if m >= 96 {
+				f.FailingSince = fresh
+			}
+			failures = append(failures, f)
+		}
+		if !in(m, 80, 95) {
+			bookmarks = append(bookmarks, storetest.Bookmark{Reader: "r1", Site: r.Site, Series: r.ID})
+		}
 	}
-	for _, q := range stmts {
-		if _, err := pool.Exec(ctx, strings.ReplaceAll(q, "%%", "%")); err != nil {
+	storetest.Insert(tb, pool, series...)
+	storetest.Insert(tb, pool, failures...)
+	storetest.Insert(tb, pool, bookmarks...)
+	for _, q := range []string{`VACUUM ANALYZE series`, `VACUUM ANALYZE poll_failures`, `VACUUM ANALYZE bookmarks`} {
+		if _, err := pool.Exec(context.Background(), q); err != nil {
 			tb.Fatalf("seed: %v\n%s", err, q)
 		}
 	}

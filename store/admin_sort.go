@@ -19,12 +19,14 @@ const (
 var Sorts = []Sort{SortSite, SortTitle, SortFailing, SortChecked}
 
 // sortKeys is each order's key over a Series aliased as {a}. The failing
-// key puts "no failure row" (failing_since 0) after every real age; its
-// expression is the very one series_by_failing indexes.
+// key puts "no failure row" (failing_since NULL) after every real age, the
+// checked key "never checked" before every check; each expression is the
+// very one its indexes hold (migration 0016), and a key is never NULL, so
+// the keyset comparisons hold for every row.
 var sortKeys = map[Sort]string{
 	SortTitle:   `{a}.title`,
-	SortFailing: `(CASE WHEN {a}.failing_since = 0 THEN 9223372036854775807 ELSE {a}.failing_since END)`,
-	SortChecked: `{a}.checked_at`,
+	SortFailing: `coalesce({a}.failing_since, timestamptz 'infinity')`,
+	SortChecked: `coalesce({a}.checked_at, timestamptz '-infinity')`,
 }
 
 // ParseSort accepts an order's name from a query string.

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // Every order pages forward and back by keyset, neither skipping nor
@@ -21,24 +23,39 @@ func TestEachSortPagesForwardAndBackWithSearchAndFilterStacked(t *testing.T) {
 	pool := storetest.Pool(t, nil)
 	s := store.New(pool)
 	ctx := context.Background()
-	old, fresh := t0.Add(-30*24*time.Hour).UnixMilli(), t0.Add(-10*time.Minute).UnixMilli()
-	for _, q := range []string{
-		`INSERT INTO series (site, series_id, url, title, kind, latest_chapter_num, checked_at, created_at)
-		SELECT site, 's' || lpad(i::text, 2, '0'), 'https://example.test/' || i,
-		       CASE i % 4 WHEN 0 THEN 'Solo Leveling ' || (i % 3) WHEN 1 THEN 'The 100% Hero_' || i
-		                  WHEN 2 THEN 'solo camping' ELSE 'Other ' || i END,
-		       CASE WHEN k % 2 = 0 THEN 'manga' ELSE 'novel' END, i::numeric,
-		       CASE WHEN i % 5 = 0 THEN 0 ELSE ` + strconv.FormatInt(fresh, 10) + ` - (i % 3) END, 0
-		  FROM unnest(ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld']) WITH ORDINALITY AS x(site, k),
-		       generate_series(0, 23) AS i`,
-		`INSERT INTO poll_failures (site, series_id, outcome, failing_since)
-		SELECT site, series_id, 'errors', ` + strconv.FormatInt(old, 10) + ` + (length(site) % 3) * 1000
-		  FROM series WHERE right(series_id, 1) IN ('1', '3', '6')`,
-	} {
-		if _, err := pool.Exec(ctx, q); err != nil {
-			t.Fatalf("seed: %v\n%s", err, q)
+	old, fresh := t0.Add(-30*24*time.Hour), t0.Add(-10*time.Minute)
+	var series []storetest.Series
+	var failures []storetest.Failure
+	for k0, site := range word.Sites {
+		k := k0 + 1
+		for i := range 24 {
+			r := storetest.Series{Site: site, ID: fmt.Sprintf("s%02d", i), URL: "https://example.test/" + strconv.Itoa(i),
+				Kind: "novel", LatestChapter: strconv.Itoa(i), CheckedAt: fresh.Add(-time.Duration(i%3) * time.Millisecond)}
+			switch i % 4 {
+			case 0:
+				r.Title = "Solo Leveling " + strconv.Itoa(i%3)
+			case 1:
+				r.Title = "The 100% Hero_" + strconv.Itoa(i)
+			case 2:
+				r.Title = "solo camping"
+			default:
+				r.Title = "Other " + strconv.Itoa(i)
+			}
+			if k%2 == 0 {
+				r.Kind = "manga"
+			}
+			if i%5 == 0 {
+				r.CheckedAt = time.Time{}
+			}
+			series = append(series, r)
+			if d := i % 10; d == 1 || d == 3 || d == 6 {
+				failures = append(failures, storetest.Failure{Site: site, Series: r.ID, Outcome: word.Errors,
+					FailingSince: old.Add(time.Duration(len(site)%3) * time.Second)})
+			}
 		}
 	}
+	storetest.Insert(t, pool, series...)
+	storetest.Insert(t, pool, failures...)
 	key := func(r store.AdminSeries) string { return r.Site + ":" + r.SeriesID }
 	for _, sort := range store.Sorts {
 		for _, base := range []store.SeriesQuery{{}, {Q: "solo"}, {Q: "100%"}, {Filter: store.FilterFailing, Q: "o"}, {Kind: "novel", Q: "SOLO"}} {

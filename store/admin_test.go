@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -32,42 +34,26 @@ type fixture struct {
 
 func seedFixtures(t *testing.T, pool *pgxpool.Pool, fs []fixture) {
 	t.Helper()
-	ctx := context.Background()
-	exec := func(sql string, args ...any) {
-		t.Helper()
-		if _, err := pool.Exec(ctx, sql, args...); err != nil {
-			t.Fatalf("%v\n%s", err, sql)
-		}
-	}
-	exec(`INSERT INTO readers (discord_id, name, created_at) VALUES ('r1', 'Reader One', 0) ON CONFLICT DO NOTHING`)
+	storetest.Ensure(t, pool, storetest.Reader{ID: "r1", Name: "Reader One"})
 	for _, f := range fs {
-		var chapter, raised any
-		if f.chapter != "" {
-			chapter = f.chapter
-		}
-		if f.raisedBy != "" {
-			raised = f.raisedBy
-		}
-		var checked, finished, completed int64
+		row := storetest.Series{Site: word.Asurascans, ID: f.id, URL: f.url, Title: f.id, Kind: word.Manga,
+			LatestChapter: f.chapter, RaisedBy: f.raisedBy}
 		if f.checkedAgo > 0 {
-			checked = t0.Add(-f.checkedAgo).UnixMilli()
+			row.CheckedAt = t0.Add(-f.checkedAgo)
 		}
 		if f.finished {
-			finished = t0.Add(-time.Hour).UnixMilli()
+			row.FinishedAt = t0.Add(-time.Hour)
 		}
 		if f.siteCompleted {
-			completed = t0.Add(-time.Hour).UnixMilli()
+			row.CompletedAt = t0.Add(-time.Hour)
 		}
-		exec(`INSERT INTO series (site, series_id, url, title, kind, latest_chapter_num, latest_raised_by,
-			checked_at, finished_at, site_completed_at, created_at)
-			VALUES ('asurascans', $1, $2, $1, 'manga', $3::numeric, $4, $5, $6, $7, 0)`,
-			f.id, f.url, chapter, raised, checked, finished, completed)
+		storetest.Insert(t, pool, row)
 		if f.failure != "" {
-			exec(`INSERT INTO poll_failures (site, series_id, outcome, failing_since) VALUES ('asurascans', $1, $2, $3)`,
-				f.id, f.failure, t0.Add(-f.failingFor).UnixMilli())
+			storetest.Insert(t, pool, storetest.Failure{Site: word.Asurascans, Series: f.id,
+				Outcome: word.Outcome(f.failure), FailingSince: t0.Add(-f.failingFor)})
 		}
 		if f.bookmarked {
-			exec(`INSERT INTO bookmarks (reader_id, site, series_id, created_at, updated_at) VALUES ('r1', 'asurascans', $1, 0, 0)`, f.id)
+			storetest.Insert(t, pool, storetest.Bookmark{Reader: "r1", Site: word.Asurascans, Series: f.id})
 		}
 	}
 }
@@ -269,7 +255,7 @@ func TestFinishAndUnfinishMoveASeriesBetweenFilters(t *testing.T) {
 	if ids := listIDs(t, s, store.SeriesQuery{Filter: store.FilterSiteCompleted}); !slices.Equal(ids, []string{"completed"}) {
 		t.Errorf("un-finished Series not back: %v", ids)
 	}
-	if err := s.FinishSeries(ctx, "asurascans", "nope", msT(1)); !errors.Is(err, store.ErrNotFound) {
+	if err := s.FinishSeries(ctx, "asurascans", "nope", storetest.Milli(1)); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("finish of a missing Series: %v", err)
 	}
 }
@@ -304,12 +290,10 @@ func TestTheLanesReadCountsTheWindowAndFindsTheLastPass(t *testing.T) {
 	pool := storetest.Pool(t, nil)
 	s := store.New(pool)
 	ctx := context.Background()
-	ins := func(startedAgo time.Duration, ok, refused int, skip string) {
-		st := t0.Add(-startedAgo).UnixMilli()
-		if _, err := pool.Exec(ctx, `INSERT INTO poll_passes (site, started_at, finished_at, due, checked, skip, ok, refused)
-			VALUES ('comix', $1, $5, 3, $2, $4, $2, $3)`, st, ok, refused, skip, st+1000); err != nil {
-			t.Fatal(err)
-		}
+	ins := func(startedAgo time.Duration, ok, refused int, skip word.Skip) {
+		st := t0.Add(-startedAgo)
+		storetest.Insert(t, pool, storetest.Pass{Site: word.Comix, StartedAt: st, FinishedAt: st.Add(time.Second),
+			Due: 3, Checked: ok, Skip: skip, Counts: word.Counts{OK: ok, Refused: refused}})
 	}
 	ins(20*time.Hour, 100, 0, "") // outside the window
 	ins(2*time.Hour, 2, 1, "")
@@ -350,34 +334,61 @@ func TestKeysetPagesNeitherSkipNorRepeatWhenSitesShareSeriesIDs(t *testing.T) {
 	pool := storetest.Pool(t, nil)
 	s := store.New(pool)
 	ctx := context.Background()
-	old, fresh := t0.Add(-30*24*time.Hour).UnixMilli(), t0.Add(-10*time.Minute).UnixMilli()
-	for _, q := range []string{
-		`INSERT INTO readers (discord_id, name, created_at) VALUES ('r1', 'Reader One', 0)`,
-		// Every Site holds the ids s00..s29; attributes vary by id and Site so
-		// each filter holds rows on several Sites under the same id.
-		`INSERT INTO series (site, series_id, url, title, kind, latest_chapter_num, latest_raised_by,
-			checked_at, finished_at, site_completed_at, created_at)
-		SELECT site, 's' || lpad(i::text, 2, '0'),
-		       CASE WHEN (i + k) % 7 = 2 THEN '' ELSE 'https://example.test/' || i END,
-		       'T', CASE WHEN k % 2 = 0 THEN 'manga' ELSE 'novel' END,
-		       CASE WHEN (i + k) % 5 = 0 THEN NULL ELSE i::numeric END,
-		       CASE WHEN (i + k) % 4 = 1 THEN 'r1' END,
-		       CASE WHEN (i + k) % 6 = 0 THEN 0 WHEN (i + k) % 6 = 1 THEN ` + strconv.FormatInt(old, 10) + ` ELSE ` + strconv.FormatInt(fresh, 10) + ` END,
-		       CASE WHEN (i * k) % 9 = 4 THEN ` + strconv.FormatInt(old, 10) + ` ELSE 0 END,
-		       CASE WHEN (i + 2 * k) % 8 = 3 THEN ` + strconv.FormatInt(fresh, 10) + ` ELSE 0 END, 0
-		  FROM unnest(ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld']) WITH ORDINALITY AS x(site, k),
-		       generate_series(0, 29) AS i`,
-		`INSERT INTO poll_failures (site, series_id, outcome, failing_since)
-		SELECT site, series_id, CASE WHEN length(site) % 2 = 0 THEN 'unfetchable' ELSE 'errors' END,
-		       CASE WHEN right(series_id, 1) IN ('1', '4') THEN ` + strconv.FormatInt(fresh, 10) + ` ELSE ` + strconv.FormatInt(old, 10) + ` END
-		  FROM series WHERE right(series_id, 1) IN ('1', '3', '4', '7')`,
-		`INSERT INTO bookmarks (reader_id, site, series_id, created_at, updated_at)
-		SELECT 'r1', site, series_id, 0, 0 FROM series WHERE right(series_id, 1) <> '5'`,
-	} {
-		if _, err := pool.Exec(ctx, q); err != nil {
-			t.Fatalf("seed: %v\n%s", err, q)
+	old, fresh := t0.Add(-30*24*time.Hour), t0.Add(-10*time.Minute)
+	storetest.Insert(t, pool, storetest.Reader{ID: "r1", Name: "Reader One"})
+	// Every Site holds the ids s00..s29; attributes vary by id and Site so
+	// each filter holds rows on several Sites under the same id.
+	var series []storetest.Series
+	var failures []storetest.Failure
+	var bookmarks []storetest.Bookmark
+	for k0, site := range word.Sites {
+		k := k0 + 1
+		for i := range 30 {
+			r := storetest.Series{Site: site, ID: fmt.Sprintf("s%02d", i), URL: "https://example.test/" + strconv.Itoa(i),
+				Title: "T", Kind: "novel", LatestChapter: strconv.Itoa(i), CheckedAt: fresh}
+			if (i+k)%7 == 2 {
+				r.URL = ""
+			}
+			if k%2 == 0 {
+				r.Kind = "manga"
+			}
+			if (i+k)%5 == 0 {
+				r.LatestChapter = ""
+			}
+			if (i+k)%4 == 1 {
+				r.RaisedBy = "r1"
+			}
+			switch (i + k) % 6 {
+			case 0:
+				r.CheckedAt = time.Time{}
+			case 1:
+				r.CheckedAt = old
+			}
+			if (i*k)%9 == 4 {
+				r.FinishedAt = old
+			}
+			if (i+2*k)%8 == 3 {
+				r.CompletedAt = fresh
+			}
+			series = append(series, r)
+			if d := i % 10; d == 1 || d == 3 || d == 4 || d == 7 {
+				f := storetest.Failure{Site: site, Series: r.ID, Outcome: word.Errors, FailingSince: old}
+				if len(site)%2 == 0 {
+					f.Outcome = word.Unfetchable
+				}
+				if d == 1 || d == 4 {
+					f.FailingSince = fresh
+				}
+				failures = append(failures, f)
+			}
+			if i%10 != 5 {
+				bookmarks = append(bookmarks, storetest.Bookmark{Reader: "r1", Site: site, Series: r.ID})
+			}
 		}
 	}
+	storetest.Insert(t, pool, series...)
+	storetest.Insert(t, pool, failures...)
+	storetest.Insert(t, pool, bookmarks...)
 	key := func(r store.AdminSeries) string { return r.Site + "/" + r.SeriesID }
 	for _, f := range store.Filters {
 		for _, site := range []string{"", "kagane"} {

@@ -34,7 +34,7 @@ func (s *Store) Send(ctx context.Context, b *Batch) error {
 // queueMany queues a read of many rows scanned by column name into dst.
 func queueMany[T any](b *Batch, what string, dst *[]T, sql string, args ...any) {
 	b.b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
-		v, err := pgx.CollectRows(rows, rowTo[T])
+		v, err := pgx.CollectRows(rows, pgx.RowToStructByNameLax[T])
 		if err != nil {
 			return fmt.Errorf("store: %s: %w", what, translate(err))
 		}
@@ -61,7 +61,7 @@ func (b *Batch) ListAdminSeries(q SeriesQuery, now time.Time, page *AdminSeriesP
 	}
 	limit := args["limit"].(int) - 1
 	b.b.Queue(sql, args).Query(func(rows pgx.Rows) error {
-		v, err := pgx.CollectRows(rows, rowTo[AdminSeries])
+		v, err := pgx.CollectRows(rows, pgx.RowToStructByNameLax[AdminSeries])
 		if err != nil {
 			return fmt.Errorf("store: list admin series %q: %w", q.Filter, translate(err))
 		}

@@ -14,7 +14,7 @@ ON CONFLICT (reader_id, site, series_id) DO NOTHING`
 
 // AddBookmark records that a Reader follows a Series (idempotent).
 func (s *Store) AddBookmark(ctx context.Context, readerID, site, seriesID string, now time.Time) error {
-	if _, err := s.pool.Exec(ctx, addBookmarkSQL, readerID, site, seriesID, ms(now)); err != nil {
+	if _, err := s.pool.Exec(ctx, addBookmarkSQL, readerID, site, seriesID, instant(now)); err != nil {
 		return fmt.Errorf("store: add bookmark %s %s/%s: %w", readerID, site, seriesID, translate(err))
 	}
 	return nil
@@ -31,7 +31,7 @@ type Bookmark struct {
 	Kind          string    `db:"kind"`
 	LatestChapter *string   `db:"latest_chapter"`
 	LatestURL     string    `db:"latest_chapter_url"`
-	LatestAt      time.Time `db:"latest_chapter_at"` // when Latest Chapter reached its number (0 = not known)
+	LatestAt      time.Time `db:"latest_chapter_at"` // when Latest Chapter reached its number (the zero time: not known)
 	Progress      *string   `db:"progress"`
 	ProgressURL   string    `db:"progress_url"`
 	New           bool      `db:"new"` // the ember: a chapter past this Reader's Progress
@@ -62,7 +62,7 @@ const listBookmarksSQL = `SELECT * FROM (` + bookmarkSelect + `
    AND ($3 = '' OR s.title ILIKE '%' || $3 || '%' OR b.series_id ILIKE '%' || $3 || '%')
 ) l
  WHERE (NOT $2::boolean OR l.new)
- ORDER BY l.new DESC, l.latest_chapter_at DESC, l.updated_at DESC, l.site, l.series_id`
+ ORDER BY l.new DESC, l.latest_chapter_at DESC NULLS LAST, l.updated_at DESC, l.site, l.series_id`
 
 const getBookmarkSQL = bookmarkSelect + ` AND b.site = $2 AND b.series_id = $3`
 
@@ -105,7 +105,7 @@ WITH b AS (
     SELECT 1 FROM bookmarks WHERE reader_id = $1 AND site = $2 AND series_id = $3
 ), moved AS (
     UPDATE bookmarks
-       SET progress_num = $4::numeric, progress_url = $5, updated_at = $7::bigint
+       SET progress_num = $4::numeric, progress_url = $5, updated_at = $7::timestamptz
      WHERE reader_id = $1 AND site = $2 AND series_id = $3
        AND (progress_num IS NULL OR progress_num < $4::numeric OR ($6::boolean AND progress_num <> $4::numeric))
     RETURNING 1
@@ -126,7 +126,7 @@ const (
 // Reader has no Bookmark on the Series.
 func (s *Store) SetProgress(ctx context.Context, readerID, site, seriesID, num, url string, backwards bool, now time.Time) (ProgressResult, error) {
 	var bookmarked, moved bool
-	if err := s.pool.QueryRow(ctx, setProgressSQL, readerID, site, seriesID, num, url, backwards, ms(now)).Scan(&bookmarked, &moved); err != nil {
+	if err := s.pool.QueryRow(ctx, setProgressSQL, readerID, site, seriesID, num, url, backwards, instant(now)).Scan(&bookmarked, &moved); err != nil {
 		return 0, fmt.Errorf("store: set progress %s %s/%s: %w", readerID, site, seriesID, translate(err))
 	}
 	switch {
@@ -162,7 +162,7 @@ ON CONFLICT (reader_id, site, series_id) DO NOTHING`
 // again already is left as it is; a Series the owner deleted meanwhile is
 // ErrConflict.
 func (s *Store) RestoreBookmark(ctx context.Context, readerID, site, seriesID, progress, progressURL string, now time.Time) error {
-	if _, err := s.pool.Exec(ctx, restoreBookmarkSQL, readerID, site, seriesID, progress, progressURL, ms(now)); err != nil {
+	if _, err := s.pool.Exec(ctx, restoreBookmarkSQL, readerID, site, seriesID, progress, progressURL, instant(now)); err != nil {
 		return fmt.Errorf("store: restore bookmark %s %s/%s: %w", readerID, site, seriesID, translate(err))
 	}
 	return nil

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -10,19 +11,20 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func seedBookmarks(t *testing.T, s *store.Store) {
 	t.Helper()
 	ctx := context.Background()
-	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "r"}, msT(1)); err != nil {
+	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "r"}, storetest.Milli(1)); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"a", "b"} {
-		if err := s.CreateSeries(ctx, store.Series{Site: "novelfull", SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, msT(1)); err != nil {
+		if err := s.CreateSeries(ctx, store.Series{Site: "novelfull", SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, storetest.Milli(1)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.AddBookmark(ctx, "r", "novelfull", id, msT(1)); err != nil {
+		if err := s.AddBookmark(ctx, "r", "novelfull", id, storetest.Milli(1)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -52,7 +54,7 @@ func TestProgressNeverMovesBackwardsUnlessAsked(t *testing.T) {
 	}
 	for _, st := range steps {
 		before := c.n.Load()
-		got, err := s.SetProgress(ctx, "r", "novelfull", "a", st.num, "", st.backwards, msT(now))
+		got, err := s.SetProgress(ctx, "r", "novelfull", "a", st.num, "", st.backwards, storetest.Milli(now))
 		if err != nil || got != st.want {
 			t.Fatalf("SetProgress(%s, backwards=%v) = %v, %v; want %v", st.num, st.backwards, got, err, st.want)
 		}
@@ -66,7 +68,7 @@ func TestProgressNeverMovesBackwardsUnlessAsked(t *testing.T) {
 			}
 		}
 	}
-	if _, err := s.SetProgress(ctx, "r", "novelfull", "nope", "1", "", false, msT(now)); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.SetProgress(ctx, "r", "novelfull", "nope", "1", "", false, storetest.Milli(now)); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("no bookmark: %v", err)
 	}
 }
@@ -83,7 +85,7 @@ func TestBookmarksWithANewChapterComeFirst(t *testing.T) {
 	if bs[0].SeriesID != "b" || !bs[0].New || bs[1].New {
 		t.Fatalf("order/ember wrong: %+v", bs)
 	}
-	if _, err := s.SetProgress(ctx, "r", "novelfull", "b", "12.5", "", false, msT(3)); err != nil {
+	if _, err := s.SetProgress(ctx, "r", "novelfull", "b", "12.5", "", false, storetest.Milli(3)); err != nil {
 		t.Fatal(err)
 	}
 	bs, _ = s.ListBookmarks(ctx, "r")
@@ -99,18 +101,18 @@ func TestATokenFindsItsReaderUntilRevoked(t *testing.T) {
 	s := storetest.New(t)
 	seedBookmarks(t, s)
 	ctx := context.Background()
-	id, err := s.CreateToken(ctx, "r", []byte("hash"), "phone", msT(1))
+	id, err := s.CreateToken(ctx, "r", []byte("hash"), "phone", storetest.Milli(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	const at = int64(1_780_000_000_000) // a real clock: the stamp is hourly
-	if who, err := s.ReaderByToken(ctx, []byte("hash"), msT(at)); err != nil || who.ReaderID != "r" || who.ID != id || who.Label != "phone" {
+	if who, err := s.ReaderByToken(ctx, []byte("hash"), storetest.Milli(at)); err != nil || who.ReaderID != "r" || who.ID != id || who.Label != "phone" {
 		t.Fatalf("%+v %v", who, err)
 	}
 	// Uses within the hour find the Reader without writing the row again.
 	version := func() (v string, used int64) {
 		t.Helper()
-		if err := s.Pool().QueryRow(ctx, `SELECT xmin::text, last_used_at FROM reader_tokens WHERE id = $1`, id).Scan(&v, &used); err != nil {
+		if err := s.Pool().QueryRow(ctx, `SELECT xmin::text, `+storetest.MilliOf("last_used_at")+` FROM reader_tokens WHERE id = $1`, id).Scan(&v, &used); err != nil {
 			t.Fatal(err)
 		}
 		return v, used
@@ -119,13 +121,13 @@ func TestATokenFindsItsReaderUntilRevoked(t *testing.T) {
 	if used != at {
 		t.Fatalf("first use stamped %d, want %d", used, at)
 	}
-	if who, err := s.ReaderByToken(ctx, []byte("hash"), msT(at+1000)); err != nil || who.ReaderID != "r" {
+	if who, err := s.ReaderByToken(ctx, []byte("hash"), storetest.Milli(at+1000)); err != nil || who.ReaderID != "r" {
 		t.Fatalf("%+v %v", who, err)
 	}
 	if v2, used2 := version(); v2 != v || used2 != at {
 		t.Fatalf("a use within the hour rewrote the row (stamp %d)", used2)
 	}
-	if _, err := s.ReaderByToken(ctx, []byte("hash"), msT(at+3600001)); err != nil {
+	if _, err := s.ReaderByToken(ctx, []byte("hash"), storetest.Milli(at+3600001)); err != nil {
 		t.Fatal(err)
 	}
 	if _, used3 := version(); used3 != at+3600001 {
@@ -137,7 +139,7 @@ func TestATokenFindsItsReaderUntilRevoked(t *testing.T) {
 	if err := s.RevokeToken(ctx, "r", id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ReaderByToken(ctx, []byte("hash"), msT(at+3600002)); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.ReaderByToken(ctx, []byte("hash"), storetest.Milli(at+3600002)); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("revoked token still works: %v", err)
 	}
 }
@@ -162,13 +164,13 @@ func TestASeriesIsAnOrphanExactlyWhileNoBookmarkHoldsIt(t *testing.T) {
 	if got := orphans(); len(got) != 0 {
 		t.Fatalf("bookmarked series listed as orphans: %v", got)
 	}
-	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "r2"}, msT(1)); err != nil {
+	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "r2"}, storetest.Milli(1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddBookmark(ctx, "r2", "novelfull", "a", msT(2)); err != nil {
+	if err := s.AddBookmark(ctx, "r2", "novelfull", "a", storetest.Milli(2)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddBookmark(ctx, "r2", "novelfull", "a", msT(3)); err != nil { // idempotent: counted once
+	if err := s.AddBookmark(ctx, "r2", "novelfull", "a", storetest.Milli(3)); err != nil { // idempotent: counted once
 		t.Fatal(err)
 	}
 	if err := s.RemoveBookmark(ctx, "r", "novelfull", "a"); err != nil {
@@ -192,11 +194,12 @@ func TestAFigureStopsCountingPastItsCap(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)
 	ctx := context.Background()
-	if _, err := s.Pool().Exec(ctx, `INSERT INTO series (site, series_id, url, kind, created_at)
-		SELECT 'novelfull', 'n' || i, 'https://novelfull.com/n' || i || '.html', 'novel', 0
-		  FROM generate_series(1, $1::int) i`, store.FigureCap+5); err != nil {
-		t.Fatal(err)
+	var series []storetest.Series
+	for i := 1; i <= store.FigureCap+5; i++ {
+		id := "n" + strconv.Itoa(i)
+		series = append(series, storetest.Series{Site: word.Novelfull, ID: id, URL: "https://novelfull.com/" + id + ".html", Kind: word.Novel})
 	}
+	storetest.Insert(t, s.Pool(), series...)
 	stats, err := s.AdminStats(ctx, time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -18,14 +18,15 @@ type CoverDue struct {
 // cover address differs from the one last fetched, oldest retry first.
 const nextCoverSQL = `
 SELECT series_id, cover_url FROM series
- WHERE site = $1 AND cover_url <> '' AND cover_url <> cover_tried AND cover_retry_at <= $2
- ORDER BY cover_retry_at
+ WHERE site = $1 AND cover_url <> '' AND cover_url <> cover_tried
+   AND coalesce(cover_retry_at, timestamptz '-infinity') <= $2
+ ORDER BY coalesce(cover_retry_at, timestamptz '-infinity')
  LIMIT 1`
 
 // NextCover returns one Series of the Site whose cover is due for a fetch,
 // or ErrNotFound when none is.
 func (s *Store) NextCover(ctx context.Context, site string, now time.Time) (CoverDue, error) {
-	v, err := getOne[CoverDue](ctx, s, nextCoverSQL, site, ms(now))
+	v, err := getOne[CoverDue](ctx, s, nextCoverSQL, site, instant(now))
 	if err != nil {
 		return CoverDue{}, fmt.Errorf("store: next cover %s: %w", site, err)
 	}
@@ -36,7 +37,7 @@ func (s *Store) NextCover(ctx context.Context, site string, now time.Time) (Cove
 // statement. A Series deleted meanwhile keeps nothing (the join finds no row).
 const saveCoverSQL = `
 WITH marked AS (
-    UPDATE series SET cover_tried = $3, cover_retry_at = 0
+    UPDATE series SET cover_tried = $3, cover_retry_at = NULL
      WHERE site = $1 AND series_id = $2
     RETURNING site, series_id
 )
@@ -51,7 +52,7 @@ ON CONFLICT (site, series_id) DO UPDATE
 func (s *Store) SaveCover(ctx context.Context, site, id, sourceURL, contentType string, body []byte, now time.Time) error {
 	sum := sha256.Sum256(body)
 	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
-	if _, err := s.pool.Exec(ctx, saveCoverSQL, site, id, sourceURL, contentType, etag, body, ms(now)); err != nil {
+	if _, err := s.pool.Exec(ctx, saveCoverSQL, site, id, sourceURL, contentType, etag, body, instant(now)); err != nil {
 		return fmt.Errorf("store: save cover %s/%s: %w", site, id, translate(err))
 	}
 	return nil
@@ -62,7 +63,7 @@ const coverFailedSQL = `UPDATE series SET cover_retry_at = $3 WHERE site = $1 AN
 // CoverFailed records that a cover fetch failed: the Series is not tried
 // again before retryAt. A cover stored earlier stays.
 func (s *Store) CoverFailed(ctx context.Context, site, id string, retryAt time.Time) error {
-	if _, err := s.pool.Exec(ctx, coverFailedSQL, site, id, ms(retryAt)); err != nil {
+	if _, err := s.pool.Exec(ctx, coverFailedSQL, site, id, stamp(retryAt)); err != nil {
 		return fmt.Errorf("store: cover failed %s/%s: %w", site, id, translate(err))
 	}
 	return nil

@@ -3,85 +3,102 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
-// inFilter is, per filter, how a generated Series (row i of generate_series)
-// departs from a healthy one to fall in it. A healthy Series is checked ten
-// minutes ago, has an address and a chapter, no failure row and a Bookmark:
-// it is in no filter but "every Series".
-var inFilter = map[store.Filter]struct{ url, chapter, raised, checked, finished, completed, failure, bookmark string }{
+// The check and failure ages the figures' seeds use.
+var figureOld, figureFresh = t0.Add(-30 * 24 * time.Hour), t0.Add(-10 * time.Minute)
+
+// departure is how a generated Series i departs from a healthy one to fall
+// in a filter: its row, the word of its failure row ("" for none), and
+// whether it goes without a Bookmark.
+type departure struct {
+	series  func(i int, r *storetest.Series)
+	failure func(i int) word.Outcome
+	orphan  bool
+}
+
+func always(o word.Outcome) func(int) word.Outcome { return func(int) word.Outcome { return o } }
+
+// inFilter is, per filter, how a generated Series departs from a healthy
+// one to fall in it. A healthy Series is checked ten minutes ago, has an
+// address and a chapter, no failure row and a Bookmark: it is in no filter
+// but "every Series".
+var inFilter = map[store.Filter]departure{
 	store.FilterAll:          {},
-	store.FilterNeverChecked: {checked: "0::bigint"},
-	store.FilterStale:        {checked: "@old::bigint"},
+	store.FilterNeverChecked: {series: func(_ int, r *storetest.Series) { r.CheckedAt = time.Time{} }},
+	store.FilterStale:        {series: func(_ int, r *storetest.Series) { r.CheckedAt = figureOld }},
 	// Both arms: no address, and an address the fetch gate refused.
-	store.FilterUnpollable:    {url: "CASE WHEN i % 2 = 0 THEN '' END", failure: "CASE WHEN i % 2 = 1 THEN 'unfetchable' END"},
-	store.FilterNoChapter:     {chapter: "NULL"},
-	store.FilterFailing:       {failure: "'errors'"},
-	store.FilterUnverified:    {failure: "'not_found'", raised: "'r1'"},
-	store.FilterSiteCompleted: {completed: "@fresh::bigint"},
-	store.FilterFinished:      {finished: "@fresh::bigint"},
-	store.FilterOrphan:        {bookmark: "false"},
+	store.FilterUnpollable: {
+		series: func(i int, r *storetest.Series) {
+			if i%2 == 0 {
+				r.URL = ""
+			}
+		},
+		failure: func(i int) word.Outcome {
+			if i%2 == 1 {
+				return word.Unfetchable
+			}
+			return ""
+		},
+	},
+	store.FilterNoChapter:     {series: func(_ int, r *storetest.Series) { r.LatestChapter = "" }},
+	store.FilterFailing:       {failure: always(word.Errors)},
+	store.FilterUnverified:    {series: func(_ int, r *storetest.Series) { r.RaisedBy = "r1" }, failure: always(word.NotFound)},
+	store.FilterSiteCompleted: {series: func(_ int, r *storetest.Series) { r.CompletedAt = figureFresh }},
+	store.FilterFinished:      {series: func(_ int, r *storetest.Series) { r.FinishedAt = figureFresh }},
+	store.FilterOrphan:        {orphan: true},
 }
 
 // seedInFilter adds n Series of site in filter f (and, but for "every
 // Series", seven healthy ones beside them), writing failure rows through
 // poll_failures as the Poll does.
-func seedInFilter(t *testing.T, s *store.Store, f store.Filter, site string, n int) {
+func seedInFilter(t *testing.T, s *store.Store, f store.Filter, site word.Site, n int) {
 	t.Helper()
 	d := inFilter[f]
-	or := func(v, def string) string {
-		if v == "" {
-			return def
-		}
-		return "coalesce(" + v + ", " + def + ")"
-	}
-	if d.chapter == "NULL" {
-		d.chapter = "NULL::numeric"
-	}
 	healthy := 7
 	if f == store.FilterAll {
 		healthy = 0
 	}
-	ctx := context.Background()
 	pool := s.Pool()
-	args := pgx.NamedArgs{"old": t0.Add(-30 * 24 * time.Hour).UnixMilli(), "fresh": t0.Add(-10 * time.Minute).UnixMilli(), "n": n, "healthy": healthy, "site": site}
-	chapter := "5::numeric"
-	if d.chapter != "" {
-		chapter = d.chapter
-	}
-	stmts := []string{
-		`INSERT INTO readers (discord_id, name, created_at) VALUES ('r1', 'Reader One', 0) ON CONFLICT DO NOTHING`,
-		(fmt.Sprintf(`INSERT INTO series (site, series_id, url, kind, latest_chapter_num, latest_raised_by,
-			checked_at, finished_at, site_completed_at, created_at)
-		SELECT @site, 'f' || i, %s, 'manga', %s, %s, %s, %s, %s, 0 FROM generate_series(1, @n::int) i`,
-			or(d.url, "'https://example.test/' || i"), chapter, or(d.raised, "NULL"), or(d.checked, "@fresh::bigint"),
-			or(d.finished, "0"), or(d.completed, "0"))),
-		`INSERT INTO series (site, series_id, url, kind, latest_chapter_num, checked_at, created_at)
-		SELECT @site, 'h' || i, 'https://example.test/h' || i, 'manga', 5, @fresh::bigint, 0 FROM generate_series(1, @healthy::int) i`,
-	}
-	if d.failure != "" {
-		stmts = append(stmts, fmt.Sprintf(`INSERT INTO poll_failures (site, series_id, outcome, failing_since)
-		SELECT @site, 'f' || i, %s, @old::bigint FROM generate_series(1, @n::int) i WHERE %s IS NOT NULL`, d.failure, d.failure))
-	}
-	if d.bookmark != "false" {
-		stmts = append(stmts, `INSERT INTO bookmarks (reader_id, site, series_id, created_at, updated_at)
-		SELECT 'r1', site, series_id, 0, 0 FROM series`)
-	} else {
-		stmts = append(stmts, `INSERT INTO bookmarks (reader_id, site, series_id, created_at, updated_at)
-		SELECT 'r1', site, series_id, 0, 0 FROM series WHERE series_id LIKE 'h%'`)
-	}
-	for _, q := range stmts {
-		if _, err := pool.Exec(ctx, q, args); err != nil {
-			t.Fatalf("seed %s: %v\n%s", f, err, q)
+	storetest.Ensure(t, pool, storetest.Reader{ID: "r1", Name: "Reader One"})
+	var series []storetest.Series
+	var failures []storetest.Failure
+	var bookmarks []storetest.Bookmark
+	for i := 1; i <= n; i++ {
+		r := storetest.Series{Site: site, ID: "f" + strconv.Itoa(i), URL: "https://example.test/" + strconv.Itoa(i),
+			Kind: "manga", LatestChapter: "5", CheckedAt: figureFresh}
+		if d.series != nil {
+			d.series(i, &r)
+		}
+		series = append(series, r)
+		if d.failure != nil {
+			if o := d.failure(i); o != "" {
+				failures = append(failures, storetest.Failure{Site: site, Series: r.ID, Outcome: o, FailingSince: figureOld})
+			}
+		}
+		if !d.orphan {
+			bookmarks = append(bookmarks, storetest.Bookmark{Reader: "r1", Site: site, Series: r.ID})
 		}
 	}
+	storetest.Insert(t, pool, series...)
+	series = nil
+	for i := 1; i <= healthy; i++ {
+		r := storetest.Series{Site: site, ID: "h" + strconv.Itoa(i), URL: "https://example.test/h" + strconv.Itoa(i),
+			Kind: "manga", LatestChapter: "5", CheckedAt: figureFresh}
+		series = append(series, r)
+		bookmarks = append(bookmarks, storetest.Bookmark{Reader: "r1", Site: site, Series: r.ID})
+	}
+	storetest.Insert(t, pool, series...)
+	storetest.Insert(t, pool, failures...)
+	storetest.Insert(t, pool, bookmarks...)
 }
 
 // TestEachFigureIsExactUpToTheCapAndSaysMoreAbove puts 999, 1000 and 1001
@@ -131,14 +148,14 @@ func talliesAgree(t *testing.T, s *store.Store, step string) {
 	var bad int
 	err := s.Pool().QueryRow(context.Background(), `
 	WITH real AS (
-	    SELECT site, count(*) FILTER (WHERE finished_at = 0 AND url <> '') AS pollable,
-	           count(*) FILTER (WHERE finished_at = 0 AND url <> '' AND failure_outcome = 'no_chapter') AS no_chapter
+	    SELECT site, count(*) FILTER (WHERE finished_at IS NULL AND url <> '') AS pollable,
+	           count(*) FILTER (WHERE finished_at IS NULL AND url <> '' AND failure_outcome = 'no_chapter') AS no_chapter
 	      FROM series GROUP BY site)
 	SELECT (SELECT count(*) FROM real FULL JOIN site_tallies t USING (site)
 	         WHERE coalesce(real.pollable, 0) <> coalesce(t.pollable, 0)
 	            OR coalesce(real.no_chapter, 0) <> coalesce(t.no_chapter, 0))
 	     + (SELECT count(*) FROM series s LEFT JOIN poll_failures f USING (site, series_id)
-	         WHERE s.failure_outcome <> coalesce(f.outcome, '') OR s.failing_since <> coalesce(f.failing_since, 0))`).Scan(&bad)
+	         WHERE s.failure_outcome <> coalesce(f.outcome, '') OR s.failing_since IS DISTINCT FROM f.failing_since)`).Scan(&bad)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,27 +186,45 @@ func TestTheTalliesAndCopiesStayInStepWithEveryWrite(t *testing.T) {
 		must(step, err)
 	}
 	for _, id := range []string{"a", "b", "c"} {
-		must("create "+id, s.CreateSeries(ctx, store.Series{Site: "novelfull", SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, msT(ms)))
+		must("create "+id, s.CreateSeries(ctx, store.Series{Site: "novelfull", SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, storetest.Milli(ms)))
 	}
-	exec("a bulk import", `INSERT INTO series (site, series_id, url, kind, created_at)
-		SELECT (ARRAY['comix','novelfull'])[1 + i % 2], 'bulk' || i, CASE WHEN i % 5 = 0 THEN '' ELSE 'https://x/' || i END, 'manga', 0
-		  FROM generate_series(1, 200) i`)
-	must("a no_chapter failure", s.RecordFailure(ctx, "novelfull", "a", "no_chapter", msT(ms)))
-	must("the same failure again", s.RecordFailure(ctx, "novelfull", "a", "no_chapter", msT(ms+1)))
-	must("the word changes", s.RecordFailure(ctx, "novelfull", "a", "not_found", msT(ms+2)))
-	must("and changes back", s.RecordFailure(ctx, "novelfull", "a", "no_chapter", msT(ms+3)))
-	must("another no_chapter", s.RecordFailure(ctx, "novelfull", "b", "no_chapter", msT(ms)))
-	must("finish a failing Series", s.FinishSeries(ctx, "novelfull", "b", msT(ms)))
+	var bulk []storetest.Series
+	for i := 1; i <= 200; i++ {
+		r := storetest.Series{Site: word.Novelfull, ID: "bulk" + strconv.Itoa(i), URL: "https://x/" + strconv.Itoa(i), Kind: word.Manga}
+		if i%2 == 0 {
+			r.Site = word.Comix
+		}
+		if i%5 == 0 {
+			r.URL = ""
+		}
+		bulk = append(bulk, r)
+	}
+	storetest.Insert(t, s.Pool(), bulk...) // one statement, as a bulk import is
+	talliesAgree(t, s, "a bulk import")
+	must("a no_chapter failure", s.RecordFailure(ctx, "novelfull", "a", "no_chapter", storetest.Milli(ms)))
+	must("the same failure again", s.RecordFailure(ctx, "novelfull", "a", "no_chapter", storetest.Milli(ms+1)))
+	must("the word changes", s.RecordFailure(ctx, "novelfull", "a", "not_found", storetest.Milli(ms+2)))
+	must("and changes back", s.RecordFailure(ctx, "novelfull", "a", "no_chapter", storetest.Milli(ms+3)))
+	must("another no_chapter", s.RecordFailure(ctx, "novelfull", "b", "no_chapter", storetest.Milli(ms)))
+	must("finish a failing Series", s.FinishSeries(ctx, "novelfull", "b", storetest.Milli(ms)))
 	must("un-finish it", s.UnfinishSeries(ctx, "novelfull", "b"))
 	exec("its address goes", `UPDATE series SET url = '' WHERE site = 'novelfull' AND series_id = 'b'`)
 	exec("and comes back", `UPDATE series SET url = 'https://novelfull.com/b.html' WHERE site = 'novelfull' AND series_id = 'b'`)
-	exec("bulk failures", `INSERT INTO poll_failures (site, series_id, outcome, failing_since)
-		SELECT site, series_id, CASE WHEN series_id LIKE '%1' THEN 'errors' ELSE 'no_chapter' END, 5 FROM series WHERE series_id LIKE 'bulk%'`)
+	var bulkFailures []storetest.Failure
+	for _, r := range bulk {
+		f := storetest.Failure{Site: r.Site, Series: r.ID, Outcome: word.NoChapter, FailingSince: storetest.Milli(5)}
+		if strings.HasSuffix(r.ID, "1") {
+			f.Outcome = word.Errors
+		}
+		bulkFailures = append(bulkFailures, f)
+	}
+	storetest.Insert(t, s.Pool(), bulkFailures...) // one statement
+	talliesAgree(t, s, "bulk failures")
 	must("a correct read", s.ApplyRead(ctx, "novelfull", "a", store.ReadChanges{ClearFailure: true}))
 	exec("a Series with a failure row is deleted", `DELETE FROM series WHERE site = 'novelfull' AND series_id = 'b'`)
 	exec("a bulk delete", `DELETE FROM series WHERE series_id LIKE 'bulk1%'`)
-	exec("a bulk finish", `UPDATE series SET finished_at = 9 WHERE series_id LIKE 'bulk2%'`)
-	exec("check stamps", `UPDATE series SET checked_at = checked_at + 1`)
+	exec("a bulk finish", `UPDATE series SET finished_at = timestamptz 'epoch' + interval '9 milliseconds' WHERE series_id LIKE 'bulk2%'`)
+	exec("check stamps", `UPDATE series SET checked_at = coalesce(checked_at, timestamptz 'epoch') + interval '1 millisecond'`)
 
 	var pollable, noChapter int64
 	if err := s.Pool().QueryRow(ctx, `SELECT pollable, no_chapter FROM site_tallies WHERE site = 'novelfull'`).Scan(&pollable, &noChapter); err != nil || pollable == 0 || noChapter == 0 {

@@ -38,7 +38,7 @@ const readKeySQL = `SELECT request_hash, status, response FROM api_idempotency W
 // request left, which the caller compares and replays.
 func (s *Store) ClaimIdempotencyKey(ctx context.Context, readerID, key string, requestHash []byte, now time.Time) (Replay, error) {
 	var one int
-	err := s.pool.QueryRow(ctx, claimKeySQL, readerID, key, requestHash, ms(now), ms(now.Add(-IdempotencyTTL))).Scan(&one)
+	err := s.pool.QueryRow(ctx, claimKeySQL, readerID, key, requestHash, instant(now), instant(now.Add(-IdempotencyTTL))).Scan(&one)
 	if err == nil {
 		return Replay{}, nil
 	}
@@ -63,7 +63,7 @@ UPDATE api_idempotency SET status = $3, response = $4 WHERE reader_id = $1 AND k
 // FinishIdempotencyKey records the answer a claimed key's request got, so a
 // repeat replays it.
 func (s *Store) FinishIdempotencyKey(ctx context.Context, readerID, key string, status int, response []byte, now time.Time) error {
-	if _, err := s.pool.Exec(ctx, finishKeySQL, readerID, key, status, response, ms(now.Add(-IdempotencyTTL))); err != nil {
+	if _, err := s.pool.Exec(ctx, finishKeySQL, readerID, key, status, response, instant(now.Add(-IdempotencyTTL))); err != nil {
 		return fmt.Errorf("store: finish idempotency key: %w", translate(err))
 	}
 	return nil

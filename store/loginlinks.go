@@ -11,10 +11,10 @@ const createLoginLinkSQL = `INSERT INTO login_links (token_hash, discord_id, exp
 // CreateLoginLink stores a one-time sign-in link by the hash of its token.
 // Expired links are swept in the same call; the table holds a handful of rows.
 func (s *Store) CreateLoginLink(ctx context.Context, tokenHash []byte, discordID string, expiresAt, now time.Time) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM login_links WHERE expires_at <= $1`, ms(now)); err != nil {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM login_links WHERE expires_at <= $1`, instant(now)); err != nil {
 		return fmt.Errorf("store: sweep login links: %w", translate(err))
 	}
-	if _, err := s.pool.Exec(ctx, createLoginLinkSQL, tokenHash, discordID, ms(expiresAt)); err != nil {
+	if _, err := s.pool.Exec(ctx, createLoginLinkSQL, tokenHash, discordID, instant(expiresAt)); err != nil {
 		return fmt.Errorf("store: create login link: %w", translate(err))
 	}
 	return nil
@@ -26,11 +26,11 @@ const consumeLoginLinkSQL = `DELETE FROM login_links WHERE token_hash = $1 RETUR
 // The DELETE makes a second use impossible even between two replicas.
 func (s *Store) ConsumeLoginLink(ctx context.Context, tokenHash []byte, now time.Time) (string, error) {
 	var id string
-	var exp int64
+	var exp time.Time
 	if err := s.pool.QueryRow(ctx, consumeLoginLinkSQL, tokenHash).Scan(&id, &exp); err != nil {
 		return "", fmt.Errorf("store: consume login link: %w", translate(err))
 	}
-	if exp <= ms(now) {
+	if !exp.After(now.Truncate(time.Millisecond)) {
 		return "", fmt.Errorf("store: consume login link: expired: %w", ErrNotFound)
 	}
 	return id, nil

@@ -102,7 +102,7 @@ WHERE p.site = ` + site + ` AND p.started_at <= ` + now + ` AND p.started_at >= 
       SELECT p.started_at FROM poll_passes p
       WHERE p.site = ` + site + ` AND p.started_at <= ` + now + ` AND p.started_at >= ` + from + ` AND ` + notLeader + `
         AND NOT ` + pred + `
-      ORDER BY p.started_at DESC LIMIT 1), ` + from + ` - 1)
+      ORDER BY p.started_at DESC LIMIT 1), ` + from + `::timestamptz - interval '1 millisecond')
 ORDER BY p.started_at LIMIT 1`
 }
 
@@ -124,15 +124,15 @@ func (s *Store) RefusingRun(ctx context.Context, site string, now, lookbackFrom 
 }
 
 func (s *Store) runStart(ctx context.Context, what, sql, site string, now, from time.Time) (time.Time, bool, error) {
-	var since int64
-	err := s.pool.QueryRow(ctx, sql, site, ms(now), ms(from)).Scan(&since)
+	var since time.Time
+	err := s.pool.QueryRow(ctx, sql, site, instant(now), instant(from)).Scan(&since)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return time.Time{}, false, nil
 	}
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store: %s run of %s: %w", what, site, translate(err))
 	}
-	return instant(since), true, nil
+	return since, true, nil
 }
 
 // sidecarDownRunSQL: across the browser Lanes ($1) together, the first pass
@@ -158,7 +158,7 @@ reach AS (
 SELECT min(f.t) FROM b CROSS JOIN LATERAL (
     SELECT p.started_at AS t FROM poll_passes p
     WHERE p.site = b.site AND p.started_at <= ` + now + ` AND p.started_at >= ` + from + `
-      AND p.started_at > coalesce((SELECT t FROM reach), ` + from + ` - 1)
+      AND p.started_at > coalesce((SELECT t FROM reach), ` + from + `::timestamptz - interval '1 millisecond')
       AND ` + sidecarFailPred + `
     ORDER BY p.started_at LIMIT 1) f`
 }
@@ -170,14 +170,11 @@ func (s *Store) SidecarDownRun(ctx context.Context, browserSites []string, now, 
 	if len(browserSites) == 0 {
 		return time.Time{}, false, nil
 	}
-	var since *int64
-	if err := s.pool.QueryRow(ctx, sidecarDownRunSQL, browserSites, ms(now), ms(lookbackFrom)).Scan(&since); err != nil {
+	var since time.Time // NULL, the zero time: no run
+	if err := s.pool.QueryRow(ctx, sidecarDownRunSQL, browserSites, instant(now), instant(lookbackFrom)).Scan(&since); err != nil {
 		return time.Time{}, false, fmt.Errorf("store: sidecar-down run: %w", translate(err))
 	}
-	if since == nil {
-		return time.Time{}, false, nil
-	}
-	return instant(*since), true, nil
+	return since, !since.IsZero(), nil
 }
 
 // adapterBrokenExpr is the moment more than half of one Site's pollable
@@ -194,7 +191,7 @@ func (s *Store) SidecarDownRun(ctx context.Context, browserSites []string, now, 
 func adapterBrokenExpr(site string) string {
 	return `(SELECT CASE WHEN 2 * t.no_chapter > t.pollable THEN (
         SELECT x.failing_since FROM series x
-        WHERE x.site = t.site AND x.failure_outcome = ` + word.NoChapter.SQL() + ` AND x.finished_at = 0 AND x.url <> ''
+        WHERE x.site = t.site AND x.failure_outcome = ` + word.NoChapter.SQL() + ` AND x.finished_at IS NULL AND x.url <> ''
         ORDER BY x.failing_since OFFSET t.pollable / 2 LIMIT 1) END
     FROM site_tallies t WHERE t.site = ` + site + `)`
 }
@@ -205,14 +202,14 @@ var adapterBrokenSQL = `SELECT ` + adapterBrokenExpr("$1")
 // hold a no_chapter failure row with failing_since at or before cutoff
 // (exactly half does not), and since when that share has been past half.
 func (s *Store) AdapterBroken(ctx context.Context, site string, cutoff time.Time) (time.Time, bool, error) {
-	var since *int64
+	var since time.Time // NULL, the zero time: at most half
 	if err := s.pool.QueryRow(ctx, adapterBrokenSQL, site).Scan(&since); err != nil {
 		return time.Time{}, false, fmt.Errorf("store: adapter-broken share of %s: %w", site, translate(err))
 	}
-	if since == nil || *since > ms(cutoff) {
+	if since.IsZero() || since.After(cutoff.Truncate(time.Millisecond)) {
 		return time.Time{}, false, nil
 	}
-	return instant(*since), true, nil
+	return since, true, nil
 }
 
 // ConditionsQuery is what the verdict line asks of every Site at once.
@@ -251,15 +248,15 @@ SELECT l.site,
 func (b *Batch) Conditions(q ConditionsQuery, dst *[]SiteConditions) {
 	queueMany(b, "conditions", dst, conditionsSQL, pgx.NamedArgs{
 		"sites": q.Sites, "refusal_sites": q.RefusalSites, "browser_sites": q.BrowserSites,
-		"now": ms(q.Now), "from": ms(q.From),
+		"now": instant(q.Now), "from": instant(q.From),
 	})
 }
 
 // WebhookDeadAt queues the dead-webhook read into at (the zero time when it
 // never died).
 func (b *Batch) WebhookDeadAt(urlHash string, at *time.Time) {
-	b.b.Queue(`SELECT coalesce(max(dead_at), 0) FROM dead_webhooks WHERE url_hash = $1`, urlHash).QueryRow(func(row pgx.Row) error {
-		if err := row.Scan(msScan{at}); err != nil {
+	b.b.Queue(`SELECT max(dead_at) FROM dead_webhooks WHERE url_hash = $1`, urlHash).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(at); err != nil {
 			return fmt.Errorf("store: dead webhook: %w", translate(err))
 		}
 		return nil
@@ -309,12 +306,12 @@ func (s *Store) OpenNotice(ctx context.Context, kind word.NoticeKind, site strin
 }
 
 // closeNoticeSQL ends an episode; its attempts and claim cascade.
-// Primary-key delete. $3 > 0 is the start of a run of the condition's passes
+// Primary-key delete. $3, when set, is the start of a run of the condition's passes
 // that is still going but not yet past the window at the caller's clock: a
 // notice sent at or after it was sent for this very run (by a Lane or
 // replica whose clock read later) and stays open.
 const closeNoticeSQL = `DELETE FROM owner_notices
-WHERE kind = $1 AND site = $2 AND NOT ($3::bigint > 0 AND notified_at >= $3::bigint)`
+WHERE kind = $1 AND site = $2 AND NOT coalesce(notified_at >= $3::timestamptz, false)`
 
 // CloseNotice forgets a notice whose condition no longer holds, so the next
 // episode sends a new message. Closing a notice that is not open is a no-op.
@@ -322,17 +319,17 @@ WHERE kind = $1 AND site = $2 AND NOT ($3::bigint > 0 AND notified_at >= $3::big
 // but is younger than the window at the caller's pass time, it is the run's
 // start, and a notice already sent for that run is kept.
 func (s *Store) CloseNotice(ctx context.Context, kind word.NoticeKind, site string, runSince time.Time) error {
-	if _, err := s.pool.Exec(ctx, closeNoticeSQL, kind, site, ms(runSince)); err != nil {
+	if _, err := s.pool.Exec(ctx, closeNoticeSQL, kind, site, stamp(runSince)); err != nil {
 		return fmt.Errorf("store: close notice %s/%s: %w", kind, site, translate(err))
 	}
 	return nil
 }
 
 const noticeColumns = `n.kind, n.site, n.notified_at,
-	coalesce(a.attempts, 0) AS attempts, coalesce(a.last_attempt_at, 0) AS last_attempt_at,
-	coalesce(a.last_error, '') AS last_error, coalesce(a.retry_not_before, 0) AS retry_not_before,
+	coalesce(a.attempts, 0) AS attempts, a.last_attempt_at,
+	coalesce(a.last_error, '') AS last_error, a.retry_not_before,
 	coalesce(a.gave_up, false) AS gave_up,
-	coalesce(c.claimed_by, '') AS claimed_by, coalesce(c.claimed_at, 0) AS claimed_at`
+	coalesce(c.claimed_by, '') AS claimed_by, c.claimed_at`
 
 const noticeJoins = `
 LEFT JOIN owner_notice_attempts a ON a.kind = n.kind AND a.site = n.site
@@ -343,7 +340,7 @@ LEFT JOIN owner_notice_claims c ON c.kind = n.kind AND c.site = n.site`
 // process holds makes it insert nothing. FOR UPDATE makes the statement read
 // the notice as it is now, not as its snapshot had it: without it, a claim
 // whose snapshot predates another process recording "sent" (which deletes
-// that process's claim in the same statement) finds notified_at = 0 and no
+// that process's claim in the same statement) finds notified_at NULL and no
 // conflicting claim, and sends the message a second time. All three tables are keyed
 // (kind, site) and hold at most 19 rows.
 const claimNoticeSQL = `
@@ -351,7 +348,7 @@ INSERT INTO owner_notice_claims (kind, site, claimed_by, claimed_at)
 SELECT n.kind, n.site, $3, $4
 FROM owner_notices n
 LEFT JOIN owner_notice_attempts a ON a.kind = n.kind AND a.site = n.site
-WHERE n.kind = $1 AND n.site = $2 AND n.notified_at = 0 AND coalesce(a.retry_not_before, 0) <= $5
+WHERE n.kind = $1 AND n.site = $2 AND n.notified_at IS NULL AND coalesce(a.retry_not_before <= $5, true)
 FOR UPDATE OF n
 ON CONFLICT (kind, site) DO NOTHING`
 
@@ -361,7 +358,7 @@ ON CONFLICT (kind, site) DO NOTHING`
 // it), or claimed by another process. Nothing stays held after it returns:
 // the claim is a committed row, let go by RecordDelivery.
 func (s *Store) ClaimNotice(ctx context.Context, kind word.NoticeKind, site, by string, at, passAt time.Time) (bool, error) {
-	tag, err := s.pool.Exec(ctx, claimNoticeSQL, kind, site, by, ms(at), ms(passAt))
+	tag, err := s.pool.Exec(ctx, claimNoticeSQL, kind, site, by, instant(at), instant(passAt))
 	if err != nil {
 		return false, fmt.Errorf("store: claim notice %s/%s: %w", kind, site, translate(err))
 	}
@@ -376,7 +373,7 @@ WITH c AS (
     DELETE FROM owner_notice_claims WHERE kind = $1 AND site = $2 AND claimed_by = $3 RETURNING kind, site
 ), sent AS (
     UPDATE owner_notices n SET notified_at = $4 FROM c
-    WHERE n.kind = c.kind AND n.site = c.site AND n.notified_at = 0 RETURNING n.kind, n.site
+    WHERE n.kind = c.kind AND n.site = c.site AND n.notified_at IS NULL RETURNING n.kind, n.site
 )
 DELETE FROM owner_notice_attempts a USING sent WHERE a.kind = sent.kind AND a.site = sent.site`
 
@@ -399,9 +396,9 @@ ON CONFLICT (kind, site) DO UPDATE SET
 func (s *Store) RecordDelivery(ctx context.Context, kind word.NoticeKind, site, by string, d Delivery) error {
 	var err error
 	if !d.SentAt.IsZero() {
-		_, err = s.pool.Exec(ctx, recordNoticeSentSQL, kind, site, by, ms(d.SentAt))
+		_, err = s.pool.Exec(ctx, recordNoticeSentSQL, kind, site, by, stamp(d.SentAt))
 	} else {
-		_, err = s.pool.Exec(ctx, recordNoticeAttemptSQL, kind, site, by, ms(d.AttemptAt), d.Err, ms(d.RetryNotBefore), d.GiveUp)
+		_, err = s.pool.Exec(ctx, recordNoticeAttemptSQL, kind, site, by, instant(d.AttemptAt), d.Err, stamp(d.RetryNotBefore), d.GiveUp)
 	}
 	if err != nil {
 		return fmt.Errorf("store: record notice %s/%s: %w", kind, site, translate(err))
@@ -418,8 +415,8 @@ WITH c AS (
     DELETE FROM owner_notice_claims WHERE kind = $1 AND site = $2 AND claimed_at < $3
     RETURNING kind, site, claimed_by, claimed_at
 ), sent AS (
-    UPDATE owner_notices n SET notified_at = greatest(c.claimed_at, 1) FROM c
-    WHERE n.kind = c.kind AND n.site = c.site AND n.notified_at = 0 RETURNING n.kind
+    UPDATE owner_notices n SET notified_at = c.claimed_at FROM c
+    WHERE n.kind = c.kind AND n.site = c.site AND n.notified_at IS NULL RETURNING n.kind
 )
 SELECT c.claimed_by, c.claimed_at FROM c`
 
@@ -427,15 +424,14 @@ SELECT c.claimed_by, c.claimed_at FROM c`
 // olderThan (wall clock), returning who held it and when. ok is false when
 // there was no such claim.
 func (s *Store) SettleStaleClaim(ctx context.Context, kind word.NoticeKind, site string, olderThan time.Time) (by string, at time.Time, ok bool, err error) {
-	var claimed int64
-	err = s.pool.QueryRow(ctx, settleClaimSQL, kind, site, ms(olderThan)).Scan(&by, &claimed)
+	err = s.pool.QueryRow(ctx, settleClaimSQL, kind, site, instant(olderThan)).Scan(&by, &at)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", time.Time{}, false, nil
 	}
 	if err != nil {
 		return "", time.Time{}, false, fmt.Errorf("store: settle notice claim %s/%s: %w", kind, site, translate(err))
 	}
-	return by, msTime(claimed), true, nil
+	return by, at, true, nil
 }
 
 // listNoticesSQL reads every open notice. owner_notices is bounded by
@@ -465,7 +461,7 @@ const deadWebhookSQL = `SELECT dead_at FROM dead_webhooks WHERE url_hash = $1`
 // WebhookDeadAt returns when Discord answered 404 for the webhook whose
 // address hashes to urlHash, or the zero time when it never did.
 func (s *Store) WebhookDeadAt(ctx context.Context, urlHash string) (time.Time, error) {
-	var at int64
+	var at time.Time
 	err := s.pool.QueryRow(ctx, deadWebhookSQL, urlHash).Scan(&at)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return time.Time{}, nil
@@ -473,7 +469,7 @@ func (s *Store) WebhookDeadAt(ctx context.Context, urlHash string) (time.Time, e
 	if err != nil {
 		return time.Time{}, fmt.Errorf("store: dead webhook: %w", translate(err))
 	}
-	return msTime(at), nil
+	return at, nil
 }
 
 const markWebhookDeadSQL = `INSERT INTO dead_webhooks (url_hash, dead_at) VALUES ($1, $2) ON CONFLICT (url_hash) DO NOTHING`
@@ -481,7 +477,7 @@ const markWebhookDeadSQL = `INSERT INTO dead_webhooks (url_hash, dead_at) VALUES
 // MarkWebhookDead records that Discord answered 404 for this webhook, so no
 // process sends to it again until the setting changes.
 func (s *Store) MarkWebhookDead(ctx context.Context, urlHash string, at time.Time) error {
-	if _, err := s.pool.Exec(ctx, markWebhookDeadSQL, urlHash, ms(at)); err != nil {
+	if _, err := s.pool.Exec(ctx, markWebhookDeadSQL, urlHash, instant(at)); err != nil {
 		return fmt.Errorf("store: mark webhook dead: %w", translate(err))
 	}
 	return nil

@@ -35,7 +35,7 @@ func TestANoticeIsClaimedByOneProcessAtATime(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)
 	ctx := context.Background()
-	if ok, err := s.ClaimNotice(ctx, "stall", "comix", "a", msT(1), msT(1)); ok || err != nil {
+	if ok, err := s.ClaimNotice(ctx, "stall", "comix", "a", storetest.Milli(1), storetest.Milli(1)); ok || err != nil {
 		t.Fatalf("claiming a notice that is not open: %v %v", ok, err)
 	}
 	if err := s.OpenNotice(ctx, "stall", "comix"); err != nil {
@@ -44,42 +44,42 @@ func TestANoticeIsClaimedByOneProcessAtATime(t *testing.T) {
 	if err := s.OpenNotice(ctx, "stall", "comix"); err != nil {
 		t.Fatalf("opening twice is the lock, not an error: %v", err)
 	}
-	if ok, err := s.ClaimNotice(ctx, "stall", "comix", "a", msT(1), msT(1)); !ok || err != nil {
+	if ok, err := s.ClaimNotice(ctx, "stall", "comix", "a", storetest.Milli(1), storetest.Milli(1)); !ok || err != nil {
 		t.Fatalf("first claim: %v %v", ok, err)
 	}
 	// The claim is a committed row: another process sees it and stays out.
-	if ok, err := s.ClaimNotice(ctx, "stall", "comix", "b", msT(2), msT(2)); ok || err != nil {
+	if ok, err := s.ClaimNotice(ctx, "stall", "comix", "b", storetest.Milli(2), storetest.Milli(2)); ok || err != nil {
 		t.Fatalf("second claim while the first holds it: %v %v", ok, err)
 	}
 	all, _ := s.Notices(ctx)
-	if len(all) != 1 || all[0].ClaimedBy != "a" || !all[0].ClaimedAt.Equal(msT(1)) {
+	if len(all) != 1 || all[0].ClaimedBy != "a" || !all[0].ClaimedAt.Equal(storetest.Milli(1)) {
 		t.Fatalf("the claim names its holder and time: %+v", all)
 	}
 	// An answer from a process that does not hold the claim writes nothing.
-	if err := s.RecordDelivery(ctx, "stall", "comix", "b", store.Delivery{SentAt: msT(3)}); err != nil {
+	if err := s.RecordDelivery(ctx, "stall", "comix", "b", store.Delivery{SentAt: storetest.Milli(3)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RecordDelivery(ctx, "stall", "comix", "a", store.Delivery{AttemptAt: msT(5), Err: "Discord answered 500", RetryNotBefore: msT(50)}); err != nil {
+	if err := s.RecordDelivery(ctx, "stall", "comix", "a", store.Delivery{AttemptAt: storetest.Milli(5), Err: "Discord answered 500", RetryNotBefore: storetest.Milli(50)}); err != nil {
 		t.Fatal(err)
 	}
 	all, _ = s.Notices(ctx)
 	if len(all) != 1 || !all[0].NotifiedAt.IsZero() || all[0].Attempts != 1 || all[0].LastError != "Discord answered 500" || all[0].ClaimedBy != "" {
 		t.Fatalf("after one failed attempt: %+v", all)
 	}
-	if ok, _ := s.ClaimNotice(ctx, "stall", "comix", "b", msT(6), msT(49)); ok {
+	if ok, _ := s.ClaimNotice(ctx, "stall", "comix", "b", storetest.Milli(6), storetest.Milli(49)); ok {
 		t.Fatal("claimed before the retry time")
 	}
-	if ok, err := s.ClaimNotice(ctx, "stall", "comix", "b", msT(6), msT(50)); !ok || err != nil {
+	if ok, err := s.ClaimNotice(ctx, "stall", "comix", "b", storetest.Milli(6), storetest.Milli(50)); !ok || err != nil {
 		t.Fatalf("claim at the retry time: %v %v", ok, err)
 	}
-	if err := s.RecordDelivery(ctx, "stall", "comix", "b", store.Delivery{SentAt: msT(9)}); err != nil {
+	if err := s.RecordDelivery(ctx, "stall", "comix", "b", store.Delivery{SentAt: storetest.Milli(9)}); err != nil {
 		t.Fatal(err)
 	}
 	all, _ = s.Notices(ctx)
-	if len(all) != 1 || !all[0].NotifiedAt.Equal(msT(9)) || all[0].Attempts != 0 || all[0].ClaimedBy != "" {
+	if len(all) != 1 || !all[0].NotifiedAt.Equal(storetest.Milli(9)) || all[0].Attempts != 0 || all[0].ClaimedBy != "" {
 		t.Fatalf("after the send: %+v", all)
 	}
-	if ok, _ := s.ClaimNotice(ctx, "stall", "comix", "c", msT(10), msT(10)); ok {
+	if ok, _ := s.ClaimNotice(ctx, "stall", "comix", "c", storetest.Milli(10), storetest.Milli(10)); ok {
 		t.Fatal("claimed a notice already sent")
 	}
 }
@@ -91,21 +91,21 @@ func TestAStaleClaimIsSettledAsSentAndItsLateAnswerWritesNothing(t *testing.T) {
 	if err := s.OpenNotice(ctx, "adapter-broken", "kagane"); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := s.ClaimNotice(ctx, "adapter-broken", "kagane", "crashed", msT(100), msT(100)); !ok || err != nil {
+	if ok, err := s.ClaimNotice(ctx, "adapter-broken", "kagane", "crashed", storetest.Milli(100), storetest.Milli(100)); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	if _, _, ok, err := s.SettleStaleClaim(ctx, "adapter-broken", "kagane", msT(100)); ok || err != nil {
+	if _, _, ok, err := s.SettleStaleClaim(ctx, "adapter-broken", "kagane", storetest.Milli(100)); ok || err != nil {
 		t.Fatalf("a claim not older than the bound was settled: %v %v", ok, err)
 	}
-	by, at, ok, err := s.SettleStaleClaim(ctx, "adapter-broken", "kagane", msT(101))
-	if !ok || err != nil || by != "crashed" || !at.Equal(msT(100)) {
+	by, at, ok, err := s.SettleStaleClaim(ctx, "adapter-broken", "kagane", storetest.Milli(101))
+	if !ok || err != nil || by != "crashed" || !at.Equal(storetest.Milli(100)) {
 		t.Fatalf("settle: %q %v %v %v", by, at, ok, err)
 	}
-	if err := s.RecordDelivery(ctx, "adapter-broken", "kagane", "crashed", store.Delivery{AttemptAt: msT(200), Err: "late"}); err != nil {
+	if err := s.RecordDelivery(ctx, "adapter-broken", "kagane", "crashed", store.Delivery{AttemptAt: storetest.Milli(200), Err: "late"}); err != nil {
 		t.Fatal(err)
 	}
 	all, _ := s.Notices(ctx)
-	if len(all) != 1 || !all[0].NotifiedAt.Equal(msT(100)) || all[0].Attempts != 0 || all[0].ClaimedBy != "" {
+	if len(all) != 1 || !all[0].NotifiedAt.Equal(storetest.Milli(100)) || all[0].Attempts != 0 || all[0].ClaimedBy != "" {
 		t.Fatalf("a settled claim counts as sent at its time, and a late answer changes nothing: %+v", all)
 	}
 }
@@ -117,13 +117,13 @@ func TestClosingANoticeTakesItsAttemptsAndClaimWithIt(t *testing.T) {
 	if err := s.OpenNotice(ctx, "sidecar-down", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ClaimNotice(ctx, "sidecar-down", "", "a", msT(1), msT(1)); err != nil {
+	if _, err := s.ClaimNotice(ctx, "sidecar-down", "", "a", storetest.Milli(1), storetest.Milli(1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RecordDelivery(ctx, "sidecar-down", "", "a", store.Delivery{AttemptAt: msT(1), Err: "Discord answered 429", RetryNotBefore: msT(100)}); err != nil {
+	if err := s.RecordDelivery(ctx, "sidecar-down", "", "a", store.Delivery{AttemptAt: storetest.Milli(1), Err: "Discord answered 429", RetryNotBefore: storetest.Milli(100)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ClaimNotice(ctx, "sidecar-down", "", "b", msT(200), msT(200)); err != nil {
+	if _, err := s.ClaimNotice(ctx, "sidecar-down", "", "b", storetest.Milli(200), storetest.Milli(200)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.CloseNotice(ctx, "sidecar-down", "", time.Time{}); err != nil {
@@ -150,11 +150,11 @@ func TestADeadWebhookIsRememberedByTheHashOfItsAddress(t *testing.T) {
 		t.Fatalf("unknown webhook: %v %v", at, err)
 	}
 	for _, at := range []int64{7, 8} {
-		if err := s.MarkWebhookDead(ctx, "aa", msT(at)); err != nil {
+		if err := s.MarkWebhookDead(ctx, "aa", storetest.Milli(at)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if at, err := s.WebhookDeadAt(ctx, "aa"); !at.Equal(msT(7)) || err != nil {
+	if at, err := s.WebhookDeadAt(ctx, "aa"); !at.Equal(storetest.Milli(7)) || err != nil {
 		t.Fatalf("dead webhook: %v %v; want the first 404's time", at, err)
 	}
 	if at, _ := s.WebhookDeadAt(ctx, "bb"); !at.IsZero() {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgerrcode"
@@ -17,11 +15,12 @@ import (
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
-// This file holds the statements a Lane issues. Each Poll of a healthy,
+// This file holds the statements a Poll issues (its Lane's rows are in
+// lanes.go, the pass log in passes.go). Each Poll of a healthy,
 // unchanged Series costs exactly one write: the check stamp. Every other
 // write here fires only on a transition.
 //
-// Every statement here is safe to send twice (the writes are guarded or
+// Every statement a Lane issues is safe to send twice (the writes are guarded or
 // idempotent), so each is retried when it met a session that had already
 // ended: after a database restart the pool holds one dead connection per
 // slot, and without the retry each would cost a Series a false errors row.
@@ -112,13 +111,23 @@ func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.Comma
 //
 // Each arm of the OR has its partial index (series_due, series_forced), so
 // neither a Finished Series nor one without an address is ever read;
-// TestThePlans holds the statement to that plan.
+// TestThePlans holds the statement to that plan. A never-checked Series
+// reads as checked at -infinity (dueKey), before every check, as
+// series_due indexes it (migration 0016).
 const dueSeriesSQL = `SELECT ` + SeriesColumns + `
 FROM series
-WHERE site = $1 AND finished_at = 0 AND url <> ''
-  AND (checked_at <= $2 OR force_poll_at > checked_at)
-ORDER BY (force_poll_at > checked_at) DESC, checked_at, series_id
+WHERE site = $1 AND finished_at IS NULL AND url <> ''
+  AND (` + dueKey + ` <= $2 OR ` + forcedSQL + `)
+ORDER BY (` + forcedSQL + `) IS TRUE DESC, ` + dueKey + `, series_id
 LIMIT $3`
+
+// dueKey is the check time the due order reads: -infinity for never, so a
+// Series never checked comes before every check.
+const dueKey = `coalesce(checked_at, timestamptz '-infinity')`
+
+// forcedSQL: a Forced Poll asked for since the last check (series_forced's
+// predicate).
+const forcedSQL = `force_poll_at > ` + dueKey
 
 // DueSeries returns the Series of site a pass owes: not Finished, with an
 // address, and checked at or before cutoff or forced since their last check.
@@ -130,7 +139,7 @@ func (s *Store) DueSeries(ctx context.Context, site string, cutoff time.Time, li
 	}
 	var v []Series
 	err := s.again(func() (err error) {
-		v, err = getMany[Series](ctx, s, dueSeriesSQL, site, ms(cutoff), lim)
+		v, err = getMany[Series](ctx, s, dueSeriesSQL, site, instant(cutoff), lim)
 		return err
 	})
 	if err != nil {
@@ -140,21 +149,24 @@ func (s *Store) DueSeries(ctx context.Context, site string, cutoff time.Time, li
 }
 
 // nextCheckSQL finds the oldest check among the Series the Lane will owe
-// (series_due index; min over an index is one probe).
+// (series_due index; min over an index is one probe): whether there is one,
+// and its time, NULL for a Series never checked.
 const nextCheckSQL = `
-SELECT coalesce(min(checked_at), -1) FROM series
-WHERE site = $1 AND finished_at = 0 AND url <> ''`
+SELECT m IS NOT NULL, CASE WHEN m > timestamptz '-infinity' THEN m END FROM (
+    SELECT min(` + dueKey + `) AS m FROM series
+    WHERE site = $1 AND finished_at IS NULL AND url <> '') o`
 
 // OldestCheck returns the oldest check among site's pollable Series (the
 // zero time for one never checked), and false when it has none. The Lane
 // rests until that plus pollEvery.
 func (s *Store) OldestCheck(ctx context.Context, site string) (time.Time, bool, error) {
-	var v int64
-	err := s.again(func() error { return s.pool.QueryRow(ctx, nextCheckSQL, site).Scan(&v) })
+	var oldest time.Time
+	var has bool
+	err := s.again(func() error { return s.pool.QueryRow(ctx, nextCheckSQL, site).Scan(&has, &oldest) })
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store: oldest check %s: %w", site, translate(err))
 	}
-	return msTime(max(v, 0)), v >= 0, nil
+	return oldest, has, nil
 }
 
 // stampSQL is the check stamp, written before the fetch. It is conditional on
@@ -171,8 +183,8 @@ func (s *Store) OldestCheck(ctx context.Context, site string) (time.Time, bool, 
 // transaction as every failure write, so it is exact and costs no probe.
 const stampSQL = `
 UPDATE series s SET checked_at = $4
-WHERE s.site = $1 AND s.series_id = $2 AND s.checked_at = $3
-RETURNING s.failing_since > 0`
+WHERE s.site = $1 AND s.series_id = $2 AND s.checked_at IS NOT DISTINCT FROM $3
+RETURNING s.failing_since IS NOT NULL`
 
 // ErrAlreadyChecked: the Series' check stamp moved since the due query read
 // it; another pass polled it.
@@ -182,7 +194,7 @@ var ErrAlreadyChecked = errors.New("already checked")
 // prev, and reports whether it holds a failure row. ErrAlreadyChecked when
 // the stamp moved (or the Series is gone).
 func (s *Store) StampChecked(ctx context.Context, site, id string, prev, now time.Time) (failing bool, err error) {
-	err = s.again(func() error { return s.pool.QueryRow(ctx, stampSQL, site, id, ms(prev), ms(now)).Scan(&failing) })
+	err = s.again(func() error { return s.pool.QueryRow(ctx, stampSQL, site, id, stamp(prev), stamp(now)).Scan(&failing) })
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, fmt.Errorf("store: stamp %s/%s: %w", site, id, ErrAlreadyChecked)
 	}
@@ -201,7 +213,7 @@ ON CONFLICT (site, series_id) DO UPDATE SET outcome = excluded.outcome
 
 // RecordFailure writes the failure row for a failing outcome word.
 func (s *Store) RecordFailure(ctx context.Context, site, id string, outcome word.Outcome, now time.Time) error {
-	if _, err := s.exec(ctx, recordFailureSQL, site, id, outcome, ms(now)); err != nil {
+	if _, err := s.exec(ctx, recordFailureSQL, site, id, outcome, instant(now)); err != nil {
 		return fmt.Errorf("store: record failure %s/%s: %w", site, id, translate(err))
 	}
 	return nil
@@ -258,7 +270,7 @@ func (c ReadChanges) statements(site, id string) [][]any {
 		out = append(out, []any{clearFailureSQL, site, id})
 	}
 	if c.Completed {
-		out = append(out, []any{setSiteCompletedSQL, site, id, ms(c.CompletedAt)})
+		out = append(out, []any{setSiteCompletedSQL, site, id, stamp(c.CompletedAt)})
 	}
 	if c.Latest {
 		out = append(out, []any{pollLatestSQL, site, id, c.LatestNum, c.LatestURL})
@@ -298,307 +310,4 @@ func (s *Store) ApplyRead(ctx context.Context, site, id string, c ReadChanges) e
 		return fmt.Errorf("store: apply read %s/%s: %w", site, id, translate(err))
 	}
 	return nil
-}
-
-// LaneWakeChannel is the LISTEN channel a Lane's leader waits on; the
-// payload is the Site. The owner's controls notify it in the same statement
-// that records the request, so the Lane wakes at once in whichever process
-// holds it, whoever wrote the request.
-const LaneWakeChannel = "mangabookmark_lane_wake"
-
-// wakeSQL wraps an UPDATE ... RETURNING site so that each updated row
-// notifies its Lane; no row, no notification (and ErrNotFound).
-func wakeSQL(update string) string {
-	return `WITH u AS (` + update + `)
-SELECT 1 FROM u, LATERAL (SELECT pg_notify('` + LaneWakeChannel + `', u.site)) n`
-}
-
-func (s *Store) execWake(ctx context.Context, what, sql string, args ...any) error {
-	var one int
-	if err := s.pool.QueryRow(ctx, sql, args...).Scan(&one); err != nil {
-		return fmt.Errorf("store: %s: %w", what, translate(err))
-	}
-	return nil
-}
-
-var forceSeriesSQL = wakeSQL(`UPDATE series SET force_poll_at = $3 WHERE site = $1 AND series_id = $2 RETURNING site`)
-
-// ForceSeriesPoll records a Forced Poll request for one Series and wakes its
-// Lane. The request clears nothing: it only makes the Series due.
-func (s *Store) ForceSeriesPoll(ctx context.Context, site, id string, now time.Time) error {
-	return s.execWake(ctx, "force poll "+site+"/"+id, forceSeriesSQL, site, id, ms(now))
-}
-
-var forceLaneSQL = wakeSQL(`UPDATE poll_lanes SET force_poll_at = $2 WHERE site = $1 RETURNING site`)
-
-// ForceLanePoll records a Forced Poll of a whole Lane (every Series checked
-// at or before now is due on its next pass) and wakes it.
-func (s *Store) ForceLanePoll(ctx context.Context, site string, now time.Time) error {
-	return s.execWake(ctx, "force lane "+site, forceLaneSQL, site, ms(now))
-}
-
-var pauseLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = $2, paused_at = $3 WHERE site = $1 RETURNING site`)
-
-// PauseLane stops a Lane until a time: the owner's own act, never a fault.
-// asked is when the owner asked, which tells the Lanes page whether a pass
-// has honoured this Pause yet (CONTEXT.md, Pause).
-func (s *Store) PauseLane(ctx context.Context, site string, until, asked time.Time) error {
-	return s.execWake(ctx, "pause lane "+site, pauseLaneSQL, site, ms(until), ms(asked))
-}
-
-var resumeLaneSQL = wakeSQL(`UPDATE poll_lanes SET paused_until = 0 WHERE site = $1 RETURNING site`)
-
-// ResumeLane ends a Pause and wakes the Lane.
-func (s *Store) ResumeLane(ctx context.Context, site string) error {
-	return s.execWake(ctx, "resume lane "+site, resumeLaneSQL, site)
-}
-
-// Lane is one Site's poll_lanes row.
-type Lane struct {
-	Site        string    `db:"site"`
-	PausedUntil time.Time `db:"paused_until"`
-	RefuseUntil time.Time `db:"refuse_until"`
-	ForcePollAt time.Time `db:"force_poll_at"`
-}
-
-const laneColumns = `site, paused_until, refuse_until, force_poll_at`
-
-const getLaneSQL = `SELECT ` + laneColumns + ` FROM poll_lanes WHERE site = $1`
-
-// GetLane returns one Lane row, or ErrNotFound for an unknown Site.
-func (s *Store) GetLane(ctx context.Context, site string) (Lane, error) {
-	var v Lane
-	err := s.again(func() (err error) {
-		v, err = getOne[Lane](ctx, s, getLaneSQL, site)
-		return err
-	})
-	if err != nil {
-		return Lane{}, fmt.Errorf("store: get lane %s: %w", site, err)
-	}
-	return v, nil
-}
-
-// SetLaneRefusal records that the Site refused until the given time.
-func (s *Store) SetLaneRefusal(ctx context.Context, site string, until time.Time) error {
-	tag, err := s.exec(ctx, `UPDATE poll_lanes SET refuse_until = $2 WHERE site = $1`, site, ms(until))
-	if err != nil {
-		return fmt.Errorf("store: set lane refusal %s: %w", site, translate(err))
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("store: set lane refusal %s: %w", site, ErrNotFound)
-	}
-	return nil
-}
-
-const serveLaneForceSQL = `UPDATE poll_lanes SET force_poll_at = 0 WHERE site = $1 AND force_poll_at = $2`
-
-// ServeLaneForce marks the Lane's Forced Poll served, unless a newer request
-// arrived since the pass read it.
-func (s *Store) ServeLaneForce(ctx context.Context, site string, at time.Time) error {
-	if _, err := s.exec(ctx, serveLaneForceSQL, site, ms(at)); err != nil {
-		return fmt.Errorf("store: serve lane force %s: %w", site, translate(err))
-	}
-	return nil
-}
-
-// PassRow is one row of the pass log.
-type PassRow struct {
-	ID         int64     `db:"id"`
-	Site       string    `db:"site"`
-	StartedAt  time.Time `db:"started_at"`
-	FinishedAt time.Time `db:"finished_at"`
-	Due        int       `db:"due"`
-	Checked    int       `db:"checked"`
-	Skip       word.Skip `db:"skip"`
-	// Counts holds one count per Outcome, one column each.
-	word.Counts
-}
-
-var insertPassSQL = `
-INSERT INTO poll_passes (site, started_at, finished_at, due, checked, skip, ` + outcomeColumns("") + `)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
-
-// InsertPass writes one pass-log row.
-func (s *Store) InsertPass(ctx context.Context, r PassRow) error {
-	args := []any{r.Site, ms(r.StartedAt), ms(r.FinishedAt), r.Due, r.Checked, r.Skip}
-	for _, o := range word.Outcomes {
-		args = append(args, r.Of(o))
-	}
-	_, err := s.exec(ctx, insertPassSQL, args...)
-	if err != nil {
-		return fmt.Errorf("store: insert pass %s: %w", r.Site, translate(err))
-	}
-	return nil
-}
-
-var listPassesSQL = `
-SELECT id, site, started_at, finished_at, due, checked, skip, ` + outcomeColumns("") + `
-FROM poll_passes WHERE site = $1 AND started_at >= $2 ORDER BY started_at, id`
-
-// ListPasses returns site's pass-log rows started at or after since, oldest first.
-func (s *Store) ListPasses(ctx context.Context, site string, since time.Time) ([]PassRow, error) {
-	v, err := getMany[PassRow](ctx, s, listPassesSQL, site, ms(since))
-	if err != nil {
-		return nil, fmt.Errorf("store: list passes %s: %w", site, err)
-	}
-	return v, nil
-}
-
-// prunePassesSQL walks the (site, started_at) index: it touches only the
-// rows it deletes, never the whole table.
-const prunePassesSQL = `DELETE FROM poll_passes WHERE site = $1 AND started_at < $2`
-
-// PrunePasses deletes site's pass-log rows started before before.
-func (s *Store) PrunePasses(ctx context.Context, site string, before time.Time) (int64, error) {
-	tag, err := s.exec(ctx, prunePassesSQL, site, ms(before))
-	if err != nil {
-		return 0, fmt.Errorf("store: prune passes %s: %w", site, translate(err))
-	}
-	return tag.RowsAffected(), nil
-}
-
-// LaneLock is one Site's session advisory lock, held on a connection of its
-// own (not a pooled one: a pooled connection returned to the pool would carry
-// the lock with it, and six held connections would starve a small pool).
-// The lock dies with the session, so a process that dies hands its Lanes
-// over as soon as PostgreSQL notices the connection is gone.
-//
-// The same session LISTENs on LaneWakeChannel, so the leader is the one
-// woken by a Forced Poll, a Pause or a Resume written by any process.
-type LaneLock struct {
-	site  string
-	mu    sync.Mutex // a pgx.Conn is not safe for concurrent use
-	conn  *pgx.Conn
-	store *Store
-	// pid and started name the lock session's backend, so Release can make
-	// sure it is gone even when the session broke under us.
-	pid     uint32
-	started time.Time
-}
-
-// laneLockSQL keys the lock on (hash of a fixed namespace, hash of the
-// Site). Advisory locks are per database, so two deployments sharing a
-// server do not collide.
-const laneLockSQL = `SELECT pg_try_advisory_lock(hashtext('mangabookmark.lane'), hashtext($1))`
-
-const laneUnlockSQL = `SELECT pg_advisory_unlock(hashtext('mangabookmark.lane'), hashtext($1))`
-
-const laneKeepaliveSQL = `SELECT set_config('tcp_keepalives_idle', '30', false),
-	set_config('tcp_keepalives_interval', '10', false), set_config('tcp_keepalives_count', '3', false)`
-
-// TryLockLane takes site's Lane lock without waiting. It returns nil and no
-// error when another session holds it.
-func (s *Store) TryLockLane(ctx context.Context, site string) (*LaneLock, error) {
-	cfg := s.pool.Config().ConnConfig.Copy()
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("store: lock lane %s: connect: %w", site, redactConnErr(err))
-	}
-	// Server-side keepalives bound how long a vanished holder (a host that
-	// died without closing its socket) keeps the lock: about a minute,
-	// where the operating system's default is hours. No-ops on a socket.
-	if _, err := conn.Exec(ctx, laneKeepaliveSQL); err != nil {
-		conn.Close(context.Background())
-		return nil, fmt.Errorf("store: lock lane %s: keepalive: %w", site, translate(err))
-	}
-	var got bool
-	if err := conn.QueryRow(ctx, laneLockSQL, site).Scan(&got); err != nil {
-		conn.Close(context.Background())
-		return nil, fmt.Errorf("store: lock lane %s: %w", site, translate(err))
-	}
-	if !got {
-		conn.Close(context.Background())
-		return nil, nil
-	}
-	if _, err := conn.Exec(ctx, `LISTEN `+LaneWakeChannel); err != nil {
-		conn.Close(context.Background())
-		return nil, fmt.Errorf("store: lock lane %s: listen: %w", site, translate(err))
-	}
-	var started time.Time
-	if err := conn.QueryRow(ctx, `SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()`).Scan(&started); err != nil {
-		conn.Close(context.Background())
-		return nil, fmt.Errorf("store: lock lane %s: %w", site, translate(err))
-	}
-	return &LaneLock{site: site, conn: conn, store: s, pid: conn.PgConn().PID(), started: started}, nil
-}
-
-// WaitWake blocks until a wake for this Lane's Site arrives (nil), ctx ends
-// (ctx's error), or the session fails (another error). Wakes for other
-// Sites are skipped. A wake sent while the Lane was busy is kept by the
-// session and returned at once.
-func (l *LaneLock) WaitWake(ctx context.Context) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for {
-		n, err := l.conn.WaitForNotification(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("store: lane wake %s: %w", l.site, err)
-		}
-		if n != nil && n.Payload == l.site {
-			return nil
-		}
-	}
-}
-
-// Alive reports whether the session holding the lock still answers. A dead
-// session means the lock is gone (another process may hold it by now).
-func (l *LaneLock) Alive(ctx context.Context) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := l.conn.Ping(ctx); err != nil {
-		return fmt.Errorf("store: lane lock lost: %w", err)
-	}
-	return nil
-}
-
-// Release ends the session, which releases the lock.
-func (l *LaneLock) Release() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	// Unlock before closing: closing only asks the backend to exit, and it
-	// holds the lock until it has, so another session could still find the
-	// Lane taken right after Release returned.
-	_, err := l.conn.Exec(ctx, laneUnlockSQL, l.site)
-	_ = l.conn.Close(ctx)
-	if err != nil {
-		// The session broke under us (a wait cut short, a lost socket): its
-		// backend may still be holding the lock. End it and wait for it, so
-		// the Lane is free when Release returns. Nothing to do if the
-		// database is away: the server frees the lock with the session.
-		_, _ = l.store.pool.Exec(ctx, laneTerminateSQL, int64(l.pid), l.started)
-	}
-}
-
-// laneTerminateSQL ends a lock session's backend and waits (up to 5 s) for
-// it to exit; matching backend_start too means a reused pid is never hit.
-const laneTerminateSQL = `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
-WHERE pid = $1 AND backend_start = $2`
-
-// outcomeColumns lists the pass log's count columns, one per Outcome, in
-// word.Outcomes order, qualified by alias ("" for none).
-func outcomeColumns(alias string) string {
-	cols := make([]string, len(word.Outcomes))
-	for i, o := range word.Outcomes {
-		cols[i] = o.Column(alias)
-	}
-	return strings.Join(cols, ", ")
-}
-
-// outcomeSums sums each count column over the rows of alias, named as the
-// column.
-func outcomeSums(alias string) string {
-	cols := make([]string, len(word.Outcomes))
-	for i, o := range word.Outcomes {
-		cols[i] = "coalesce(sum(" + o.Column(alias) + "), 0)::bigint AS " + o.Column("")
-	}
-	return strings.Join(cols, ", ")
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ import (
 func pollSeries(t *testing.T, s *store.Store, site, id, set string, args ...any) {
 	t.Helper()
 	ctx := context.Background()
-	if err := s.CreateSeries(ctx, store.Series{Site: site, SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, msT(1)); err != nil {
+	if err := s.CreateSeries(ctx, store.Series{Site: site, SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, storetest.Milli(1)); err != nil {
 		t.Fatal(err)
 	}
 	if set != "" {
@@ -31,7 +32,7 @@ func pollSeries(t *testing.T, s *store.Store, site, id, set string, args ...any)
 
 func pollFailing(t *testing.T, s *store.Store, site, id string, outcome word.Outcome, since int64) {
 	t.Helper()
-	if err := s.RecordFailure(context.Background(), site, id, outcome, msT(since)); err != nil {
+	if err := s.RecordFailure(context.Background(), site, id, outcome, storetest.Milli(since)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -55,7 +56,7 @@ func TestTheFailureWriteKeepsItsAgeAndWritesNothingOnARepeat(t *testing.T) {
 		t.Fatal("an identical failure rewrote the row")
 	}
 	pollFailing(t, s, "novelfull", "a", "not_found", 300)
-	if f, _ := s.GetFailure(ctx, "novelfull", "a"); f != (store.Failure{Outcome: "not_found", FailingSince: msT(100)}) {
+	if f, _ := s.GetFailure(ctx, "novelfull", "a"); f != (store.Failure{Outcome: "not_found", FailingSince: storetest.Milli(100)}) {
 		t.Fatalf("got %+v", f)
 	}
 	if err := s.ApplyRead(ctx, "novelfull", "a", store.ReadChanges{ClearFailure: true}); err != nil {
@@ -71,15 +72,15 @@ func TestTheCheckStampIsTakenOnceAndReportsAFailureRow(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
 	pollSeries(t, s, "novelfull", "a", "")
-	failingNow, err := s.StampChecked(ctx, "novelfull", "a", time.Time{}, msT(10))
+	failingNow, err := s.StampChecked(ctx, "novelfull", "a", time.Time{}, storetest.Milli(10))
 	if err != nil || failingNow {
 		t.Fatalf("%v %v", failingNow, err)
 	}
-	if _, err := s.StampChecked(ctx, "novelfull", "a", time.Time{}, msT(11)); !errors.Is(err, store.ErrAlreadyChecked) {
+	if _, err := s.StampChecked(ctx, "novelfull", "a", time.Time{}, storetest.Milli(11)); !errors.Is(err, store.ErrAlreadyChecked) {
 		t.Fatalf("a second stamp for the same due reading: %v", err)
 	}
 	pollFailing(t, s, "novelfull", "a", "errors", 10)
-	if f, err := s.StampChecked(ctx, "novelfull", "a", msT(10), msT(20)); err != nil || !f {
+	if f, err := s.StampChecked(ctx, "novelfull", "a", storetest.Milli(10), storetest.Milli(20)); err != nil || !f {
 		t.Fatalf("%v %v", f, err)
 	}
 }
@@ -89,7 +90,7 @@ func TestSightingsCorrectionsAndAttribution(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
 	for _, id := range []string{"r1", "r2"} {
-		if err := s.UpsertReader(ctx, store.Reader{DiscordID: id}, msT(1)); err != nil {
+		if err := s.UpsertReader(ctx, store.Reader{DiscordID: id}, storetest.Milli(1)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -134,7 +135,7 @@ func TestSightingsCorrectionsAndAttribution(t *testing.T) {
 			t.Fatalf("%s: latest %v by %q", st.name, v.LatestChapter, by)
 		}
 	}
-	if f, err := s.GetFailure(ctx, "novelfull", "a"); err != nil || !f.FailingSince.Equal(msT(5)) {
+	if f, err := s.GetFailure(ctx, "novelfull", "a"); err != nil || !f.FailingSince.Equal(storetest.Milli(5)) {
 		t.Fatalf("a Sighting or Correction touched the failure row: %+v %v", f, err)
 	}
 	if err := s.CorrectLatestChapter(ctx, "novelfull", "missing", "1"); !errors.Is(err, store.ErrNotFound) {
@@ -147,23 +148,36 @@ func TestThePlans(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
 	pool := s.Pool()
-	for _, q := range []string{
-		`INSERT INTO series (site, series_id, url, kind, checked_at, created_at, finished_at, force_poll_at)
-		 SELECT (ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld'])[1 + i % 6],
-		        's' || i, 'https://x/' || i, 'manga', 1000000 + i * 1000, 1,
-		        CASE WHEN i % 10 = 0 THEN 5 ELSE 0 END, CASE WHEN i % 500 = 0 THEN 9999999999 ELSE 0 END
-		 FROM generate_series(1, 10000) i`,
-		`INSERT INTO poll_passes (site, started_at, finished_at)
-		 SELECT (ARRAY['asurascans','demonicscans','comix','kagane','novelfull','lightnovelworld'])[1 + i % 6], i * 60000, i * 60000
-		 FROM generate_series(1, 20000) i`,
-		`INSERT INTO poll_failures (site, series_id, outcome, failing_since)
-		 SELECT site, series_id, CASE WHEN checked_at % 3000 = 0 THEN 'errors' ELSE 'no_chapter' END, checked_at
-		 FROM series WHERE checked_at % 4000 < 2000`,
-		`ANALYZE`,
-	} {
-		if _, err := pool.Exec(ctx, q); err != nil {
-			t.Fatal(err)
+	var series []storetest.Series
+	var failures []storetest.Failure
+	for i := 1; i <= 10000; i++ {
+		checked := int64(1000000 + i*1000)
+		r := storetest.Series{Site: word.Sites[i%6], ID: "s" + strconv.Itoa(i), URL: "https://x/" + strconv.Itoa(i), Kind: word.Manga,
+			CheckedAt: storetest.Milli(checked), CreatedAt: storetest.Milli(1)}
+		if i%10 == 0 {
+			r.FinishedAt = storetest.Milli(5)
 		}
+		if i%500 == 0 {
+			r.ForcePollAt = storetest.Milli(9999999999)
+		}
+		series = append(series, r)
+		if checked%4000 < 2000 {
+			f := storetest.Failure{Site: r.Site, Series: r.ID, Outcome: word.NoChapter, FailingSince: r.CheckedAt}
+			if checked%3000 == 0 {
+				f.Outcome = word.Errors
+			}
+			failures = append(failures, f)
+		}
+	}
+	passes := make([]storetest.Pass, 20000)
+	for i := range passes {
+		passes[i] = storetest.Pass{Site: word.Sites[(i+1)%6], StartedAt: storetest.Milli(int64(i+1) * 60000)}
+	}
+	storetest.Insert(t, pool, series...)
+	storetest.Insert(t, pool, passes...)
+	storetest.Insert(t, pool, failures...)
+	if _, err := pool.Exec(ctx, `ANALYZE`); err != nil {
+		t.Fatal(err)
 	}
 	plan := func(sql string, args ...any) string {
 		rows, err := pool.Query(ctx, "EXPLAIN "+sql, args...)
@@ -181,18 +195,18 @@ func TestThePlans(t *testing.T) {
 		plan  string
 		needs []string
 	}{
-		{"the due query reads both partial indexes", plan(store.DueSeriesSQL, "comix", 2000000, nil),
+		{"the due query reads both partial indexes", plan(store.DueSeriesSQL, "comix", storetest.Milli(2000000), nil),
 			[]string{"series_due", "series_forced"}},
-		{"the prune walks the pass log's index", plan(store.PrunePassesSQL, "comix", 6000000),
+		{"the prune walks the pass log's index", plan(store.PrunePassesSQL, "comix", storetest.Milli(6000000)),
 			[]string{"poll_passes_site_started"}},
 		{"the next-due probe is one index probe", plan(store.OldestCheckSQL, "comix"),
 			[]string{"series_due"}},
 		// The owner-notice derivations run after every pass of every Lane.
-		{"the stall run reads one Site's lookback", plan(store.StallRunSQL, "comix", 1000000000, 500000000),
+		{"the stall run reads one Site's lookback", plan(store.StallRunSQL, "comix", storetest.Milli(1000000000), storetest.Milli(500000000)),
 			[]string{"poll_passes_site_started"}},
-		{"the refusing run reads one Site's lookback", plan(store.RefusingRunSQL, "comix", 1000000000, 500000000),
+		{"the refusing run reads one Site's lookback", plan(store.RefusingRunSQL, "comix", storetest.Milli(1000000000), storetest.Milli(500000000)),
 			[]string{"poll_passes_site_started"}},
-		{"sidecar-down reads the browser Sites' lookback", plan(store.SidecarDownSQL, []string{"comix", "kagane"}, 1000000000, 500000000),
+		{"sidecar-down reads the browser Sites' lookback", plan(store.SidecarDownSQL, []string{"comix", "kagane"}, storetest.Milli(1000000000), storetest.Milli(500000000)),
 			[]string{"poll_passes_site_started"}},
 		{"adapter-broken reads the Site's tally and its no_chapter rows", plan(store.AdapterBroken, "comix"),
 			[]string{"site_tallies_pkey", "series_no_chapter_since"}},
@@ -241,10 +255,10 @@ func TestTheLaneLockIsExclusiveAndItsSessionHearsItsOwnWakes(t *testing.T) {
 
 	// A wake for another Site is skipped; one for this Site ends the wait,
 	// even when it was sent before the wait began.
-	if err := s.ForceLanePoll(ctx, "kagane", msT(1)); err != nil {
+	if err := s.ForceLanePoll(ctx, "kagane", storetest.Milli(1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PauseLane(ctx, "comix", msT(5), msT(1)); err != nil {
+	if err := s.PauseLane(ctx, "comix", storetest.Milli(5), storetest.Milli(1)); err != nil {
 		t.Fatal(err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -266,12 +280,12 @@ func TestTheOwnersLaneControlsRefuseAnUnknownSite(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
 	for name, err := range map[string]error{
-		"force lane":  s.ForceLanePoll(ctx, "nowhere", msT(1)),
-		"pause":       s.PauseLane(ctx, "nowhere", msT(1), msT(1)),
+		"force lane":  s.ForceLanePoll(ctx, "nowhere", storetest.Milli(1)),
+		"pause":       s.PauseLane(ctx, "nowhere", storetest.Milli(1), storetest.Milli(1)),
 		"resume":      s.ResumeLane(ctx, "nowhere"),
-		"force poll":  s.ForceSeriesPoll(ctx, "novelfull", "missing", msT(1)),
+		"force poll":  s.ForceSeriesPoll(ctx, "novelfull", "missing", storetest.Milli(1)),
 		"clear":       s.ClearAttribution(ctx, "novelfull", "missing"),
-		"set refusal": s.SetLaneRefusal(ctx, "nowhere", msT(1)),
+		"set refusal": s.SetLaneRefusal(ctx, "nowhere", storetest.Milli(1)),
 	} {
 		if !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("%s: %v", name, err)

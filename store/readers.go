@@ -23,7 +23,7 @@ ON CONFLICT (discord_id) DO UPDATE
 
 // UpsertReader records a sign-in.
 func (s *Store) UpsertReader(ctx context.Context, r Reader, now time.Time) error {
-	if _, err := s.pool.Exec(ctx, upsertReaderSQL, r.DiscordID, r.Name, r.AvatarURL, ms(now)); err != nil {
+	if _, err := s.pool.Exec(ctx, upsertReaderSQL, r.DiscordID, r.Name, r.AvatarURL, instant(now)); err != nil {
 		return fmt.Errorf("store: upsert reader %s: %w", r.DiscordID, translate(err))
 	}
 	return nil
@@ -62,7 +62,7 @@ func (s *Store) EndSessions(ctx context.Context, discordID string) error {
 	return nil
 }
 
-const listReadersSQL = `SELECT discord_id, name, avatar_url, created_at, last_seen_at FROM readers ORDER BY last_seen_at DESC, discord_id`
+const listReadersSQL = `SELECT discord_id, name, avatar_url, created_at, last_seen_at FROM readers ORDER BY last_seen_at DESC NULLS LAST, discord_id`
 
 // ListReaders returns every Reader, the most recently seen first. The group
 // is small (one Discord guild), so the list is whole.
@@ -80,8 +80,8 @@ func (s *Store) ListReaders(ctx context.Context) ([]Reader, error) {
 // as it was before the stamp, which changes no epoch.
 const seenSessionSQL = `
 WITH stamp AS (
-    UPDATE readers SET last_seen_at = $2::bigint
-     WHERE discord_id = $1 AND last_seen_at < $2::bigint - 3600000
+    UPDATE readers SET last_seen_at = $2::timestamptz
+     WHERE discord_id = $1 AND coalesce(last_seen_at < $2::timestamptz - interval '1 hour', true)
 )
 SELECT session_epoch FROM readers WHERE discord_id = $1`
 
@@ -89,7 +89,7 @@ SELECT session_epoch FROM readers WHERE discord_id = $1`
 // Reader was seen (to the hour). ErrNotFound for an unknown Reader.
 func (s *Store) SeenSession(ctx context.Context, discordID string, now time.Time) (int64, error) {
 	var e int64
-	if err := s.pool.QueryRow(ctx, seenSessionSQL, discordID, ms(now)).Scan(&e); err != nil {
+	if err := s.pool.QueryRow(ctx, seenSessionSQL, discordID, instant(now)).Scan(&e); err != nil {
 		return 0, fmt.Errorf("store: session epoch %s: %w", discordID, translate(err))
 	}
 	return e, nil
@@ -103,7 +103,7 @@ ON CONFLICT (discord_id) DO UPDATE SET name = excluded.name`
 // (a one-time link for someone without Discord). Never seen until they
 // use it.
 func (s *Store) NameReader(ctx context.Context, discordID, name string, now time.Time) error {
-	if _, err := s.pool.Exec(ctx, nameReaderSQL, discordID, name, ms(now)); err != nil {
+	if _, err := s.pool.Exec(ctx, nameReaderSQL, discordID, name, instant(now)); err != nil {
 		return fmt.Errorf("store: name reader %s: %w", discordID, translate(err))
 	}
 	return nil

@@ -3,104 +3,78 @@ package store
 import (
 	"context"
 	"fmt"
-	"reflect"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// Times are kept in the database as unix milliseconds, 0 for "never"
-// (migration 0001), and cross the store's API as time.Time, the zero time for
-// "never". This file is the one place that converts: ms on the way in,
-// msTime and the row scanner on the way out.
+// Times are timestamptz in the database, NULL for "never" (migration 0016,
+// docs/adr/0015-times-are-timestamptz.md), and cross the store's API as
+// time.Time in UTC, the zero time for "never". pgx maps them; this file
+// holds the rules it needs told: stamp (a time that may be never) and instant
+// (one that always is, or a bound) on the way in, and nullTime (set on every
+// connection by Tune) on the way out.
 
-// ms is t as a stored stamp: unix milliseconds, 0 for the zero time. A real
-// time is never stored as 0 (which reads "never"): one at or before the
-// epoch is stored as 1.
-func ms(t time.Time) int64 {
+// stamp is t as a time column stores it: NULL for the zero time, else t to
+// the millisecond, the precision the schema has always kept, so a time read
+// back equals the one written as it always did.
+func stamp(t time.Time) any {
 	if t.IsZero() {
-		return 0
-	}
-	return max(t.UnixMilli(), 1)
-}
-
-// msTime is a stored stamp as a time in UTC, the zero time for 0.
-func msTime(v int64) time.Time {
-	if v == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(v).UTC()
-}
-
-// instant is a stored stamp that is never "never" (a pass's start, a
-// failure's age), in UTC.
-func instant(v int64) time.Time { return time.UnixMilli(v).UTC() }
-
-// msScan scans a stored stamp into a time.Time; NULL is the zero time too.
-type msScan struct{ t *time.Time }
-
-func (m msScan) ScanInt64(v pgtype.Int8) error {
-	if !v.Valid {
-		*m.t = time.Time{}
 		return nil
 	}
-	*m.t = msTime(v.Int64)
+	return t.Truncate(time.Millisecond)
+}
+
+// instant is t as a column that always holds a time stores it, and as a
+// bound a statement compares times with: the zero time is the Unix epoch,
+// the 0 it was before migration 0016, so a row made at the zero time is
+// still made, and "since the zero time" still reads every row.
+func instant(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Unix(0, 0).UTC()
+	}
+	return t.Truncate(time.Millisecond)
+}
+
+// nullTime lets a *time.Time scan target read a timestamptz: NULL is the
+// zero time, and every time is in UTC. pgx's own wrapper refuses NULL, and
+// returns local time.
+func nullTime(target any) (pgtype.WrappedScanPlanNextSetter, any, bool) {
+	if t, ok := target.(*time.Time); ok {
+		return &nullTimePlan{}, (*utcTime)(t), true
+	}
+	return nil, nil, false
+}
+
+type nullTimePlan struct{ next pgtype.ScanPlan }
+
+func (p *nullTimePlan) SetNext(next pgtype.ScanPlan) { p.next = next }
+
+func (p *nullTimePlan) Scan(src []byte, dst any) error {
+	return p.next.Scan(src, (*utcTime)(dst.(*time.Time)))
+}
+
+// utcTime is the scan target nullTime hands pgx's timestamptz codec.
+type utcTime time.Time
+
+func (t *utcTime) ScanTimestamptz(v pgtype.Timestamptz) error {
+	switch {
+	case !v.Valid:
+		*t = utcTime{}
+	case v.InfinityModifier != pgtype.Finite:
+		return fmt.Errorf("store: an infinite time cannot cross the API")
+	default:
+		*t = utcTime(v.Time.UTC())
+	}
 	return nil
 }
 
-var timeType = reflect.TypeFor[time.Time]()
-
-// fieldPaths maps each db-tagged field of a struct type (through embedded
-// structs) to its index path, once per type.
-var fieldPaths sync.Map // reflect.Type -> map[string][]int
-
-func pathsOf(t reflect.Type) map[string][]int {
-	if v, ok := fieldPaths.Load(t); ok {
-		return v.(map[string][]int)
-	}
-	out := map[string][]int{}
-	var walk func(t reflect.Type, prefix []int)
-	walk = func(t reflect.Type, prefix []int) {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			path := append(append([]int(nil), prefix...), i)
-			if f.Anonymous && f.Type.Kind() == reflect.Struct {
-				walk(f.Type, path)
-				continue
-			}
-			if name := f.Tag.Get("db"); f.IsExported() && name != "" && name != "-" {
-				out[name] = path
-			}
-		}
-	}
-	walk(t, nil)
-	fieldPaths.Store(t, out)
-	return out
-}
-
-// rowTo scans a row into T by column name, the way pgx.RowToStructByName
-// does, except that a time.Time field reads a stored stamp.
-func rowTo[T any](row pgx.CollectableRow) (T, error) {
-	var v T
-	rv := reflect.ValueOf(&v).Elem()
-	paths := pathsOf(rv.Type())
-	fds := row.FieldDescriptions()
-	dest := make([]any, len(fds))
-	for i, fd := range fds {
-		path, ok := paths[fd.Name]
-		if !ok {
-			return v, fmt.Errorf("store: column %q has no field in %s", fd.Name, rv.Type())
-		}
-		f := rv.FieldByIndex(path)
-		if f.Type() == timeType {
-			dest[i] = msScan{f.Addr().Interface().(*time.Time)}
-		} else {
-			dest[i] = f.Addr().Interface()
-		}
-	}
-	return v, row.Scan(dest...)
+// readTimes installs nullTime on a connection, ahead of pgx's wrappers.
+func readTimes(_ context.Context, conn *pgx.Conn) error {
+	m := conn.TypeMap()
+	m.TryWrapScanPlanFuncs = append([]pgtype.TryWrapScanPlanFunc{nullTime}, m.TryWrapScanPlanFuncs...)
+	return nil
 }
 
 // getOne runs a query expected to return one row, scanned by column name.
@@ -110,7 +84,7 @@ func getOne[T any](ctx context.Context, s *Store, sql string, args ...any) (T, e
 		var zero T
 		return zero, translate(err)
 	}
-	v, err := pgx.CollectExactlyOneRow(rows, rowTo[T])
+	v, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByNameLax[T])
 	return v, translate(err)
 }
 
@@ -120,6 +94,6 @@ func getMany[T any](ctx context.Context, s *Store, sql string, args ...any) ([]T
 	if err != nil {
 		return nil, translate(err)
 	}
-	v, err := pgx.CollectRows(rows, rowTo[T])
+	v, err := pgx.CollectRows(rows, pgx.RowToStructByNameLax[T])
 	return v, translate(err)
 }

@@ -42,7 +42,7 @@ ON CONFLICT (site, series_id) DO NOTHING`
 // CreateSeries adds a Series if it is not already known; an existing row is
 // left untouched (the Poll owns its facts from then on).
 func (s *Store) CreateSeries(ctx context.Context, in Series, now time.Time) error {
-	if _, err := s.pool.Exec(ctx, createSeriesSQL, in.Site, in.SeriesID, in.URL, in.Title, in.CoverURL, in.Kind, ms(now)); err != nil {
+	if _, err := s.pool.Exec(ctx, createSeriesSQL, in.Site, in.SeriesID, in.URL, in.Title, in.CoverURL, in.Kind, instant(now)); err != nil {
 		return fmt.Errorf("store: create series %s/%s: %w", in.Site, in.SeriesID, translate(err))
 	}
 	return nil
@@ -87,7 +87,7 @@ func (s *Store) DeleteSeries(ctx context.Context, site, id string) error {
 var addSeriesSQL = `
 WITH ins AS (
     INSERT INTO series (site, series_id, url, title, cover_url, kind, created_at, force_poll_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
     ON CONFLICT (site, series_id) DO NOTHING
     RETURNING site
 )
@@ -97,7 +97,7 @@ SELECT count(*) FROM ins, LATERAL (SELECT pg_notify('` + LaneWakeChannel + `', i
 // Poll; it reports whether the Series was new.
 func (s *Store) AddSeries(ctx context.Context, in Series, now time.Time) (created bool, err error) {
 	var n int
-	if err := s.pool.QueryRow(ctx, addSeriesSQL, in.Site, in.SeriesID, in.URL, in.Title, in.CoverURL, in.Kind, ms(now)).Scan(&n); err != nil {
+	if err := s.pool.QueryRow(ctx, addSeriesSQL, in.Site, in.SeriesID, in.URL, in.Title, in.CoverURL, in.Kind, instant(now), stamp(now)).Scan(&n); err != nil {
 		return false, fmt.Errorf("store: add series %s/%s: %w", in.Site, in.SeriesID, translate(err))
 	}
 	return n == 1, nil

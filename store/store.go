@@ -1,8 +1,8 @@
 // Package store is the only code that speaks SQL. Each entity has its own
 // file with its statements written beside the methods that run them; every
 // argument is bound, never concatenated from input. Times cross the API as
-// time.Time, the zero time for "never", and are stored as unix milliseconds
-// (0 = never); rows.go is the one place that converts. Chapter numbers
+// time.Time in UTC, the zero time for "never", and are stored as timestamptz
+// (NULL = never); rows.go holds the two rules pgx is told. Chapter numbers
 // travel as canonical decimal strings (word.Chapter) and are compared by
 // PostgreSQL as numeric.
 package store
@@ -41,7 +41,9 @@ type Store struct {
 	lanes *pgxpool.Pool
 }
 
-// New wraps an existing pool (tests build theirs with a tracer).
+// New wraps an existing pool (tests build theirs with a tracer). Its
+// config must have been through Tune, which teaches each connection how a
+// time is read (rows.go).
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
 // Pools sizes Open's two connection pools. The server's own reads (pages,
@@ -129,10 +131,21 @@ func openPool(ctx context.Context, url string, size int32) (*pgxpool.Pool, error
 // time costs microseconds.
 //
 // It also counts each statement into the StatementLog of its context (see
-// WithStatementLog), unless the caller brought a tracer of its own.
+// WithStatementLog), unless the caller brought a tracer of its own, and
+// teaches each connection to read a NULL time as the zero time, in UTC
+// (rows.go).
 func Tune(cfg *pgxpool.Config) {
 	if cfg.ConnConfig.Tracer == nil {
 		cfg.ConnConfig.Tracer = statementTracer{}
+	}
+	after := cfg.AfterConnect
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		if after != nil {
+			if err := after(ctx, conn); err != nil {
+				return err
+			}
+		}
+		return readTimes(ctx, conn)
 	}
 	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
 		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func TestMigrationsGoUpDownAndUpAgain(t *testing.T) {
@@ -56,19 +57,19 @@ func TestALoginLinkWorksOnceAndOnlyBeforeItExpires(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)
 	ctx := context.Background()
-	if err := s.CreateLoginLink(ctx, []byte("h1"), "owner", msT(1000), time.Time{}); err != nil {
+	if err := s.CreateLoginLink(ctx, []byte("h1"), "owner", storetest.Milli(1000), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateLoginLink(ctx, []byte("h2"), "owner", msT(1000), time.Time{}); err != nil {
+	if err := s.CreateLoginLink(ctx, []byte("h2"), "owner", storetest.Milli(1000), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if id, err := s.ConsumeLoginLink(ctx, []byte("h1"), msT(999)); err != nil || id != "owner" {
+	if id, err := s.ConsumeLoginLink(ctx, []byte("h1"), storetest.Milli(999)); err != nil || id != "owner" {
 		t.Fatalf("first use: %q %v", id, err)
 	}
-	if _, err := s.ConsumeLoginLink(ctx, []byte("h1"), msT(999)); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.ConsumeLoginLink(ctx, []byte("h1"), storetest.Milli(999)); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("second use: want ErrNotFound, got %v", err)
 	}
-	if _, err := s.ConsumeLoginLink(ctx, []byte("h2"), msT(1000)); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.ConsumeLoginLink(ctx, []byte("h2"), storetest.Milli(1000)); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("expired use: want ErrNotFound, got %v", err)
 	}
 }
@@ -77,14 +78,14 @@ func TestAReaderIsUpsertedOnEverySignIn(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)
 	ctx := context.Background()
-	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "1", Name: "a"}, msT(10)); err != nil {
+	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "1", Name: "a"}, storetest.Milli(10)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "1", Name: "b"}, msT(20)); err != nil {
+	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "1", Name: "b"}, storetest.Milli(20)); err != nil {
 		t.Fatal(err)
 	}
 	r, err := s.GetReader(ctx, "1")
-	if err != nil || r.Name != "b" || !r.CreatedAt.Equal(msT(10)) || !r.LastSeenAt.Equal(msT(20)) {
+	if err != nil || r.Name != "b" || !r.CreatedAt.Equal(storetest.Milli(10)) || !r.LastSeenAt.Equal(storetest.Milli(20)) {
 		t.Fatalf("got %+v %v", r, err)
 	}
 	if _, err := s.GetReader(ctx, "2"); !errors.Is(err, store.ErrNotFound) {
@@ -108,19 +109,17 @@ func TestDeletingAnOrphanIsOneStatementAndABookmarkRefusesIt(t *testing.T) {
 	s := store.New(storetest.Pool(t, func(cfg *pgxpool.Config) { cfg.ConnConfig.Tracer = c }))
 	ctx := context.Background()
 	for _, id := range []string{"orphan", "kept"} {
-		if err := s.CreateSeries(ctx, store.Series{Site: "novelfull", SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, msT(1)); err != nil {
+		if err := s.CreateSeries(ctx, store.Series{Site: "novelfull", SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, storetest.Milli(1)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "r"}, msT(1)); err != nil {
+	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "r"}, storetest.Milli(1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddBookmark(ctx, "r", "novelfull", "kept", msT(1)); err != nil {
+	if err := s.AddBookmark(ctx, "r", "novelfull", "kept", storetest.Milli(1)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Pool().Exec(ctx, `INSERT INTO poll_failures VALUES ('novelfull','orphan','not_found',5)`); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Insert(t, s.Pool(), storetest.Failure{Site: word.Novelfull, Series: "orphan", Outcome: word.NotFound, FailingSince: storetest.Milli(5)})
 	if err := s.DeleteSeries(ctx, "novelfull", "kept"); !errors.Is(err, store.ErrBookmarked) {
 		t.Fatalf("bookmarked delete: want ErrBookmarked, got %v", err)
 	}

@@ -19,7 +19,7 @@ const createTokenSQL = `INSERT INTO reader_tokens (reader_id, token_hash, label,
 // CreateToken stores a userscript token by its keyed hash.
 func (s *Store) CreateToken(ctx context.Context, readerID string, hash []byte, label string, now time.Time) (int64, error) {
 	var id int64
-	if err := s.pool.QueryRow(ctx, createTokenSQL, readerID, hash, label, ms(now)).Scan(&id); err != nil {
+	if err := s.pool.QueryRow(ctx, createTokenSQL, readerID, hash, label, instant(now)).Scan(&id); err != nil {
 		return 0, fmt.Errorf("store: create token for %s: %w", readerID, translate(err))
 	}
 	return id, nil
@@ -60,8 +60,8 @@ const readerByTokenSQL = `
 WITH t AS (
     SELECT id, reader_id, label, last_used_at FROM reader_tokens WHERE token_hash = $1
 ), stamp AS (
-    UPDATE reader_tokens r SET last_used_at = $2::bigint
-      FROM t WHERE r.id = t.id AND t.last_used_at < $2::bigint - 3600000
+    UPDATE reader_tokens r SET last_used_at = $2::timestamptz
+      FROM t WHERE r.id = t.id AND coalesce(t.last_used_at < $2::timestamptz - interval '1 hour', true)
 )
 SELECT id, reader_id, label FROM t`
 
@@ -77,7 +77,7 @@ type TokenUse struct {
 // fails on its very next use).
 func (s *Store) ReaderByToken(ctx context.Context, hash []byte, now time.Time) (TokenUse, error) {
 	var u TokenUse
-	if err := s.pool.QueryRow(ctx, readerByTokenSQL, hash, ms(now)).Scan(&u.ID, &u.ReaderID, &u.Label); err != nil {
+	if err := s.pool.QueryRow(ctx, readerByTokenSQL, hash, instant(now)).Scan(&u.ID, &u.ReaderID, &u.Label); err != nil {
 		return TokenUse{}, fmt.Errorf("store: reader by token: %w", translate(err))
 	}
 	return u, nil

@@ -34,7 +34,7 @@ func (s *Store) RecordServerWebhook(ctx context.Context, w ServerWebhook) error 
 	}
 	_, err := s.pool.Exec(ctx, `INSERT INTO server_webhook (one, configured, hash, recorded_at, browser_sites) VALUES (true, $1, $2, $3, $4)
 	    ON CONFLICT (one) DO UPDATE SET configured = $1, hash = $2, recorded_at = $3, browser_sites = $4`,
-		w.Configured, w.Hash, ms(w.RecordedAt), sites)
+		w.Configured, w.Hash, instant(w.RecordedAt), sites)
 	if err != nil {
 		return fmt.Errorf("store: record server webhook: %w", translate(err))
 	}
@@ -44,15 +44,14 @@ func (s *Store) RecordServerWebhook(ctx context.Context, w ServerWebhook) error 
 // ReadServerWebhook returns the recorded state; ok is false when no server
 // has recorded one yet.
 func (s *Store) ReadServerWebhook(ctx context.Context) (w ServerWebhook, ok bool, err error) {
-	var at int64
 	err = s.pool.QueryRow(ctx, `SELECT configured, hash, recorded_at, browser_sites FROM server_webhook`).
-		Scan(&w.Configured, &w.Hash, &at, &w.BrowserSites)
+		Scan(&w.Configured, &w.Hash, &w.RecordedAt, &w.BrowserSites)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ServerWebhook{}, false, nil
 	}
 	if err != nil {
 		return ServerWebhook{}, false, fmt.Errorf("store: read server webhook: %w", translate(err))
 	}
-	w.RecordedAt, w.BrowserKnown = msTime(at), w.BrowserSites != nil
+	w.BrowserKnown = w.BrowserSites != nil
 	return w, true, nil
 }

@@ -90,7 +90,7 @@ func readPass(t *testing.T, s *store.Store, row store.PassRow) passKind {
 	ctx := context.Background()
 	const T = int64(10 * time.Hour / time.Millisecond)
 	insert := func(site string, at int64, r store.PassRow) {
-		r.Site, r.StartedAt, r.FinishedAt = site, msT(at), msT(at)
+		r.Site, r.StartedAt, r.FinishedAt = site, storetest.Milli(at), storetest.Milli(at)
 		if err := s.InsertPass(ctx, r); err != nil {
 			t.Fatal(err)
 		}
@@ -109,13 +109,13 @@ func readPass(t *testing.T, s *store.Store, row store.PassRow) passKind {
 		}
 		return ok
 	}
-	k.stall = check(s.StallRun(ctx, "asurascans", msT(T), time.Time{}))
-	k.refusing = check(s.RefusingRun(ctx, "asurascans", msT(T), time.Time{}))
-	k.sidecarFail = check(s.SidecarDownRun(ctx, []string{"asurascans"}, msT(T), time.Time{}))
-	since, kept, e := s.StallRun(ctx, "demonicscans", msT(T), time.Time{})
+	k.stall = check(s.StallRun(ctx, "asurascans", storetest.Milli(T), time.Time{}))
+	k.refusing = check(s.RefusingRun(ctx, "asurascans", storetest.Milli(T), time.Time{}))
+	k.sidecarFail = check(s.SidecarDownRun(ctx, []string{"asurascans"}, storetest.Milli(T), time.Time{}))
+	since, kept, e := s.StallRun(ctx, "demonicscans", storetest.Milli(T), time.Time{})
 	check(since, kept, e)
-	k.ignored = kept && !k.stall && since.Equal(msT(T-1))
-	k.reach = !check(s.SidecarDownRun(ctx, []string{"kagane"}, msT(T), time.Time{}))
+	k.ignored = kept && !k.stall && since.Equal(storetest.Milli(T-1))
+	k.reach = !check(s.SidecarDownRun(ctx, []string{"kagane"}, storetest.Milli(T), time.Time{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,13 +135,13 @@ func TestEveryFailingOutcomeIsReadByTheFiltersThatNeedIt(t *testing.T) {
 			s := storetest.New(t)
 			ctx := context.Background()
 			now := time.UnixMilli(0).Add(30 * 24 * time.Hour)
-			if err := s.CreateSeries(ctx, store.Series{Site: "comix", SeriesID: "a", URL: "https://comix.to/title/a", Kind: "manga"}, msT(1)); err != nil {
+			if err := s.CreateSeries(ctx, store.Series{Site: "comix", SeriesID: "a", URL: "https://comix.to/title/a", Kind: "manga"}, storetest.Milli(1)); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.Pool().Exec(ctx, `UPDATE series SET latest_chapter_num = 3 WHERE series_id = 'a'`); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.RecordFailure(ctx, "comix", "a", o, msT(1)); err != nil {
+			if err := s.RecordFailure(ctx, "comix", "a", o, storetest.Milli(1)); err != nil {
 				t.Fatal(err)
 			}
 			count := func(f store.Filter) int64 {

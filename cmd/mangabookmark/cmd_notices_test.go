@@ -37,14 +37,10 @@ func noticesDB(t *testing.T, sent, failed bool) string {
 	ctx := context.Background()
 	now := time.Now()
 	for h := 20; h >= 0; h-- {
-		at := now.Add(-time.Duration(h) * time.Hour).UnixMilli()
-		if _, err := s.Pool().Exec(ctx, `INSERT INTO poll_passes (site, started_at, finished_at, due) VALUES ('asurascans', $1, $1, 3)`, at); err != nil {
-			t.Fatal(err)
-		}
+		at := now.Add(-time.Duration(h) * time.Hour)
+		storetest.Insert(t, s.Pool(), storetest.Pass{Site: word.Asurascans, StartedAt: at, Due: 3})
 		if h <= 15 {
-			if _, err := s.Pool().Exec(ctx, `INSERT INTO poll_passes (site, started_at, finished_at, skip) VALUES ('novelfull', $1, $1, 'refusing')`, at); err != nil {
-				t.Fatal(err)
-			}
+			storetest.Insert(t, s.Pool(), storetest.Pass{Site: word.Novelfull, StartedAt: at, Skip: word.SkipRefusing})
 		}
 	}
 	for _, k := range []struct {
@@ -219,7 +215,7 @@ func TestTheNoticesCommandNeedsADatabase(t *testing.T) {
 
 // deliver records a delivery the way a Notifier does: claim, then record.
 func deliver(ctx context.Context, s *store.Store, kind word.NoticeKind, site string, d store.Delivery) error {
-	if _, err := s.ClaimNotice(ctx, kind, site, "test", msT(1), msT(math.MaxInt64)); err != nil {
+	if _, err := s.ClaimNotice(ctx, kind, site, "test", storetest.Milli(1), storetest.Milli(math.MaxInt64)); err != nil {
 		return err
 	}
 	return s.RecordDelivery(ctx, kind, site, "test", d)
@@ -328,9 +324,7 @@ func TestTheNoticesCommandSaysWhenTheServerRecordedNoBrowserSites(t *testing.T) 
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.Pool().Exec(ctx, `INSERT INTO server_webhook (configured, recorded_at) VALUES (false, 1)`); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Insert(t, s.Pool(), storetest.Webhook{RecordedAt: storetest.Milli(1)})
 	var stdout, stderr bytes.Buffer
 	env := map[string]string{"DATABASE_URL": url, "BROWSER_SITES": "novelfull"}
 	if err := runNotices(ctx, nil, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] }); err != nil {

@@ -128,7 +128,7 @@ func pauseLanes(ctx context.Context, dbURL string, now time.Time) error {
 		return err
 	}
 	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, `UPDATE poll_lanes SET paused_until = $1`, now.Add(365*24*time.Hour).UnixMilli())
+	_, err = conn.Exec(ctx, `UPDATE poll_lanes SET paused_until = $1`, now.Add(365*24*time.Hour).Truncate(time.Millisecond))
 	return err
 }
 
@@ -309,7 +309,7 @@ func benchPages(ctx context.Context, dbURL string, n int) ([]benchPage, error) {
 	}
 	defer conn.Close(ctx)
 	var site, id string
-	if err := conn.QueryRow(ctx, `SELECT site, series_id FROM series WHERE failing_since > 0 ORDER BY site, series_id LIMIT 1`).Scan(&site, &id); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT site, series_id FROM series WHERE failing_since IS NOT NULL ORDER BY site, series_id LIMIT 1`).Scan(&site, &id); err != nil {
 		return nil, fmt.Errorf("bench: a failing Series: %w", err)
 	}
 	deep := fmt.Sprintf("comix:s%07d", n/2)

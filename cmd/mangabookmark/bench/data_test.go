@@ -34,13 +34,13 @@ func TestTheBenchDataSetHasTheShapeItClaims(t *testing.T) {
 		if err := conn.QueryRow(ctx, `SELECT
 			(SELECT count(DISTINCT site) FROM series),
 			(SELECT count(*) FROM poll_failures),
-			(SELECT count(*) FROM series WHERE failing_since > 0),
-			(SELECT count(*) FROM series WHERE finished_at > 0),
+			(SELECT count(*) FROM series WHERE failing_since IS NOT NULL),
+			(SELECT count(*) FROM series WHERE finished_at IS NOT NULL),
 			(SELECT count(DISTINCT reader_id) FROM bookmarks),
 			(SELECT count(*) FROM poll_passes),
-			(SELECT count(*) FROM poll_lanes WHERE paused_until <= $1),
+			(SELECT count(*) FROM poll_lanes WHERE coalesce(paused_until, timestamptz '-infinity') <= $1),
 			(SELECT count(*) FROM series s WHERE bookmark_count <> (SELECT count(*) FROM bookmarks b WHERE b.site = s.site AND b.series_id = s.series_id))`,
-			now.UnixMilli()).Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]); err != nil {
+			now).Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]); err != nil {
 			t.Fatal(err)
 		}
 		return v

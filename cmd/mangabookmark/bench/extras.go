@@ -204,7 +204,7 @@ func benchPass(ctx context.Context, dbURL string, now time.Time) string {
 	}
 	defer pool.Close()
 	if _, err := pool.Exec(ctx, `INSERT INTO series (site, series_id, url, kind, created_at)
-		SELECT 'novelfull', 'pass' || i, $1, 'novel', 0 FROM generate_series(1, 1000) i`, ref.URL); err != nil {
+		SELECT 'novelfull', 'pass' || i, $1, 'novel', timestamptz 'epoch' FROM generate_series(1, 1000) i`, ref.URL); err != nil {
 		return "healthy pass: " + err.Error()
 	}
 	reader := fetch.NewReader(fetch.ReaderOptions{BaseURLs: map[string]*url.URL{"novelfull": base}, BrowserSites: word.BrowserSites{}})

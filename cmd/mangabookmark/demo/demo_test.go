@@ -237,7 +237,7 @@ func TestTheDemoScriptShowsEverySignal(t *testing.T) {
 	completed := d.seriesID(demoCompletedSite, demoCompletedFile)
 	d.play("complete")
 	d.waitFor("the completion hint", func() (bool, string) {
-		v := d.scalar(`SELECT (site_completed_at > 0)::text FROM series WHERE site = $1 AND series_id = $2`, demoCompletedSite, completed)
+		v := d.scalar(`SELECT (site_completed_at IS NOT NULL)::text FROM series WHERE site = $1 AND series_id = $2`, demoCompletedSite, completed)
 		return v == "true", v
 	})
 	if n := d.page(owner, "/admin/series?filter=site-completed").Find(`[data-series-id="` + completed + `"]`).Length(); n == 0 {

@@ -1,0 +1,88 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/word"
+)
+
+// This file holds the pass log (poll_passes): one row per pass of a Lane.
+
+// PassRow is one row of the pass log.
+type PassRow struct {
+	ID         int64     `db:"id"`
+	Site       string    `db:"site"`
+	StartedAt  time.Time `db:"started_at"`
+	FinishedAt time.Time `db:"finished_at"`
+	Due        int       `db:"due"`
+	Checked    int       `db:"checked"`
+	Skip       word.Skip `db:"skip"`
+	// Counts holds one count per Outcome, one column each.
+	word.Counts
+}
+
+var insertPassSQL = `
+INSERT INTO poll_passes (site, started_at, finished_at, due, checked, skip, ` + outcomeColumns("") + `)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
+
+// InsertPass writes one pass-log row.
+func (s *Store) InsertPass(ctx context.Context, r PassRow) error {
+	args := []any{r.Site, instant(r.StartedAt), instant(r.FinishedAt), r.Due, r.Checked, r.Skip}
+	for _, o := range word.Outcomes {
+		args = append(args, r.Of(o))
+	}
+	_, err := s.exec(ctx, insertPassSQL, args...)
+	if err != nil {
+		return fmt.Errorf("store: insert pass %s: %w", r.Site, translate(err))
+	}
+	return nil
+}
+
+var listPassesSQL = `
+SELECT id, site, started_at, finished_at, due, checked, skip, ` + outcomeColumns("") + `
+FROM poll_passes WHERE site = $1 AND started_at >= $2 ORDER BY started_at, id`
+
+// ListPasses returns site's pass-log rows started at or after since, oldest first.
+func (s *Store) ListPasses(ctx context.Context, site string, since time.Time) ([]PassRow, error) {
+	v, err := getMany[PassRow](ctx, s, listPassesSQL, site, instant(since))
+	if err != nil {
+		return nil, fmt.Errorf("store: list passes %s: %w", site, err)
+	}
+	return v, nil
+}
+
+// prunePassesSQL walks the (site, started_at) index: it touches only the
+// rows it deletes, never the whole table.
+const prunePassesSQL = `DELETE FROM poll_passes WHERE site = $1 AND started_at < $2`
+
+// PrunePasses deletes site's pass-log rows started before before.
+func (s *Store) PrunePasses(ctx context.Context, site string, before time.Time) (int64, error) {
+	tag, err := s.exec(ctx, prunePassesSQL, site, instant(before))
+	if err != nil {
+		return 0, fmt.Errorf("store: prune passes %s: %w", site, translate(err))
+	}
+	return tag.RowsAffected(), nil
+}
+
+// outcomeColumns lists the pass log's count columns, one per Outcome, in
+// word.Outcomes order, qualified by alias ("" for none).
+func outcomeColumns(alias string) string {
+	cols := make([]string, len(word.Outcomes))
+	for i, o := range word.Outcomes {
+		cols[i] = o.Column(alias)
+	}
+	return strings.Join(cols, ", ")
+}
+
+// outcomeSums sums each count column over the rows of alias, named as the
+// column.
+func outcomeSums(alias string) string {
+	cols := make([]string, len(word.Outcomes))
+	for i, o := range word.Outcomes {
+		cols[i] = "coalesce(sum(" + o.Column(alias) + "), 0)::bigint AS " + o.Column("")
+	}
+	return strings.Join(cols, ", ")
+}

@@ -1,0 +1,288 @@
+package storetest
+
+import (
+	"cmp"
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/mangabookmark/mangabookmark/word"
+)
+
+// The fixture builders: one typed row per table the tests seed directly,
+// written by Insert (or Ensure). Times are time.Time, the zero time for
+// "never", as the store's API speaks them; the words are package word's.
+// Only this file knows how a row is stored, so a schema change touches the
+// fixtures here and nowhere else.
+
+// DB is what the builders write through: a pool, a connection or a
+// transaction.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error)
+}
+
+// Row is one fixture row of one table.
+type Row interface {
+	table() string
+	columns() []string
+	values() []any
+}
+
+// Insert writes rows into their table in one COPY (the table's triggers fire
+// as for an INSERT). The test fails on any error.
+func Insert[R Row](t testing.TB, db DB, rows ...R) {
+	t.Helper()
+	if len(rows) == 0 {
+		return
+	}
+	src := make([][]any, len(rows))
+	for i, r := range rows {
+		src[i] = r.values()
+	}
+	table := rows[0].table()
+	if _, err := db.CopyFrom(context.Background(), pgx.Identifier{table}, rows[0].columns(), pgx.CopyFromRows(src)); err != nil {
+		t.Fatalf("storetest: insert %d rows into %s: %v", len(rows), table, err)
+	}
+}
+
+// Ensure writes each row unless its table already holds one with the same
+// key (INSERT ... ON CONFLICT DO NOTHING): for a Reader that a sign-in or an
+// earlier seed may have created.
+func Ensure[R Row](t testing.TB, db DB, rows ...R) {
+	t.Helper()
+	for _, r := range rows {
+		cols := r.columns()
+		marks := make([]string, len(cols))
+		for i := range cols {
+			marks[i] = "$" + strconv.Itoa(i+1)
+		}
+		sql := "INSERT INTO " + r.table() + " (" + strings.Join(cols, ", ") + ") VALUES (" +
+			strings.Join(marks, ", ") + ") ON CONFLICT DO NOTHING"
+		if _, err := db.Exec(context.Background(), sql, r.values()...); err != nil {
+			t.Fatalf("storetest: ensure a row of %s: %v", r.table(), err)
+		}
+	}
+}
+
+// Milli is the instant ms milliseconds after the Unix epoch, in UTC, and the
+// zero time ("never") for 0: a stored stamp as the store's API speaks it.
+func Milli(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// MilliOf is SQL reading a time column as unix milliseconds, 0 for NULL:
+// for a test that compares a stored time as a number.
+func MilliOf(col string) string {
+	return "coalesce((extract(epoch FROM " + col + ") * 1000)::bigint, 0)"
+}
+
+// stamp is t as a time column stores it where NULL means never (migration
+// 0016): NULL for the zero time, else t to the millisecond, as the store
+// writes it.
+func stamp(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.Truncate(time.Millisecond)
+}
+
+// instant is t as a column that always holds a time stores it: the zero
+// time is the Unix epoch, the 0 such a fixture held before migration 0016.
+func instant(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Unix(0, 0).UTC()
+	}
+	return t.Truncate(time.Millisecond)
+}
+
+// orNull is s, or NULL for "".
+func orNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Reader is a readers row.
+type Reader struct {
+	ID, Name  string
+	CreatedAt time.Time
+}
+
+func (Reader) table() string     { return "readers" }
+func (Reader) columns() []string { return []string{"discord_id", "name", "created_at"} }
+func (r Reader) values() []any   { return []any{r.ID, r.Name, instant(r.CreatedAt)} }
+
+func (Series) table() string        { return "series" }
+func (Bookmark) table() string      { return "bookmarks" }
+func (Failure) table() string       { return "poll_failures" }
+func (Pass) table() string          { return "poll_passes" }
+func (Notice) table() string        { return "owner_notices" }
+func (NoticeAttempt) table() string { return "owner_notice_attempts" }
+func (DeadWebhook) table() string   { return "dead_webhooks" }
+func (Idempotency) table() string   { return "api_idempotency" }
+func (Tally) table() string         { return "site_tallies" }
+func (Webhook) table() string       { return "server_webhook" }
+
+// Series is a series row. Kind is manga unless set; LatestChapter and
+// RaisedBy are NULL when "".
+type Series struct {
+	Site                                            word.Site
+	ID, URL, Title, Cover                           string
+	Kind                                            word.Kind
+	LatestChapter, LatestChapterURL, RaisedBy       string
+	CheckedAt, ForcePollAt, FinishedAt, CompletedAt time.Time
+	CreatedAt                                       time.Time
+}
+
+func (Series) columns() []string {
+	return []string{"site", "series_id", "url", "title", "cover_url", "kind", "latest_chapter_num",
+		"latest_chapter_url", "latest_raised_by", "checked_at", "force_poll_at", "finished_at",
+		"site_completed_at", "created_at"}
+}
+
+func (s Series) values() []any {
+	kind := cmp.Or(s.Kind, word.Manga)
+	return []any{string(s.Site), s.ID, s.URL, s.Title, s.Cover, string(kind), orNull(s.LatestChapter),
+		s.LatestChapterURL, orNull(s.RaisedBy), stamp(s.CheckedAt), stamp(s.ForcePollAt),
+		stamp(s.FinishedAt), stamp(s.CompletedAt), instant(s.CreatedAt)}
+}
+
+// Bookmark is a bookmarks row; Progress is NULL when "".
+type Bookmark struct {
+	Reader               string
+	Site                 word.Site
+	Series, Progress     string
+	CreatedAt, UpdatedAt time.Time
+}
+
+func (Bookmark) columns() []string {
+	return []string{"reader_id", "site", "series_id", "progress_num", "created_at", "updated_at"}
+}
+
+func (b Bookmark) values() []any {
+	return []any{b.Reader, string(b.Site), b.Series, orNull(b.Progress), instant(b.CreatedAt), instant(b.UpdatedAt)}
+}
+
+// Failure is a poll_failures row.
+type Failure struct {
+	Site         word.Site
+	Series       string
+	Outcome      word.Outcome
+	FailingSince time.Time
+}
+
+func (Failure) columns() []string { return []string{"site", "series_id", "outcome", "failing_since"} }
+
+func (f Failure) values() []any {
+	return []any{string(f.Site), f.Series, string(f.Outcome), instant(f.FailingSince)}
+}
+
+// Pass is a poll_passes row; FinishedAt is StartedAt unless set.
+type Pass struct {
+	Site                  word.Site
+	StartedAt, FinishedAt time.Time
+	Due, Checked          int
+	Skip                  word.Skip
+	word.Counts
+}
+
+func (Pass) columns() []string {
+	cols := []string{"site", "started_at", "finished_at", "due", "checked", "skip"}
+	for _, o := range word.Outcomes {
+		cols = append(cols, o.Column(""))
+	}
+	return cols
+}
+
+func (p Pass) values() []any {
+	finished := p.FinishedAt
+	if finished.IsZero() {
+		finished = p.StartedAt
+	}
+	v := []any{string(p.Site), instant(p.StartedAt), instant(finished), p.Due, p.Checked, string(p.Skip)}
+	for _, o := range word.Outcomes {
+		v = append(v, p.Of(o))
+	}
+	return v
+}
+
+// Notice is an owner_notices row; NotifiedAt is zero while unsent.
+type Notice struct {
+	Kind       word.NoticeKind
+	Site       string
+	NotifiedAt time.Time
+}
+
+func (Notice) columns() []string { return []string{"kind", "site", "notified_at"} }
+func (n Notice) values() []any   { return []any{string(n.Kind), n.Site, stamp(n.NotifiedAt)} }
+
+// NoticeAttempt is an owner_notice_attempts row.
+type NoticeAttempt struct {
+	Kind          word.NoticeKind
+	Site          string
+	Attempts      int
+	LastAttemptAt time.Time
+	LastError     string
+}
+
+func (NoticeAttempt) columns() []string {
+	return []string{"kind", "site", "attempts", "last_attempt_at", "last_error"}
+}
+
+func (a NoticeAttempt) values() []any {
+	return []any{string(a.Kind), a.Site, a.Attempts, instant(a.LastAttemptAt), a.LastError}
+}
+
+// DeadWebhook is a dead_webhooks row: the hex SHA-256 of the address.
+type DeadWebhook struct {
+	Hash   string
+	DeadAt time.Time
+}
+
+func (DeadWebhook) columns() []string { return []string{"url_hash", "dead_at"} }
+func (d DeadWebhook) values() []any   { return []any{d.Hash, instant(d.DeadAt)} }
+
+// Idempotency is an api_idempotency row; Status 0 is a key whose first
+// request is still running.
+type Idempotency struct {
+	Reader, Key string
+	RequestHash []byte
+	Status      int
+	CreatedAt   time.Time
+}
+
+func (Idempotency) columns() []string {
+	return []string{"reader_id", "key", "request_hash", "status", "created_at"}
+}
+
+func (i Idempotency) values() []any {
+	return []any{i.Reader, i.Key, i.RequestHash, i.Status, instant(i.CreatedAt)}
+}
+
+// Tally is a site_tallies row (written directly only to corrupt it).
+type Tally struct {
+	Site                word.Site
+	Pollable, NoChapter int64
+}
+
+func (Tally) columns() []string { return []string{"site", "pollable", "no_chapter"} }
+func (t Tally) values() []any   { return []any{string(t.Site), t.Pollable, t.NoChapter} }
+
+// Webhook is the server_webhook row.
+type Webhook struct {
+	Configured bool
+	RecordedAt time.Time
+}
+
+func (Webhook) columns() []string { return []string{"configured", "recorded_at"} }
+func (w Webhook) values() []any   { return []any{w.Configured, instant(w.RecordedAt)} }
