@@ -9,7 +9,7 @@ run: ## the server with its database (embedded PostgreSQL when DATABASE_URL is u
 
 test: check-generated ## the whole suite on real PostgreSQL, fuzz seed corpora included, and the userscript's tests
 	$(NODE) --test static/userscript/*.test.js
-	$(GO) run ./cmd/mangabookmark testdb -- $(GO) test -race -count=1 ./...
+	$(GO) run ./cmd/mangabookmark testdb -- $(GO) test -race -count=1 -timeout 20m ./...
 
 generate: ## regenerate templ output
 	$(GO) tool templ generate
