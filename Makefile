@@ -31,7 +31,7 @@ bench-go: ## the Go benchmarks (parsing, a pass, the list queries, the condition
 demo: ## six local stand-in Sites, a webhook sink, and the server polling them
 	$(GO) run ./cmd/mangabookmark demo
 
-lint:
+lint: ## gofmt and go vet over the tree; .ci/run runs it before the tests
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
 

@@ -374,6 +374,19 @@ func (h *harness) passes(site, skip string, due, checked, refused int, hoursAgo 
 	}
 }
 
+// adapterBroken makes adapter-broken hold on demonicscans for 3 months:
+// three of its four Series have yielded no chapter since then.
+func (h *harness) adapterBroken() {
+	h.t.Helper()
+	for i, id := range []string{"a", "b", "c", "d"} {
+		storetest.Insert(h.t, h.pool, storetest.Series{Site: word.Demonicscans, ID: id, URL: "https://demonicscans.org/manga/" + id,
+			Kind: "manga", LatestChapter: "5", CheckedAt: t0})
+		if i < 3 {
+			storetest.Insert(h.t, h.pool, storetest.Failure{Site: word.Demonicscans, Series: id, Outcome: word.NoChapter, FailingSince: t0.Add(-90 * 24 * time.Hour)})
+		}
+	}
+}
+
 // The verdict line reads the real derivation (the notify package) over a
 // pass log and failure rows seeded so that each condition holds.
 func TestTheVerdictLineReadsTheFourConditions(t *testing.T) {
@@ -387,15 +400,7 @@ func TestTheVerdictLineReadsTheFourConditions(t *testing.T) {
 			h.passes("comix", "browser-down", 2, 0, 0, 13, 6, 1)
 			h.passes("kagane", "browser-down", 2, 0, 0, 12, 2)
 		},
-		"adapter-broken": func(h *harness) {
-			for i, id := range []string{"a", "b", "c", "d"} {
-				storetest.Insert(h.t, h.pool, storetest.Series{Site: word.Demonicscans, ID: id, URL: "https://demonicscans.org/manga/" + id,
-					Kind: "manga", LatestChapter: "5", CheckedAt: t0})
-				if i < 3 {
-					storetest.Insert(h.t, h.pool, storetest.Failure{Site: word.Demonicscans, Series: id, Outcome: word.NoChapter, FailingSince: t0.Add(-90 * 24 * time.Hour)})
-				}
-			}
-		},
+		"adapter-broken": (*harness).adapterBroken,
 	}
 	want := map[string]struct{ subject, age, href string }{
 		"stall":            {"asurascans", "14 hours", "/admin/lanes"},

@@ -130,7 +130,8 @@ func (s *sink) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // The repair a condition names is one sentence, and the verdict line, the
-// Lanes page (on the Lane and on its notice) and the Discord embed all say it.
+// Lanes page (on the Lane and on its notice) and the Discord embed all say it,
+// for every notice kind (CONTEXT.md, Owner notice).
 func TestEachFaultNamesTheSameFixOnTheVerdictTheLanesPageAndTheEmbed(t *testing.T) {
 	t.Parallel()
 	seeds := map[word.NoticeKind]struct {
@@ -143,6 +144,16 @@ func TestEachFaultNamesTheSameFixOnTheVerdictTheLanesPageAndTheEmbed(t *testing.
 			h.passes("comix", "browser-down", 2, 0, 0, 13, 6, 1)
 			h.passes("kagane", "browser-down", 2, 0, 0, 12, 2)
 		}},
+		word.AdapterBroken: {"demonicscans", (*harness).adapterBroken},
+	}
+	// A kind word gains without a case here fails, not passes untested.
+	for _, k := range word.NoticeKinds {
+		if _, ok := seeds[k]; !ok {
+			t.Errorf("no case for the notice kind %s", k)
+		}
+	}
+	if len(seeds) != len(word.NoticeKinds) {
+		t.Errorf("%d cases for %d notice kinds", len(seeds), len(word.NoticeKinds))
 	}
 	for kind, sd := range seeds {
 		t.Run(string(kind), func(t *testing.T) {

@@ -111,7 +111,7 @@ CREATE TABLE poll_passes (
 );
 CREATE INDEX poll_passes_site_started ON poll_passes (site, started_at);
 
--- Seed 001: the row's existence is the failure state.
+-- The row's existence is the failure state (ADR 0003).
 CREATE TABLE poll_failures (
     site          text   NOT NULL,
     series_id     text   NOT NULL,
@@ -123,7 +123,7 @@ CREATE TABLE poll_failures (
 CREATE INDEX poll_failures_site_outcome ON poll_failures (site, outcome, failing_since);
 CREATE INDEX poll_failures_since ON poll_failures (failing_since);
 
--- Seed 001: one row per episode of an owner notice; its insertion is the lock.
+-- One row per episode of an owner notice; its insertion is the lock (CONTEXT.md, Owner notice).
 -- site is '' for sidecar-down. notified_at is 0 until Discord accepted the message.
 CREATE TABLE owner_notices (
     kind        text   NOT NULL,

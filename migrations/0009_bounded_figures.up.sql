@@ -1,4 +1,4 @@
--- Bounded figures (issue 15). Every figure and caption count on the owner's
+-- Bounded figures (ADR 0009). Every figure and caption count on the owner's
 -- pages must read at most a few thousand index entries, at 50 000 Series or
 -- at 1 000 000. Two means, both kept in step by the writes that change them:
 --

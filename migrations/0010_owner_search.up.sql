@@ -1,4 +1,4 @@
--- The owner's Series list (issue 14): a title search that stays fast at a
+-- The owner's Series list: a title search that stays fast at a
 -- million Series, three sort orders with keyset paging, and the webhook
 -- state the server records so `mangabookmark notices` can report it.
 

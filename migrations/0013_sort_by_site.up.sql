@@ -1,4 +1,4 @@
--- The Series list sorted within one Site (issue 14): the order's key and
+-- The Series list sorted within one Site: the order's key and
 -- then the id, led by the Site, so a sorted page of one Site starts where
 -- its rows start. The 0010 indexes, led by the key, interleave every Site:
 -- among rows of one key (every Series with no failure row) a Site's come

@@ -13,12 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/internal/citest"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
-func TestTheEmbedPayloadHasExactlyTheSeedsShape(t *testing.T) {
+// One embed per notice, and nothing in it but what CONTEXT.md names (Owner
+// notice; Rules: Owner colours): one sentence, the kind as footer, no mentions.
+func TestTheEmbedPayloadHasOnlyItsSixFieldsAndMentionsNobody(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name, site, title, link, footer, age string
@@ -405,7 +408,7 @@ func TestNotifyImportsNothingAboutSigningIn(t *testing.T) {
 	t.Parallel()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command")
+		citest.Skip(t, "no go command: %v", err)
 	}
 	out, err := exec.Command(gobin, "list", "-deps", "-json", "github.com/mangabookmark/mangabookmark/notify").Output()
 	if err != nil {

@@ -178,7 +178,7 @@ func (s *Store) OldestCheck(ctx context.Context, site string) (time.Time, bool, 
 // when this says a row is there. Only the Lane that holds the Series' Site
 // writes failure rows, and it is the one asking, so the answer cannot go
 // stale between the stamp and the write. The due query stays free of
-// poll_failures, as the spec requires. The answer is the row's copy on
+// poll_failures (CONTEXT.md, Rules: Failing pace). The answer is the row's copy on
 // series (migration 0009), kept by poll_failures' own triggers in the same
 // transaction as every failure write, so it is exact and costs no probe.
 const stampSQL = `

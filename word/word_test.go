@@ -1,6 +1,11 @@
 package word_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/mangabookmark/mangabookmark/word"
@@ -35,6 +40,42 @@ func TestEveryNoticeKindHasItsSentence(t *testing.T) {
 	}
 	if got := word.NoBrowserRoute.Sentence("novelfull", "1 day"); got[:9] != "novelfull" {
 		t.Errorf("a Site's name keeps its case: %q", got)
+	}
+}
+
+// NoticeKinds is the list the tests of every page and message iterate, so a
+// NoticeKind constant missing from it would go untested everywhere.
+func TestNoticeKindsListsEveryNoticeKindConstant(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var declared []word.NoticeKind
+	for _, name := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if v, ok := n.(*ast.ValueSpec); ok {
+				if id, ok := v.Type.(*ast.Ident); ok && id.Name == "NoticeKind" {
+					for _, val := range v.Values {
+						if lit, ok := val.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							declared = append(declared, word.NoticeKind(lit.Value[1:len(lit.Value)-1]))
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	if len(declared) != len(word.NoticeKinds) {
+		t.Errorf("declared NoticeKinds %v, listed %v", declared, word.NoticeKinds)
+	}
+	for _, k := range declared {
+		if !slices.Contains(word.NoticeKinds, k) {
+			t.Errorf("the NoticeKind %q is not in word.NoticeKinds", k)
+		}
 	}
 }
 

@@ -13,16 +13,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/mangabookmark/mangabookmark/internal/citest"
 	"github.com/mangabookmark/mangabookmark/store/localpg"
 )
 
 func TestTheLocalClusterInitialisesOnceAndKeepsItsDataAcrossRestarts(t *testing.T) {
 	bin, err := localpg.FindBinaries()
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI must have PostgreSQL binaries: %v", err)
-		}
-		t.Skipf("no PostgreSQL binaries here: %v", err)
+		citest.Skip(t, "no PostgreSQL binaries here: %v", err)
 	}
 	parent, err := os.MkdirTemp("", "localpg-")
 	if err != nil {
@@ -101,11 +99,11 @@ func TestTheLocalClusterInitialisesOnceAndKeepsItsDataAcrossRestarts(t *testing.
 
 func TestARootDataDirectoryThePostgresUserCannotEnterMovesTheClusterOutside(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("only root hands the cluster to the postgres user")
+		citest.Skip(t, "only root hands the cluster to the postgres user")
 	}
 	bin, err := localpg.FindBinaries()
 	if err != nil {
-		t.Skip("no PostgreSQL binaries")
+		citest.Skip(t, "no PostgreSQL binaries here: %v", err)
 	}
 	closed := t.TempDir() // 0700, owned by root: a clone under /root
 	rootDir, err := os.MkdirTemp("", "localpg-root-")
@@ -173,7 +171,7 @@ func TestHelperStartsAClusterAndDies(t *testing.T) {
 func TestAClusterADeadServerLeftRunningIsRestartedAndStoppedByTheNext(t *testing.T) {
 	bin, err := localpg.FindBinaries()
 	if err != nil {
-		t.Skipf("no PostgreSQL binaries here: %v", err)
+		citest.Skip(t, "no PostgreSQL binaries here: %v", err)
 	}
 	parent, err := os.MkdirTemp("", "localpg-")
 	if err != nil {
