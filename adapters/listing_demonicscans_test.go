@@ -9,10 +9,10 @@ func TestDemonicscansListing(t *testing.T) {
 	}
 	testListingFixtures(t, site, []listingWant{
 		// The toffee card (an ad), the off-site mirror, the notice linking to
-		// a browse page, the card without a chapter number and the sidebar's
-		// Martial Peak 9995 never count; Solo Leveling's link to another
-		// title's chapter 9996 is not its chapter; Mr. Magical Girl listed
-		// again lower keeps 89.
+		// a browse page, the card without a chapter number, the sidebar's
+		// Martial Peak 9995 and Martial Peak's off-site chapter link 9994
+		// never count; Solo Leveling's link to another title's chapter 9996
+		// is not its chapter; Mr. Magical Girl listed again lower keeps 89.
 		{"latest.html", []ListingEntry{
 			demonic("Mr.-Magical-Girl", "89"),
 			demonic("Martial-Peak", "3672"),
