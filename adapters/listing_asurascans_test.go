@@ -17,8 +17,8 @@ type listingWant struct {
 	more    bool
 }
 
-// listed is one expected entry.
-func listed(site, id, address, chapter string) ListingEntry {
+// wantEntry is one expected entry.
+func wantEntry(site, id, address, chapter string) ListingEntry {
 	return ListingEntry{Ref: Ref{Site: site, SeriesID: id, URL: address}, Chapter: word.Chapter(chapter)}
 }
 
@@ -83,7 +83,7 @@ func testListingFixtures(t *testing.T, site string, cases []listingWant, variant
 func TestAsurascansListing(t *testing.T) {
 	const site = "asurascans"
 	asura := func(slug, chapter string) ListingEntry {
-		return listed(site, slug, "https://asurascans.com/comics/"+slug, chapter)
+		return wantEntry(site, slug, "https://asurascans.com/comics/"+slug, chapter)
 	}
 	testListingFixtures(t, site, []listingWant{
 		// The premium 271 is not readable yet; nano-machine listed again

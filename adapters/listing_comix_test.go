@@ -8,7 +8,7 @@ import (
 func TestComixListing(t *testing.T) {
 	const site = "comix"
 	comixEntry := func(hid, path, chapter string) ListingEntry {
-		return listed(site, hid, "https://comix.to/title/"+path, chapter)
+		return wantEntry(site, hid, "https://comix.to/title/"+path, chapter)
 	}
 	testListingFixtures(t, site, []listingWant{
 		// The trending query after the browse list (9997 for a listed

@@ -5,7 +5,7 @@ import "testing"
 func TestDemonicscansListing(t *testing.T) {
 	const site = "demonicscans"
 	demonic := func(id, chapter string) ListingEntry {
-		return listed(site, id, "https://demonicscans.org/manga/"+id, chapter)
+		return wantEntry(site, id, "https://demonicscans.org/manga/"+id, chapter)
 	}
 	testListingFixtures(t, site, []listingWant{
 		// The toffee card (an ad), the off-site mirror, the notice linking to
