@@ -65,14 +65,14 @@ func (a novelfull) ParseListing(body []byte) (Listing, error) {
 // Series address, and the row's number is the highest of its chapter links
 // that are that Series' own chapters.
 func (a novelfull) listingRow(base *url.URL, title *goquery.Selection) (ListingEntry, bool) {
-	if title.Closest(novelfullListingSide).Length() > 0 {
+	if title.ClosestMatcher(sel(novelfullListingSide)).Length() > 0 {
 		return ListingEntry{}, false
 	}
 	ref, ok := ownSeriesAt(a, base, title.AttrOr("href", ""))
 	if !ok {
 		return ListingEntry{}, false
 	}
-	row := title.Closest(novelfullListingRow)
+	row := title.ClosestMatcher(sel(novelfullListingRow))
 	if row.Length() == 0 {
 		row = title.Parent().Parent()
 	}
