@@ -38,6 +38,18 @@ func notAListing(t *testing.T, site string, body []byte) {
 	}
 }
 
+// listingVariants is the variant files of a Site's listing, each with why it
+// differs; the test fails when a file in the directory is not among them, so
+// none is only a fuzz seed.
+func listingVariants(t *testing.T, site string, files []string) []string {
+	t.Helper()
+	on, _ := filepath.Glob(filepath.Join("testdata", "variants", "listings", site, "*"))
+	if len(on) != len(files) || len(files) < 3 {
+		t.Errorf("%s: %d listing variants on disk, %d in the test", site, len(on), len(files))
+	}
+	return files
+}
+
 // listed is one expected entry: the Series address as the adapter's own
 // Recognise names it, and the chapter.
 func listed(t *testing.T, address, chapter string) ListingEntry {
@@ -71,11 +83,11 @@ func TestKaganeListingReadsItsFixtures(t *testing.T) {
 	readsListing(t, "kagane", dir, "empty.json", Listing{Entries: []ListingEntry{}})
 
 	variants := filepath.Join("variants", "listings", "kagane")
-	for _, file := range []string{
+	for _, file := range listingVariants(t, "kagane", []string{
 		"reordered.json",    // keys reordered, upper-case ids, numbers as JSON numbers, a sort_no fallback, a malformed row, a path in series_id
 		"repeated.json",     // a Series listed twice (its highest kept), another Series' book, a numeric series_id
 		"wrapped-keys.json", // Spring paging keys around the rows, a related strip inside a row, labels instead of bare numbers
-	} {
+	}) {
 		readsListing(t, "kagane", variants, file, page)
 	}
 }

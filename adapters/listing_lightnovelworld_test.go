@@ -29,11 +29,11 @@ func TestLightnovelworldListingReadsItsFixtures(t *testing.T) {
 	readsListing(t, "lightnovelworld", dir, "empty.html", Listing{Entries: []ListingEntry{}})
 
 	variants := filepath.Join("variants", "listings", "lightnovelworld")
-	for _, file := range []string{
+	for _, file := range listingVariants(t, "lightnovelworld", []string{
 		"day-groups.html",   // updates wrapped in day groups, the info first, og:url, the label's number in its own element, a lookalike host, the shelf after the footer
 		"div-items.html",    // the item class on a div around the link, absolute, legacy-host and chapter addresses, two labels, a Series twice, an ads row, no address of its own
 		"promo-inside.html", // the boosted shelf inside the list, attributes reordered, "Ch." labels, a search link, a ranking item that is not an update
-	} {
+	}) {
 		readsListing(t, "lightnovelworld", variants, file, page)
 	}
 }

@@ -29,11 +29,11 @@ func TestNovelfullListingReadsItsFixtures(t *testing.T) {
 	readsListing(t, "novelfull", dir, "empty.html", Listing{Entries: []ListingEntry{}})
 
 	variants := filepath.Join("variants", "listings", "novelfull")
-	for _, file := range []string{
+	for _, file := range listingVariants(t, "novelfull", []string{
 		"rows-wrapped.html", // rows wrapped, cells reordered, the number split across spans, the pagination first, "Hot Novels" inside the list
 		"list-novel.html",   // tsundoku's div.list-novel layout, absolute and novelfull.net addresses, two chapters in a cell, "C806", the next page as li.active + li
 		"archive-rows.html", // LNReader's bare .archive column inside a .row, a row without the row class, a Series listed twice, a javascript: link
-	} {
+	}) {
 		readsListing(t, "novelfull", variants, file, page)
 	}
 }
