@@ -41,7 +41,7 @@ type kaganeListingRow struct {
 // counts from 0). See kaganeListingBody: the reference POSTs to it.
 func (kagane) ListingTarget(page int) Target {
 	page = max(page, 1)
-	q := "page=" + strconv.Itoa(page-1) + "&size=" + strconv.Itoa(kaganeListingSize) + "&sort=" + kaganeListingSort
+	q := "page=" + strconv.Itoa(listingPage(page)-1) + "&size=" + strconv.Itoa(kaganeListingSize) + "&sort=" + kaganeListingSort
 	return Target{URL: "https://" + kaganeHost + kaganeListingPath + "?" + q, API: true}
 }
 

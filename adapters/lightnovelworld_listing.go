@@ -80,7 +80,7 @@ func (a lightnovelworld) listingItem(base *url.URL, s *goquery.Selection) (Listi
 	if !s.IsMatcher(sel(lnwListingLink)) {
 		link = s.FindMatcher(sel(lnwListingLink)).First()
 	}
-	ref, ok := ownSeriesAt(a, base, link.AttrOr("href", ""))
+	ref, ok := listedSeries(a, base, link.AttrOr("href", ""))
 	if !ok {
 		return ListingEntry{}, false
 	}

@@ -68,3 +68,21 @@ func checkListing(t *testing.T, site string, l Listing) {
 		seen[e.Ref.SeriesID] = true
 	}
 }
+
+// Every Site has a listing reader, with fixtures: a Site without one would
+// fall back to cadence and backstop alone without anyone deciding so.
+func TestEveryAdapterReadsAListing(t *testing.T) {
+	for _, site := range word.Sites {
+		l, ok := ListerOf(string(site))
+		if !ok {
+			t.Errorf("%s has no listing reader", site)
+			continue
+		}
+		if files, _ := filepath.Glob(filepath.Join("testdata", "listings", string(site), "*")); len(files) == 0 {
+			t.Errorf("%s has no listing fixtures", site)
+		}
+		if u := l.ListingTarget(1).URL; u == "" || l.ListingTarget(2).URL == u {
+			t.Errorf("%s: pages 1 and 2 of the listing are not two addresses (%q)", site, u)
+		}
+	}
+}

@@ -36,7 +36,7 @@ const (
 // ListingTarget is /latest-release-novel?page=N, page 1 included, as LNReader
 // builds it.
 func (novelfull) ListingTarget(page int) Target {
-	return Target{URL: "https://" + novelfullHost + novelfullListingPath + "?page=" + strconv.Itoa(max(page, 1))}
+	return Target{URL: "https://" + novelfullHost + novelfullListingPath + "?page=" + strconv.Itoa(listingPage(page))}
 }
 
 // ParseListing reads a latest-release page. A page without the list's
@@ -68,7 +68,7 @@ func (a novelfull) listingRow(base *url.URL, title *goquery.Selection) (ListingE
 	if title.ClosestMatcher(sel(novelfullListingSide)).Length() > 0 {
 		return ListingEntry{}, false
 	}
-	ref, ok := ownSeriesAt(a, base, title.AttrOr("href", ""))
+	ref, ok := listedSeries(a, base, title.AttrOr("href", ""))
 	if !ok {
 		return ListingEntry{}, false
 	}
@@ -86,19 +86,4 @@ func (a novelfull) listingRow(base *url.URL, title *goquery.Selection) (ListingE
 		return ListingEntry{}, false
 	}
 	return ListingEntry{Ref: ref, Chapter: word.Chapter(l.num)}, true
-}
-
-// ownSeriesAt is the Series a listing's link names, when it is a Series (or
-// chapter) address the adapter's own Recognise accepts: resolved against the
-// Site's home first, so a link to another host keeps that host and is refused.
-func ownSeriesAt(a Adapter, base *url.URL, href string) (Ref, bool) {
-	abs := cleanURL(base, href)
-	if abs == "" {
-		return Ref{}, false
-	}
-	u, err := url.Parse(abs)
-	if err != nil {
-		return Ref{}, false
-	}
-	return a.Recognise(u)
 }
