@@ -20,6 +20,17 @@
 // a missing marker is not completed, never an error). It returns ErrNotSeries
 // only when the body is not the Site's Series page at all.
 //
+// # Listings
+//
+// Each Site's latest-updates listing is read by the same adapter, in
+// <site>_listing.go (Lister: ListingTarget and ParseListing; listing.go holds
+// the contract). A listing row counts only when the adapter's own Recognise
+// accepts its Series address (listedSeries), promo and "related" rows never
+// count, and its chapter is read the way the Site's Series page reads one. A
+// listing is a hint (CONTEXT.md, Listing): only a read of the Series' own page
+// writes its Latest Chapter. A page without the listing's anchor wraps
+// ErrNotListing, never "no updates".
+//
 // # Where an adapter may look
 //
 // Real Sites move their blocks about: a chapter list ends up outside the

@@ -1,0 +1,121 @@
+package adapters
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/mangabookmark/mangabookmark/word"
+)
+
+// readsListing parses testdata/<dir>/<file> with the Site's Lister, holds the
+// result to the Listing contract, and compares it with want.
+func readsListing(t *testing.T, site, dir, file string, want Listing) {
+	t.Helper()
+	l, ok := ListerOf(site)
+	if !ok {
+		t.Fatalf("%s has no Lister", site)
+	}
+	got, err := l.ParseListing(readFixture(t, dir, file))
+	if err != nil {
+		t.Fatalf("%s: ParseListing(%s): %v", site, file, err)
+	}
+	checkListing(t, site, got)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: %s:\n got %+v\nwant %+v", site, file, got, want)
+	}
+}
+
+// notAListing asserts that a body the Site's listing reader must not take for
+// its listing returns ErrNotListing.
+func notAListing(t *testing.T, site string, body []byte) {
+	t.Helper()
+	l, _ := ListerOf(site)
+	if got, err := l.ParseListing(body); !errors.Is(err, ErrNotListing) {
+		t.Errorf("%s: ParseListing = %+v, %v; want ErrNotListing", site, got, err)
+	}
+}
+
+// listingVariants is the variant files of a Site's listing, each with why it
+// differs; the test fails when a file in the directory is not among them, so
+// none is only a fuzz seed.
+func listingVariants(t *testing.T, site string, files []string) []string {
+	t.Helper()
+	on, _ := filepath.Glob(filepath.Join("testdata", "variants", "listings", site, "*"))
+	if len(on) != len(files) || len(files) < 3 {
+		t.Errorf("%s: %d listing variants on disk, %d in the test", site, len(on), len(files))
+	}
+	return files
+}
+
+// listed is one expected entry: the Series address as the adapter's own
+// Recognise names it, and the chapter.
+func listed(t *testing.T, address, chapter string) ListingEntry {
+	t.Helper()
+	ref, err := Recognise(address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ListingEntry{Ref: ref, Chapter: word.Chapter(chapter)}
+}
+
+func kaganeListed(t *testing.T, id, chapter string) ListingEntry {
+	t.Helper()
+	e := listed(t, "https://kagane.to/series/"+id, chapter)
+	if e.Ref.Site != "kagane" || e.Ref.SeriesID != id || e.Ref.URL != "https://kagane.to/series/"+id {
+		t.Fatalf("kagane Series %s recognised as %+v", id, e.Ref)
+	}
+	return e
+}
+
+func TestKaganeListingReadsItsFixtures(t *testing.T) {
+	porter := kaganeListed(t, "019c2b1c-cc9b-745f-afed-09c230759162", "40")
+	knight := kaganeListed(t, "019c3d2e-0a0b-7c0d-8e0f-101112131415", "87.5")
+	hua := kaganeListed(t, "019c4e5f-6071-7283-9495-a6b7c8d9e0f1", "1209")
+	page := Listing{Entries: []ListingEntry{porter, knight, hua}, More: true}
+	dir := filepath.Join("listings", "kagane")
+	// page.json also holds a row naming no Kagane Series, another Series'
+	// book inside a row, a volume-only book and a row without books.
+	readsListing(t, "kagane", dir, "page.json", page)
+	readsListing(t, "kagane", dir, "last.json", Listing{Entries: []ListingEntry{kaganeListed(t, "019c7182-93a4-75b6-c7d8-e9f001122334", "61")}})
+	readsListing(t, "kagane", dir, "empty.json", Listing{Entries: []ListingEntry{}})
+
+	variants := filepath.Join("variants", "listings", "kagane")
+	for _, file := range listingVariants(t, "kagane", []string{
+		"reordered.json",    // keys reordered, upper-case ids, numbers as JSON numbers, a sort_no fallback, a malformed row, a path in series_id
+		"repeated.json",     // a Series listed twice (its highest kept), another Series' book, a numeric series_id
+		"wrapped-keys.json", // Spring paging keys around the rows, a related strip inside a row, labels instead of bare numbers
+	}) {
+		readsListing(t, "kagane", variants, file, page)
+	}
+}
+
+func TestKaganeListingRefusesWhatIsNotItsListing(t *testing.T) {
+	notAListing(t, "kagane", readFixture(t, "challenge", "cloudflare.html"))
+	notAListing(t, "kagane", readFixture(t, "kagane", "completed.json"))
+	notAListing(t, "kagane", []byte(`{"content": null, "last": true}`))
+	notAListing(t, "kagane", []byte(`[{"series_id": "019c2b1c-cc9b-745f-afed-09c230759162"}]`))
+}
+
+// The address and paging the reference sends (0-based page, 35 a page, by
+// update time), and the filter body it posts there.
+func TestKaganeListingTarget(t *testing.T) {
+	k := kagane{}
+	for page, want := range map[int]string{
+		1: "https://kagane.to/api/v2/search/series?page=0&size=35&sort=updated_at,desc",
+		2: "https://kagane.to/api/v2/search/series?page=1&size=35&sort=updated_at,desc",
+	} {
+		if got := k.ListingTarget(page); got != (Target{URL: want, API: true}) {
+			t.Errorf("ListingTarget(%d) = %+v, want %s (API)", page, got, want)
+		}
+	}
+	var body struct {
+		SourceType  []string `json:"source_type"`
+		ContentLang []string `json:"content_lang"`
+	}
+	if err := json.Unmarshal([]byte(kaganeListingBody), &body); err != nil || len(body.SourceType) != 3 || !reflect.DeepEqual(body.ContentLang, []string{"en"}) {
+		t.Errorf("kaganeListingBody = %s (%v)", kaganeListingBody, err)
+	}
+}
