@@ -34,6 +34,10 @@ type Ref struct{ Site, SeriesID, URL string }
 type Target struct {
 	URL string
 	API bool
+	// Body, when not "", is sent as a POST with Content-Type application/json
+	// (Kagane's listing search, kaganeListingBody); "" is a GET. A string, not
+	// bytes, so a Target stays a comparable value.
+	Body string
 }
 
 // Adapter knows one Site.

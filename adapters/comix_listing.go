@@ -45,6 +45,11 @@ func (comix) ListingTarget(page int) Target {
 	return Target{URL: fmt.Sprintf(comixListingURL, listingPage(page))}
 }
 
+// ListingReadySelector is what the browser route waits for on the browse
+// page: the initial-data script ParseListing anchors on (the Series page's
+// chapter list is not there).
+func (comix) ListingReadySelector() string { return comixInitialData }
+
 // ParseListing reads the browse page (or the bare API body). The anchor is a
 // result holding an items array: a page without one (a challenge, a Series
 // page, an encrypted body only a browser can read) is not the listing.

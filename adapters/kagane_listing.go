@@ -22,9 +22,9 @@ const (
 	kaganeListingSize = 35
 	kaganeListingSort = "updated_at,desc"
 	// kaganeListingBody is the filter body the reference posts with the
-	// address: every source type, English. The fetch path must send it as a
-	// POST with Content-Type application/json; a GET of the address is not
-	// what the references send.
+	// address: every source type, English. ListingTarget carries it as the
+	// Target's Body, which the fetch path sends as a POST with Content-Type
+	// application/json; a GET of the address is not what the references send.
 	kaganeListingBody = `{"source_type":["Official","Unofficial","Mixed"],"content_lang":["en"]}`
 	kaganeListingRows = "content" // the page's rows; its absence means not a listing
 	kaganeListingLast = "last"    // false while a next page exists (a Spring page)
@@ -42,7 +42,7 @@ type kaganeListingRow struct {
 func (kagane) ListingTarget(page int) Target {
 	page = max(page, 1)
 	q := "page=" + strconv.Itoa(listingPage(page)-1) + "&size=" + strconv.Itoa(kaganeListingSize) + "&sort=" + kaganeListingSort
-	return Target{URL: "https://" + kaganeHost + kaganeListingPath + "?" + q, API: true}
+	return Target{URL: "https://" + kaganeHost + kaganeListingPath + "?" + q, API: true, Body: kaganeListingBody}
 }
 
 // ParseListing reads a search page: each row whose series_id is a Kagane

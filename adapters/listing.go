@@ -39,6 +39,13 @@ type Lister interface {
 	ParseListing(body []byte) (Listing, error)
 }
 
+// ListingReadySelector is implemented by adapters whose listing page is read
+// on the browser route: the route waits for this CSS selector on a listing
+// page instead of the Series page's ReadySelector, which the listing lacks.
+type ListingReadySelector interface {
+	ListingReadySelector() string
+}
+
 // ErrNotListing is wrapped by ParseListing when the body is not the Site's
 // listing at all.
 var ErrNotListing = errors.New("not a listing page")

@@ -107,8 +107,8 @@ func TestKaganeListingTarget(t *testing.T) {
 		1: "https://kagane.to/api/v2/search/series?page=0&size=35&sort=updated_at,desc",
 		2: "https://kagane.to/api/v2/search/series?page=1&size=35&sort=updated_at,desc",
 	} {
-		if got := k.ListingTarget(page); got != (Target{URL: want, API: true}) {
-			t.Errorf("ListingTarget(%d) = %+v, want %s (API)", page, got, want)
+		if got := k.ListingTarget(page); got != (Target{URL: want, API: true, Body: kaganeListingBody}) {
+			t.Errorf("ListingTarget(%d) = %+v, want %s (API, POST of kaganeListingBody)", page, got, want)
 		}
 	}
 	var body struct {

@@ -28,6 +28,19 @@ type Result struct {
 	Err error
 }
 
+// ListingResult is what one read of a listing page learned. Its fields mean
+// what Result's do; a 200 that is not the listing (ErrNotListing) is
+// no_chapter, a real listing page without rows ok with no entries.
+type ListingResult struct {
+	Outcome word.Outcome
+	// Listing is meaningful when Outcome is OK.
+	Listing    Listing
+	Checked    bool
+	Status     int
+	RetryAfter time.Duration
+	Err        error
+}
+
 // CoverImage is a fetched cover whose bytes sniffed as an image.
 type CoverImage struct {
 	Body        []byte

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
@@ -23,8 +24,11 @@ type fetchResult struct {
 // fetchRequest is one fetch: the address to request (after any SITE_BASE_URLS
 // rewrite) and the rules its redirects must keep.
 type fetchRequest struct {
-	URL     string
-	API     bool
+	URL string
+	API bool
+	// Body, when not "", is POSTed as application/json (adapters.Target's
+	// Body); only the plain route sends it (ErrBrowserPOST).
+	Body    string
 	Adapter adapters.Adapter
 	// Base is the SITE_BASE_URLS rewrite of the Site, nil for the real Site.
 	Base *url.URL
@@ -108,9 +112,16 @@ func (p *plainFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResult,
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	ctx = context.WithValue(ctx, fetchRequestKey{}, fr)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fr.URL, nil)
+	method, body := http.MethodGet, io.Reader(nil)
+	if fr.Body != "" {
+		method, body = http.MethodPost, strings.NewReader(fr.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, fr.URL, body)
 	if err != nil {
 		return fetchResult{}, fmt.Errorf("%w: %v", ErrGate, err)
+	}
+	if fr.Body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("User-Agent", p.userAgent)
 	req.Header.Set("Accept-Language", "en-US,en;q=0.8")

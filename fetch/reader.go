@@ -148,32 +148,50 @@ func (r *Reader) Read(ctx context.Context, site, seriesURL string) adapters.Resu
 		return adapters.Result{Outcome: word.Unfetchable, Err: fmt.Errorf("the stored address is not a %s Series page", site)}
 	}
 	target := a.Target(ref)
+	ready := ""
+	if rs, ok := a.(adapters.ReadySelector); ok && !target.API {
+		ready = rs.ReadySelector()
+	}
+	res, outcome, err := r.fetchTarget(ctx, site, a, target, ready)
+	if err != nil {
+		return adapters.Result{Outcome: outcome, Err: err}
+	}
+	return r.judge(a, ref, res)
+}
+
+// fetchTarget takes one request to a Site the way every request to it goes
+// (a Poll's and a listing read's alike): the gate on the target, the
+// SITE_BASE_URLS rewrite, the Site's turn (so every request counts against
+// one per-Site spacing) and the Site's route. ready is the selector the
+// browser route waits for. On failure it answers the outcome and why.
+func (r *Reader) fetchTarget(ctx context.Context, site string, a adapters.Adapter, target adapters.Target, ready string) (fetchResult, word.Outcome, error) {
 	tu, err := url.Parse(target.URL)
 	if err != nil {
-		return adapters.Result{Outcome: word.Unfetchable, Err: fmt.Errorf("%w: bad target address", ErrGate)}
+		return fetchResult{}, word.Unfetchable, fmt.Errorf("%w: bad target address", ErrGate)
 	}
 	if err := checkSiteURL(a, tu); err != nil {
-		return adapters.Result{Outcome: word.Unfetchable, Err: err}
+		return fetchResult{}, word.Unfetchable, err
 	}
-	fr := fetchRequest{URL: tu.String(), API: target.API, Adapter: a, Base: r.opts.BaseURLs[site]}
+	fr := fetchRequest{URL: tu.String(), API: target.API, Body: target.Body, Adapter: a, Base: r.opts.BaseURLs[site], Ready: ready}
 	if fr.Base != nil {
 		fr.URL = rewriteURL(tu, fr.Base).String()
 	}
-	if rs, ok := a.(adapters.ReadySelector); ok && !target.API {
-		fr.Ready = rs.ReadySelector()
+	browser := r.Route(site) == word.RouteBrowser
+	if browser && fr.Body != "" {
+		// Checked before the Site's turn: no request leaves.
+		return fetchResult{}, word.Errors, ErrBrowserPOST
 	}
-
 	if err := r.spacing.wait(ctx, site, r.opts.Spacing); err != nil {
-		return adapters.Result{Outcome: word.Errors, Err: fmt.Errorf("waiting for the Site's turn: %w", err)}
+		return fetchResult{}, word.Errors, fmt.Errorf("waiting for the Site's turn: %w", err)
 	}
 	var res fetchResult
-	if r.Route(site) == word.RouteBrowser {
+	if browser {
 		if r.browser == nil {
-			return adapters.Result{Outcome: word.Unreachable, Err: ErrNoBrowser}
+			return fetchResult{}, word.Unreachable, ErrNoBrowser
 		}
 		if fr.Base == nil {
 			if err := r.dial.checkHostPublic(ctx, tu); err != nil {
-				return adapters.Result{Outcome: outcomeOfError(err), Err: err}
+				return fetchResult{}, outcomeOfError(err), err
 			}
 		}
 		res, err = r.browser.fetch(ctx, fr)
@@ -181,36 +199,18 @@ func (r *Reader) Read(ctx context.Context, site, seriesURL string) adapters.Resu
 		res, err = r.plain.fetch(ctx, fr)
 	}
 	if err != nil {
-		return adapters.Result{Outcome: outcomeOfError(err), Err: err}
+		return fetchResult{}, outcomeOfError(err), err
 	}
-	return r.judge(a, ref, res)
+	return res, "", nil
 }
 
 // judge classifies an answer and, for a page, parses it.
 func (r *Reader) judge(a adapters.Adapter, ref adapters.Ref, res fetchResult) adapters.Result {
-	out := adapters.Result{Status: res.Status}
-	if res.Oversize {
-		out.Outcome, out.Checked = word.Errors, true
-		out.Err = fmt.Errorf("body larger than %d bytes", r.opts.MaxBody)
+	ans, parse := r.classifyAnswer(res)
+	out := adapters.Result{Outcome: ans.Outcome, Checked: ans.Checked, Status: ans.Status, RetryAfter: ans.RetryAfter, Err: ans.Err}
+	if !parse {
 		return out
 	}
-	v, rule := classify(res.Status, res.Header, res.Body)
-	switch v {
-	case verdictRefused:
-		out.Outcome = word.Refused
-		out.RetryAfter = retryAfter(res.Header, r.opts.Now())
-		out.Err = fmt.Errorf("HTTP %d: %s", res.Status, rule)
-		return out
-	case verdictNotFound:
-		out.Outcome, out.Checked = word.NotFound, true
-		out.Err = fmt.Errorf("HTTP %d", res.Status)
-		return out
-	case verdictErrors:
-		out.Outcome, out.Checked = word.Errors, true
-		out.Err = fmt.Errorf("HTTP %d: %s", res.Status, rule)
-		return out
-	}
-	out.Checked = true
 	facts, err := a.Parse(res.Body, ref)
 	if err != nil {
 		// A 200 that is not the Series page: the markup moved, or the Site
@@ -226,6 +226,50 @@ func (r *Reader) judge(a adapters.Adapter, ref adapters.Ref, res fetchResult) ad
 	out.Outcome = word.OK
 	return out
 }
+
+// answer is the classification of a Site's answer: the fields a Result and
+// a ListingResult share.
+type answer struct {
+	Outcome    word.Outcome
+	Checked    bool
+	Status     int
+	RetryAfter time.Duration
+	Err        error
+}
+
+// classifyAnswer classifies an answer. parse is true when it is a page to
+// parse (Checked, its outcome left to the parser); else the answer is final.
+func (r *Reader) classifyAnswer(res fetchResult) (ans answer, parse bool) {
+	ans.Status = res.Status
+	if res.Oversize {
+		ans.Outcome, ans.Checked = word.Errors, true
+		ans.Err = fmt.Errorf("body larger than %d bytes", r.opts.MaxBody)
+		return ans, false
+	}
+	v, rule := classify(res.Status, res.Header, res.Body)
+	switch v {
+	case verdictRefused:
+		ans.Outcome = word.Refused
+		ans.RetryAfter = retryAfter(res.Header, r.opts.Now())
+		ans.Err = fmt.Errorf("HTTP %d: %s", res.Status, rule)
+		return ans, false
+	case verdictNotFound:
+		ans.Outcome, ans.Checked = word.NotFound, true
+		ans.Err = fmt.Errorf("HTTP %d", res.Status)
+		return ans, false
+	case verdictErrors:
+		ans.Outcome, ans.Checked = word.Errors, true
+		ans.Err = fmt.Errorf("HTTP %d: %s", res.Status, rule)
+		return ans, false
+	}
+	ans.Checked = true
+	return ans, true
+}
+
+// ErrBrowserPOST is the error of a request whose Target is a POST (Kagane's
+// listing search) on a Site read over the browser route, which only
+// navigates: such a read is the outcome errors, and nothing is sent.
+var ErrBrowserPOST = errors.New("the browser route cannot POST the listing (read this Site over the plain route: BROWSER_SITES)")
 
 // ErrNoBrowser is the error of a browser Site's Poll when no sidecar is configured.
 var ErrNoBrowser = errors.New("no browser sidecar configured (BROWSER_WS_URL is unset)")
