@@ -55,17 +55,28 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 	return v, nil
 }
 
-// showDetail renders the detail page, or for htmx its region, after letting
-// adjust set a message or a step.
-func showDetail(d Deps, w http.ResponseWriter, r *http.Request, status int, adjust func(*components.SeriesDetail)) {
+// readDetail reads the Series the route names for a detail answer, or
+// answers the failure itself: 404 for no such Series, the store's sentence
+// for a failed read (logged as what, with the Series).
+func readDetail(d Deps, w http.ResponseWriter, r *http.Request, what string) (components.SeriesDetail, bool) {
 	site, id := urlParam(r, "site"), urlParam(r, "id")
 	v, err := detailOf(d, r, site, id)
 	if errors.Is(err, store.ErrNotFound) {
 		fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
-		return
+		return v, false
 	}
 	if err != nil {
-		failStore(w, r, d.Logger, err, "The Series could not be read. Try again.", "admin series: detail", "site", site, "series_id", id)
+		failStore(w, r, d.Logger, err, "The Series could not be read. Try again.", what, "site", site, "series_id", id)
+		return v, false
+	}
+	return v, true
+}
+
+// showDetail renders the detail page, or for htmx its region, after letting
+// adjust set a message or a step.
+func showDetail(d Deps, w http.ResponseWriter, r *http.Request, status int, adjust func(*components.SeriesDetail)) {
+	v, ok := readDetail(d, w, r, "admin series: detail")
+	if !ok {
 		return
 	}
 	if adjust != nil {
@@ -236,14 +247,8 @@ func handleAdminPollState(d Deps) http.Handler {
 			http.Redirect(w, r, seriesHref(urlParam(r, "site"), urlParam(r, "id")), http.StatusSeeOther)
 			return
 		}
-		site, id := urlParam(r, "site"), urlParam(r, "id")
-		v, err := detailOf(d, r, site, id)
-		if errors.Is(err, store.ErrNotFound) {
-			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
-			return
-		}
-		if err != nil {
-			failStore(w, r, d.Logger, err, "The Series could not be read. Try again.", "admin series: poll state")
+		v, ok := readDetail(d, w, r, "admin series: poll state")
+		if !ok {
 			return
 		}
 		if r.URL.Query().Get("was") == "pending" && v.ForcePending == "" {
