@@ -48,6 +48,11 @@ type demoSite struct {
 	gone      map[string]bool
 	relaid    bool // serving the new layout
 	challenge bool
+	// published orders the listing (listing.go): a Series' value is the
+	// count of chapters the stand-in had published when it published the
+	// Series' latest one; 0 for a Series the script has not touched.
+	published map[string]int
+	releases  int
 }
 
 // loadDemoSites reads the fixture pages of every Site and learns, from each
@@ -56,7 +61,7 @@ func loadDemoSites(dir string) ([]*demoSite, error) {
 	var out []*demoSite
 	for _, site := range word.SiteNames() {
 		a, _ := adapters.ByName(site)
-		ds := &demoSite{Site: site, original: map[string][]byte{}, pages: map[string][]byte{}, gone: map[string]bool{}}
+		ds := &demoSite{Site: site, original: map[string][]byte{}, pages: map[string][]byte{}, gone: map[string]bool{}, published: map[string]int{}}
 		for _, name := range demoFixtures {
 			file := filepath.Join(dir, site, name)
 			body, err := os.ReadFile(file)
@@ -134,6 +139,9 @@ func (ds *demoSite) series(file string) (demoSeries, error) {
 
 // ServeHTTP answers as the Site does at this point of the script.
 func (ds *demoSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if ds.answerListing(w, r) {
+		return
+	}
 	ds.mu.Lock()
 	challenge, gone := ds.challenge, ds.gone[r.URL.RequestURI()]
 	body, ok := ds.pages[r.URL.RequestURI()]
@@ -145,10 +153,7 @@ func (ds *demoSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ds.mu.Unlock()
 	switch {
 	case challenge:
-		w.Header().Set("cf-mitigated", "challenge")
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(http.StatusForbidden)
-		_, _ = w.Write(ds.challengePage)
+		ds.serveChallenge(w)
 	case gone || !ok:
 		http.NotFound(w, r)
 	default:
@@ -159,6 +164,14 @@ func (ds *demoSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		_, _ = w.Write(body)
 	}
+}
+
+// serveChallenge answers as the Site does while it holds a challenge.
+func (ds *demoSite) serveChallenge(w http.ResponseWriter) {
+	w.Header().Set("cf-mitigated", "challenge")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusForbidden)
+	_, _ = w.Write(ds.challengePage)
 }
 
 func (ds *demoSite) refOf(path string) adapters.Ref {
@@ -183,6 +196,8 @@ func (ds *demoSite) Publish(file string) (string, error) {
 		return "", err
 	}
 	ds.pages[s.Path] = body
+	ds.releases++
+	ds.published[s.Path] = ds.releases
 	return next, nil
 }
 

@@ -1,0 +1,221 @@
+package demo
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/fetch"
+	"github.com/mangabookmark/mangabookmark/fetch/chromiumtest"
+	"github.com/mangabookmark/mangabookmark/word"
+)
+
+const testFixtures = "../../../adapters/testdata"
+
+// standIns serves every Site's stand-in as the demo does, and returns them
+// with the SITE_BASE_URLS value the demo hands its server.
+func standIns(t *testing.T) (*demoWorld, string) {
+	t.Helper()
+	sites, err := loadDemoSites(testFixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, bases, down, err := startStandIns(demoOptions{fixtures: testFixtures, clock: &demoClock{}}, sites, io.Discard)
+	t.Cleanup(down)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, strings.Join(bases, ",")
+}
+
+// standInReader is the server's Reader on the stand-ins: SITE_BASE_URLS and
+// BROWSER_SITES as the demo sets them.
+func standInReader(t *testing.T, siteBaseURLs, browserSites, ws string) *fetch.Reader {
+	t.Helper()
+	bases, err := fetch.ParseBaseURLs(siteBaseURLs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := word.ParseBrowserSites(browserSites)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fetch.NewReader(fetch.ReaderOptions{BaseURLs: bases, BrowserSites: routes, BrowserWSURL: ws,
+		Timeout: 30 * time.Second, ChallengeWait: 10 * time.Second, Spacing: 10 * time.Millisecond})
+}
+
+// wholeListing reads a Site's listing from page 1 for as long as a page says
+// a next one exists, and returns its entries in order and the pages read.
+func wholeListing(t *testing.T, r *fetch.Reader, site string) ([]adapters.ListingEntry, int) {
+	t.Helper()
+	var out []adapters.ListingEntry
+	for page := 1; page <= demoListingPages; page++ {
+		got := r.ReadListing(context.Background(), site, page)
+		if got.Outcome != word.OK {
+			t.Fatalf("%s listing page %d: outcome %q (%v)", site, page, got.Outcome, got.Err)
+		}
+		out = append(out, got.Listing.Entries...)
+		if !got.Listing.More {
+			return out, page
+		}
+	}
+	t.Fatalf("%s: the listing still says a next page exists after %d pages", site, demoListingPages)
+	return nil, 0
+}
+
+// Every stand-in serves its Site's latest-updates listing where the Site's
+// ListingTarget asks for it, in the shape its ParseListing reads: through the
+// real Reader with SITE_BASE_URLS on the stand-ins (the plain route, as the
+// demo without a sidecar reads every Site, and the only route kagane's POSTed
+// search can take), the pages together name each Series with a chapter, with
+// the chapter the Series' own page reads, and a chapter the Site then
+// publishes heads page 1 of the next read.
+func TestTheStandInsServeTheirSitesListings(t *testing.T) {
+	w, bases := standIns(t)
+	r := standInReader(t, bases, "none", "")
+	ctx := context.Background()
+
+	if got := r.ReadListing(ctx, demoHostile, 1); got.Outcome != word.Refused {
+		t.Errorf("%s holds a challenge, yet its listing read %q (%v)", demoHostile, got.Outcome, got.Err)
+	}
+	w.sites[demoHostile].Challenge(false)
+
+	for _, site := range word.SiteNames() {
+		t.Run(site, func(t *testing.T) {
+			ds := w.sites[site]
+			want := map[adapters.Ref]word.Chapter{}
+			for _, s := range ds.Series {
+				if res := r.Read(ctx, site, s.Ref.URL); res.Outcome == word.OK {
+					want[s.Ref] = word.Chapter(res.Facts.LatestChapter)
+				}
+			}
+			entries, pages := wholeListing(t, r, site)
+			got := map[adapters.Ref]word.Chapter{}
+			for _, e := range entries {
+				got[e.Ref] = e.Chapter
+			}
+			if len(want) < 2 || len(entries) != len(want) || !mapsEqual(got, want) {
+				t.Fatalf("the listing names %v, want each Series with a chapter as its page reads: %v", entries, want)
+			}
+			perPage := demoListingPerPage
+			if _, sized := demoListingSize[site]; sized {
+				perPage = len(want) // the request asks for more rows than the stand-in has
+			}
+			if wantPages := (len(want) + perPage - 1) / perPage; pages != wantPages {
+				t.Errorf("%d pages read, want %d (%d rows, %d a page)", pages, wantPages, len(want), perPage)
+			}
+
+			// The Series listed last publishes: it comes first.
+			last := entries[len(entries)-1].Ref
+			i := slices.IndexFunc(ds.Series, func(s demoSeries) bool { return s.Ref == last })
+			next, err := ds.Publish(ds.Series[i].File)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := r.ReadListing(ctx, site, 1)
+			if res.Outcome != word.OK || len(res.Listing.Entries) == 0 {
+				t.Fatalf("listing after the release: outcome %q (%v), %d entries", res.Outcome, res.Err, len(res.Listing.Entries))
+			}
+			if first := res.Listing.Entries[0]; first.Ref != last || first.Chapter != word.Chapter(next) {
+				t.Errorf("after %s published chapter %s the listing starts with %+v", last.URL, next, first)
+			}
+			if page := r.Read(ctx, site, last.URL); page.Facts.LatestChapter != next {
+				t.Errorf("the Series page reads %q, the listing %s", page.Facts.LatestChapter, next)
+			}
+		})
+	}
+}
+
+func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if bv, ok := b[k]; !ok || bv != v {
+			return false
+		}
+	}
+	return true
+}
+
+// A Series the Site takes down leaves its listing, and kagane's search
+// address answers only the POST the Site's search takes.
+func TestTheStandInListingsFollowTheSite(t *testing.T) {
+	sites, err := loadDemoSites(testFixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ds := range sites {
+		switch ds.Site {
+		case demoTakenSite:
+			if err := ds.TakeDown(demoTakenFile, true); err != nil {
+				t.Fatal(err)
+			}
+			gone, _ := ds.series(demoTakenFile)
+			l, _ := adapters.ListerOf(ds.Site)
+			for page := 1; page <= 2; page++ {
+				body := standInAnswer(t, ds, l.ListingTarget(page), http.StatusOK)
+				got, err := l.ParseListing(body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if slices.ContainsFunc(got.Entries, func(e adapters.ListingEntry) bool { return e.Ref == gone.Ref }) {
+					t.Errorf("page %d still lists the taken-down %s", page, gone.Ref.URL)
+				}
+			}
+		case "kagane":
+			l, _ := adapters.ListerOf(ds.Site)
+			get := l.ListingTarget(1)
+			get.Body = ""
+			standInAnswer(t, ds, get, http.StatusMethodNotAllowed)
+		}
+	}
+}
+
+// standInAnswer sends t's request to the stand-in and returns the body,
+// failing unless the status is want.
+func standInAnswer(t *testing.T, ds *demoSite, target adapters.Target, want int) []byte {
+	t.Helper()
+	method, body := http.MethodGet, io.Reader(nil)
+	if target.Body != "" {
+		method, body = http.MethodPost, strings.NewReader(target.Body)
+	}
+	rec := httptest.NewRecorder()
+	ds.ServeHTTP(rec, httptest.NewRequest(method, target.URL, body))
+	if rec.Code != want {
+		t.Fatalf("%s %s: %d, want %d", method, target.URL, rec.Code, want)
+	}
+	return rec.Body.Bytes()
+}
+
+// With the sidecar the demo reads comix on the browser route: its listing
+// page is read there too (the route waits for its initial-data). kagane's
+// listing, a POST, is never read on that route (fetch.ErrBrowserPOST).
+func TestTheComixStandInsListingReadsOnTheBrowserRoute(t *testing.T) {
+	browser := chromiumtest.Start(t)
+	w, bases := standIns(t)
+	r := standInReader(t, bases, "comix,kagane", browser.WSURL)
+	entries, _ := wholeListing(t, r, "comix")
+	if len(entries) == 0 {
+		t.Fatal("the comix listing read nothing on the browser route")
+	}
+	ds := w.sites["comix"]
+	next, err := ds.Publish(demoPublished[3].file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := ds.series(demoPublished[3].file)
+	got := r.ReadListing(context.Background(), "comix", 1)
+	if got.Outcome != word.OK || len(got.Listing.Entries) == 0 || got.Listing.Entries[0].Ref != s.Ref || got.Listing.Entries[0].Chapter != word.Chapter(next) {
+		t.Errorf("after the release: outcome %q (%v), entries %+v; want %s at %s first", got.Outcome, got.Err, got.Listing.Entries, s.Ref.URL, next)
+	}
+	if got := r.ReadListing(context.Background(), "kagane", 1); got.Outcome != word.Errors {
+		t.Errorf("kagane's listing on the browser route: %q, want errors (%v)", got.Outcome, fetch.ErrBrowserPOST)
+	}
+}
