@@ -110,13 +110,21 @@ func TestSightingsCorrectionsAndAttribution(t *testing.T) {
 		wantBy string
 	}{
 		{"a Sighting above raises and records the Reader",
-			func() (bool, error) { return s.RaiseLatest(ctx, "novelfull", "a", "10", "u10", "r1", storetest.Milli(5)) }, "10", "r1"},
+			func() (bool, error) {
+				return s.RaiseLatest(ctx, "novelfull", "a", "10", "u10", "r1", storetest.Milli(5))
+			}, "10", "r1"},
 		{"a Sighting at the number changes nothing",
-			func() (bool, error) { return s.RaiseLatest(ctx, "novelfull", "a", "10", "u10b", "r2", storetest.Milli(5)) }, "10", "r1"},
+			func() (bool, error) {
+				return s.RaiseLatest(ctx, "novelfull", "a", "10", "u10b", "r2", storetest.Milli(5))
+			}, "10", "r1"},
 		{"a Sighting below changes nothing",
-			func() (bool, error) { return s.RaiseLatest(ctx, "novelfull", "a", "9.5", "u9", "r2", storetest.Milli(5)) }, "10", "r1"},
+			func() (bool, error) {
+				return s.RaiseLatest(ctx, "novelfull", "a", "9.5", "u9", "r2", storetest.Milli(5))
+			}, "10", "r1"},
 		{"10.5 is above 10 as a number",
-			func() (bool, error) { return s.RaiseLatest(ctx, "novelfull", "a", "10.5", "u105", "r2", storetest.Milli(5)) }, "10.5", "r2"},
+			func() (bool, error) {
+				return s.RaiseLatest(ctx, "novelfull", "a", "10.5", "u105", "r2", storetest.Milli(5))
+			}, "10.5", "r2"},
 		{"the owner's Correction sets the number, even downwards, and clears nothing",
 			func() (bool, error) { return true, s.CorrectLatestChapter(ctx, "novelfull", "a", "8") }, "8", "r2"},
 		{"clearing the attribution is its own act",
