@@ -81,7 +81,7 @@ func Run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 	fs.SetOutput(stderr)
 	cfg := Config{}
 	fs.IntVar(&cfg.N, "n", 1_000_000, "Series, spread over the six Sites")
-	hours := fs.Int("hours", 336, "simulated hours")
+	hours := fs.Int("hours", 720, "simulated hours")
 	warmup := fs.Int("warmup", 24, "hours before releases are measured")
 	fs.Uint64Var(&cfg.Seed, "seed", 20, "seed of the releases and the start state")
 	fs.DurationVar(&cfg.Spacing, "spacing", 3*time.Second, "least time between two requests to a Site (POLL_SPACING)")
