@@ -36,6 +36,7 @@ func (p *Poller) readListing(ctx context.Context, site string, l *lane, ln store
 	lr, ok := p.reader.(ListingReader)
 	now := p.now()
 	every, on := schedule.ListingEvery(p.cfg.ListingEvery, ln.ListingEmptySince, now)
+	l.listing.Store(ok && on && !schedule.Broken(ln.ListingEmptySince, now))
 	if !ok || !on || now.Before(l.listingAt) {
 		return w
 	}

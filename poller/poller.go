@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
@@ -177,6 +178,10 @@ type lane struct {
 	// walk what the last walks saw (ADR 0016).
 	listingAt time.Time
 	walk      schedule.Walk
+	// listing: the Lane reads a listing that is not broken, so the
+	// schedule stretches its cadence reads (schedule.Policy.Listing). Set
+	// at each pass's start; read by the pass's writes.
+	listing atomic.Bool
 }
 
 // requested records a request to the Site just now, for the spacing, under
@@ -781,10 +786,11 @@ func scheduled(s store.Series) schedule.Series {
 		Cadence: time.Duration(s.CadenceS) * time.Second, ArrivedAt: s.ArrivedAt}
 }
 
-// policy is the schedule of site's Lane: its pace as the floor, and the
-// backstop.
+// policy is the schedule of site's Lane: its pace as the floor, the
+// backstop, and whether its listing watches the Site.
 func (p *Poller) policy(site string) schedule.Policy {
-	return schedule.Policy{Floor: p.cfg.PollEvery[site], Backstop: p.cfg.Backstop}.Normalised()
+	return schedule.Policy{Floor: p.cfg.PollEvery[site], Backstop: p.cfg.Backstop,
+		Listing: p.lane(site).listing.Load()}.Normalised()
 }
 
 // latestChanges reports whether a read number changes the row: it is above

@@ -38,8 +38,13 @@
 // after the warm-up count; one no read saw by the horizon counts with
 // delay = horizon − release. Requests per hour is the most requests to one
 // Site in any sliding hour, over all Sites. The backstop age is the longest
-// time since the last read of any Series at any moment between the warm-up
-// and the horizon (the horizon included).
+// time since the last read of any Series at any moment of the steady state:
+// after the first backstop period (and the warm-up), up to the horizon
+// included. The first backstop period is the upgrade: the new Lane drains
+// the order the round-robin left, every Series owed at once (migration
+// 0017), while the listing's confirmations take their share; its oldest
+// read is reported apart (upgrade max age). A run no longer than one
+// backstop has only that period, and both figures are the same.
 package freshness
 
 import (

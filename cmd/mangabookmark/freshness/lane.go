@@ -21,9 +21,12 @@ type lane struct {
 
 	requests []time.Duration // every request to the Site, listing pages included, in order
 	delays   []time.Duration // release to detection, for releases after the warm-up
-	maxAge   time.Duration   // the oldest read seen at any moment after the warm-up
-	reads    [schedule.Ahead + 1]int
-	pages    int // listing pages read
+	maxAge   time.Duration   // the oldest read seen at any moment after the first backstop period (steady state)
+	// upgradeAge is the oldest read seen in the first backstop period after
+	// the warm-up: the Lane still drains the order round-robin left.
+	upgradeAge time.Duration
+	reads      [schedule.Ahead + 1]int
+	pages      int // listing pages read
 
 	cadenceReads  int // Due reads of a Series with a learned cadence
 	foundUnlisted int // arrivals a read found with no listing row asking for it
@@ -74,9 +77,7 @@ func (l *lane) request(t time.Duration) {
 func (l *lane) read(s int32, t time.Duration, rank schedule.Rank) (arrived bool) {
 	l.request(t)
 	l.reads[rank]++
-	if t >= l.cfg.Warmup {
-		l.maxAge = max(l.maxAge, t-l.readAt[s])
-	}
+	l.age(t, t-l.readAt[s])
 	l.readAt[s] = t
 	ch := l.chapter(s)
 	arrived = ch > l.latest[s]
@@ -101,7 +102,22 @@ func (l *lane) finish() {
 				l.delays = append(l.delays, end-at)
 			}
 		}
-		l.maxAge = max(l.maxAge, end-l.readAt[s])
+		l.age(end, end-l.readAt[s])
+	}
+}
+
+// age records a read's age at t: in the upgrade period (the first backstop
+// after the warm-up, while the Lane drains the order the old Lane left), or
+// in the steady state after it. A run no longer than that has only the
+// first, and its steady figure is the same.
+func (l *lane) age(t, age time.Duration) {
+	switch steady := max(l.cfg.Warmup, l.cfg.Backstop); {
+	case t < l.cfg.Warmup:
+	case t < steady && l.cfg.Horizon > steady:
+		l.upgradeAge = max(l.upgradeAge, age)
+	default:
+		l.maxAge = max(l.maxAge, age)
+		l.upgradeAge = max(l.upgradeAge, age)
 	}
 }
 

@@ -24,6 +24,7 @@ type Result struct {
 	P50, P95, P99   time.Duration
 	MaxPerHour      int
 	BackstopMaxAge  time.Duration
+	UpgradeMaxAge   time.Duration
 	OldestAtEnd     time.Duration
 	Reads           map[string]int // Series reads by the rank they were picked in
 	ListingPages    int
@@ -38,6 +39,7 @@ func summarise(name string, cfg Config, lanes []*lane) Result {
 	for _, l := range lanes {
 		r.MaxPerHour = max(r.MaxPerHour, maxPerHour(l.requests))
 		r.BackstopMaxAge = max(r.BackstopMaxAge, l.maxAge)
+		r.UpgradeMaxAge = max(r.UpgradeMaxAge, l.upgradeAge)
 		r.ListingPages += l.pages
 		r.CadenceReads += l.cadenceReads
 		r.FoundUnlisted += l.foundUnlisted
@@ -67,12 +69,12 @@ func (rep Report) writeTable(w io.Writer, took time.Duration) {
 	fmt.Fprintf(w, "bench-freshness: %d Series on %d Sites, %d h simulated (first %d h warm-up), seed %d, spacing %s, listing every %s (K=%d), floor %s, backstop %s, %.0f%% bookmarked\n",
 		c.N, Sites, int(c.Horizon.Hours()), int(c.Warmup.Hours()), c.Seed, c.Spacing, c.ListingEvery, c.K, c.Floor, c.Backstop, 100*c.Bookmarked)
 	fmt.Fprintf(w, "release mix: %s\n\n", fmtMix())
-	fmt.Fprintln(w, "| strategy | chapters | undetected | p50 delay | p95 delay | p99 delay | max req/h/site | backstop max age | oldest at end | reads (rank: n) | due by cadence | found unlisted | listing pages |")
-	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	fmt.Fprintln(w, "| strategy | chapters | undetected | p50 delay | p95 delay | p99 delay | max req/h/site | backstop max age | upgrade max age | oldest at end | reads (rank: n) | due by cadence | found unlisted | listing pages |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	for _, r := range rep.Strategies {
-		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %d | %s | %s | %s | %d | %d | %d |\n",
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %d | %s | %s | %s | %s | %d | %d | %d |\n",
 			r.Name, r.Chapters, r.Undetected, human(r.P50), human(r.P95), human(r.P99), r.MaxPerHour,
-			human(r.BackstopMaxAge), human(r.OldestAtEnd), readsByRank(r.Reads), r.CadenceReads, r.FoundUnlisted, r.ListingPages)
+			human(r.BackstopMaxAge), human(r.UpgradeMaxAge), human(r.OldestAtEnd), readsByRank(r.Reads), r.CadenceReads, r.FoundUnlisted, r.ListingPages)
 	}
 	fmt.Fprintf(w, "\nsimulated in %s on %d cores\n", took.Round(time.Second), cores())
 }
@@ -102,6 +104,7 @@ func (rep Report) writeJSON(w io.Writer) error {
 			"p99_delay_s":                    r.P99.Seconds(),
 			"max_requests_per_hour_per_site": r.MaxPerHour,
 			"backstop_max_age_s":             r.BackstopMaxAge.Seconds(),
+			"upgrade_max_age_s":              r.UpgradeMaxAge.Seconds(),
 			"oldest_at_end_s":                r.OldestAtEnd.Seconds(),
 			"chapters":                       r.Chapters,
 			"undetected":                     r.Undetected,

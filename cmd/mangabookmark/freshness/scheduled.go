@@ -53,7 +53,7 @@ type scheduler struct {
 func scheduled(cfg Config, st *site) *lane {
 	x := &scheduler{
 		lane:     newLane(cfg, st),
-		policy:   schedule.Policy{Floor: cfg.Floor, Backstop: cfg.Backstop},
+		policy:   schedule.Policy{Floor: cfg.Floor, Backstop: cfg.Backstop, Listing: cfg.ListingEvery > 0},
 		cadence:  make([]time.Duration, st.n),
 		arrived:  make([]time.Duration, st.n),
 		nextRead: make([]time.Duration, st.n),
