@@ -7,6 +7,7 @@
 package demo
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -28,6 +29,10 @@ import (
 const (
 	demoSpacing = 250 * time.Millisecond
 	demoPace    = 20 * time.Second // every Site's poll pace in the demo
+	// demoListingEvery is the demo's LISTING_EVERY: short, as the demo is,
+	// and half the pace, so a chapter the script releases is most often
+	// named by the listing before the Series' own read comes round.
+	demoListingEvery = 10 * time.Second
 )
 
 // demoOptions are the demo's flags.
@@ -36,8 +41,10 @@ type demoOptions struct {
 	database string // a throwaway database instead of the demo's own cluster
 	keep     bool
 	pace     time.Duration
-	script   bool // play the script on the real clock
-	clock    *demoClock
+	// listingEvery is LISTING_EVERY; 0 is demoListingEvery.
+	listingEvery time.Duration
+	script       bool // play the script on the real clock
+	clock        *demoClock
 	// started, when set, is handed the world once the server listens (the
 	// tests drive the script themselves).
 	started func(w *demoWorld)
@@ -159,6 +166,7 @@ func demoEnv(o demoOptions, bases []string, w *demoWorld, dataDir string, getenv
 		"BROWSER_WS_URL":      "",
 		"DISCORD_WEBHOOK_URL": w.sinkServer.URL() + "/api/webhooks/demo/sink",
 		"POLL_SPACING":        demoSpacing.String(),
+		"LISTING_EVERY":       cmp.Or(o.listingEvery, demoListingEvery).String(),
 		// The Lanes log every failed Poll, and the demo fails many on
 		// purpose: its console shows the guide, the events and the
 		// notices, and the server's errors only, unless LOG_LEVEL says.
@@ -180,6 +188,8 @@ func runDemoServer(ctx context.Context, o demoOptions, cfg server.Config, w *dem
 			return rows[len(rows)-1].Skip, nil
 		}
 		w.links = func(ctx context.Context) error { return seed.printLinks(ctx, stdout, cfg, st, o.clock.Now()) }
+		w.series = st.GetSeries
+		w.listingEvery, w.pace = cfg.ListingEvery, o.pace
 		if err := w.links(ctx); err != nil {
 			played <- err
 			return

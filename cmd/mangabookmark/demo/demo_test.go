@@ -42,6 +42,12 @@ type demoRun struct {
 // the test plays each event itself, on the demo's clock.
 func startDemo(t *testing.T) *demoRun {
 	t.Helper()
+	return startDemoWith(t, nil)
+}
+
+// startDemoWith is startDemo with the options tweak changes.
+func startDemoWith(t *testing.T, tweak func(*demoOptions)) *demoRun {
+	t.Helper()
 	dbURL := storetest.URL(t)
 	addr := freeAddr(t)
 	env := map[string]string{"LISTEN_ADDR": addr, "DATA_DIR": t.TempDir(), "LOG_LEVEL": "warn"}
@@ -51,6 +57,9 @@ func startDemo(t *testing.T) *demoRun {
 	o := demoOptions{
 		fixtures: "../../../adapters/testdata", database: dbURL, pace: 2 * time.Second,
 		clock: &demoClock{}, started: func(w *demoWorld) { worlds <- w },
+	}
+	if tweak != nil {
+		tweak(&o)
 	}
 	go func() { d.done <- playDemo(ctx, o, d.stdout, d.stderr, func(k string) string { return env[k] }) }()
 	t.Cleanup(func() {

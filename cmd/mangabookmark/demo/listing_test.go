@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -217,5 +218,71 @@ func TestTheComixStandInsListingReadsOnTheBrowserRoute(t *testing.T) {
 	}
 	if got := r.ReadListing(context.Background(), "kagane", 1); got.Outcome != word.Errors {
 		t.Errorf("kagane's listing on the browser route: %q, want errors (%v)", got.Outcome, fetch.ErrBrowserPOST)
+	}
+}
+
+// The demo's Lanes read the stand-ins' listings: with every Site's own pace
+// far longer than the test, each chapter the script releases on a Series Ada
+// bookmarks is written as its Latest Chapter within one listing interval
+// plus a few spacings (and slack for a loaded machine), its Arrival says the
+// listing named it first, and the console says so.
+func TestTheDemoListingFindsANewChapterWithinOneInterval(t *testing.T) {
+	t.Parallel()
+	const (
+		every = 5 * time.Second
+		pace  = 10 * time.Minute
+		slack = 5 * time.Second
+		// browserSlack: on the browser route the listing page and the
+		// Series page are each a Chromium navigation, seconds apiece on a
+		// loaded two-core machine running other browser tests.
+		browserSlack = 20 * time.Second
+	)
+	d := startDemoWith(t, func(o *demoOptions) { o.pace, o.listingEvery = pace, every })
+	type watched struct {
+		site, id, title, before string
+		slack                   time.Duration
+	}
+	var series []watched
+	for _, p := range demoPublished {
+		if p.site == "comix" && d.w.sidecar == nil {
+			continue // not polled without the sidecar
+		}
+		if demoReaders[0].behind[p.file] != 0 {
+			t.Fatalf("%s/%s is not a page Ada bookmarks", p.site, p.file)
+		}
+		w := watched{site: p.site, id: d.seriesID(p.site, p.file), slack: slack}
+		if p.site == "comix" {
+			w.slack = browserSlack
+		}
+		d.waitFor("a first Latest Chapter for "+p.site, func() (bool, string) {
+			w.before = d.scalar(`SELECT latest_chapter_num::text FROM series WHERE site = $1 AND series_id = $2`, w.site, w.id)
+			return w.before != "", w.before
+		})
+		w.title = d.scalar(`SELECT title FROM series WHERE site = $1 AND series_id = $2`, w.site, w.id)
+		series = append(series, w)
+	}
+	// Past the first reads, only the listing makes these Series due again
+	// within the test: their pace is ten minutes.
+	d.play("publish")
+	released := time.Now()
+	for _, w := range series {
+		var next string
+		d.waitFor("the released chapter of "+w.site+" as its Latest Chapter", func() (bool, string) {
+			next = d.scalar(`SELECT latest_chapter_num::text FROM series WHERE site = $1 AND series_id = $2`, w.site, w.id)
+			return next != w.before, next
+		})
+		if took, bound := time.Since(released), every+3*demoSpacing+w.slack; took > bound {
+			t.Errorf("%s: chapter %s was written %v after its release, want within %v (LISTING_EVERY %v, pace %v)", w.site, next, took, bound, every, pace)
+		}
+		listed := d.scalar(`SELECT bool_and(listed)::text FROM chapter_arrivals WHERE site = $1 AND series_id = $2 AND chapter_num = $3::numeric`, w.site, w.id, next)
+		if listed != "true" {
+			t.Errorf("%s: the Arrival of chapter %s: listed = %q, want true (named by the listing before its page confirmed it)", w.site, next, listed)
+		}
+		line := fmt.Sprintf("demo: %s %q chapter %s written ", w.site, w.title, next)
+		d.waitFor("the console line for "+w.site, func() (bool, string) {
+			out := d.stdout.String()
+			i := strings.Index(out, line)
+			return i >= 0 && strings.Contains(out[i:], "named by the listing"), tail(out, 600)
+		})
 	}
 }

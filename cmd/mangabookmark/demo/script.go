@@ -47,13 +47,8 @@ type demoEvent struct {
 // out (the guide says so in one line).
 func demoScript(withSidecar bool) []demoEvent {
 	ev := []demoEvent{
-		{Key: "publish", At: 30 * time.Second, Say: "New chapters on four Series (comix's only with the sidecar): the demo Readers' embers light on /.", Do: func(_ context.Context, w *demoWorld) error {
-			for _, p := range demoPublished {
-				if _, err := w.sites[p.site].Publish(p.file); err != nil {
-					return err
-				}
-			}
-			return nil
+		{Key: "publish", At: 30 * time.Second, Say: "New chapters on four Series (comix's only with the sidecar): the demo Readers' embers light on /; each is printed as it is found, with whether the listing named it.", Do: func(ctx context.Context, w *demoWorld) error {
+			return w.publish(ctx, withSidecar)
 		}},
 		{Key: "take-down", At: 30 * time.Second, Say: "asurascans takes one Series down (404): a not_found failure row.", Do: func(_ context.Context, w *demoWorld) error {
 			return w.sites[demoTakenSite].TakeDown(demoTakenFile, true)
@@ -117,6 +112,24 @@ func demoScript(withSidecar bool) []demoEvent {
 		}},
 	)
 	return ev
+}
+
+// publish releases the next chapter of each demoPublished Series and
+// prints, as each is found, how (reportFound). comix is not polled without
+// the sidecar: its release is made but not watched.
+func (w *demoWorld) publish(ctx context.Context, withSidecar bool) error {
+	released := w.clock.Now()
+	for _, p := range demoPublished {
+		next, err := w.sites[p.site].Publish(p.file)
+		if err != nil {
+			return err
+		}
+		s, _ := w.sites[p.site].series(p.file)
+		if w.series != nil && (withSidecar || p.site != "comix") {
+			go w.reportFound(ctx, p.site, s.Ref.SeriesID, next, released)
+		}
+	}
+	return nil
 }
 
 func sidecarSay(with bool, s string) string {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
@@ -32,6 +33,11 @@ type demoWorld struct {
 	// links prints fresh sign-in links (after a skip the old ones have
 	// expired on the demo's clock).
 	links func(ctx context.Context) error
+	// series reads one Series as the server holds it.
+	series func(ctx context.Context, site, id string) (store.Series, error)
+	// listingEvery and pace are the server's LISTING_EVERY and poll pace,
+	// for the lines that say how a chapter was found.
+	listingEvery, pace time.Duration
 }
 
 // demoSink stands in for Discord: it accepts each message, prints what the
@@ -96,4 +102,42 @@ func (w *demoWorld) browserResting(ctx context.Context) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// demoFoundWithin bounds how long the demo watches for a released chapter:
+// past it the line is never printed (a Site the demo cannot read, a stop).
+const demoFoundWithin = 3 * time.Minute
+
+// reportFound prints, once the server has written chapter as the Latest
+// Chapter of a Series released at released (the demo's clock), how long it
+// took and whether the listing named the chapter before the Series' own
+// read confirmed it: what LISTING_EVERY buys, on the console.
+func (w *demoWorld) reportFound(ctx context.Context, site, id, chapter string, released time.Time) {
+	ctx, cancel := context.WithTimeout(ctx, demoFoundWithin)
+	defer cancel()
+	for {
+		s, err := w.series(ctx, site, id)
+		if err != nil {
+			return
+		}
+		if s.LatestChapter != nil && *s.LatestChapter == chapter {
+			fmt.Fprintln(w.out, foundLine(s, chapter, released, w.listingEvery, w.pace))
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// foundLine says how a released chapter was found.
+func foundLine(s store.Series, chapter string, released time.Time, listingEvery, pace time.Duration) string {
+	took := s.CheckedAt.Sub(released).Round(time.Second)
+	line := fmt.Sprintf("demo: %s %q chapter %s written %v after its release", s.Site, s.Title, chapter, took)
+	if s.ListedChapter != nil && *s.ListedChapter == chapter && !s.ListedAt.Before(released) {
+		return line + fmt.Sprintf(", named by the listing %v after it (LISTING_EVERY %v)", s.ListedAt.Sub(released).Round(time.Second), listingEvery)
+	}
+	return line + fmt.Sprintf(", by the Series' own read (poll pace %v), before a listing named it", pace)
 }
