@@ -142,7 +142,9 @@ type Series struct {
 	LatestChapter, LatestChapterURL, RaisedBy       string
 	CheckedAt, ForcePollAt, FinishedAt, CompletedAt time.Time
 	CreatedAt                                       time.Time
-	// The scheduler's columns (migration 0017). Bookmarks is the
+	// The scheduler's columns (migration 0017). A Series checked with no
+	// NextReadAt gets the check plus an hour, as migration 0017 gives one
+	// read before it (every check stamp writes both). Bookmarks is the
 	// bookmark_count the bookmarks trigger keeps: set it for a Series whose
 	// Bookmarks the test does not insert.
 	NextReadAt, SightedAt, ListedAt time.Time
@@ -160,7 +162,14 @@ func (s Series) values() []any {
 	return []any{string(s.Site), s.ID, s.URL, s.Title, s.Cover, string(kind), orNull(s.LatestChapter),
 		s.LatestChapterURL, orNull(s.RaisedBy), stamp(s.CheckedAt), stamp(s.ForcePollAt),
 		stamp(s.FinishedAt), stamp(s.CompletedAt), instant(s.CreatedAt),
-		stamp(s.NextReadAt), stamp(s.SightedAt), stamp(s.ListedAt), s.Bookmarks}
+		stamp(s.nextRead()), stamp(s.SightedAt), stamp(s.ListedAt), s.Bookmarks}
+}
+
+func (s Series) nextRead() time.Time {
+	if s.NextReadAt.IsZero() && !s.CheckedAt.IsZero() {
+		return s.CheckedAt.Add(time.Hour)
+	}
+	return s.NextReadAt
 }
 
 // Bookmark is a bookmarks row; Progress is NULL when "".
