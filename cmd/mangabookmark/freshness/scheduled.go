@@ -182,8 +182,9 @@ func (x *scheduler) readSeries(s int32, t time.Duration, rank schedule.Rank) {
 }
 
 // walkListing reads the listing from its first page through schedule.Walk,
-// one request slot a page, and marks each known Series it names above its
-// Latest Chapter as Listed. It returns the slot after the last page.
+// one request slot a page, and marks each bookmarked Series it names above
+// its Latest Chapter as Listed; orphans take rows but are ignored, as the
+// store ignores them. It returns the slot after the last page.
 func (x *scheduler) walkListing(t time.Duration) time.Duration {
 	for page := 1; ; page++ {
 		x.request(t)
@@ -191,7 +192,8 @@ func (x *scheduler) walkListing(t time.Duration) time.Duration {
 		l := x.listingPage(page)
 		more := x.walk.Page(page, l)
 		for _, s := range x.rows {
-			if !x.listed[s] && x.chapter(s) > x.latest[s] {
+			// store.MarkListed: a Series nobody tracks is ignored.
+			if x.st.bookmarked[s] && !x.listed[s] && x.chapter(s) > x.latest[s] {
 				x.listed[s] = true
 				x.listedQ.push(entry{t, s, x.stamp[s]})
 			}
