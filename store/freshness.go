@@ -87,10 +87,20 @@ func seconds(s *float64) time.Duration {
 	return time.Duration(math.Round(*s*1000)) * time.Millisecond
 }
 
+// oldestReadsSQL is the Lane's own rest probe (nextCheckSQL: the oldest
+// check among a Site's pollable Series, NULL for one never read, one probe
+// of series_due) for each Site of $1, in one statement.
+const oldestReadsSQL = `
+SELECT s.site, o.m IS NOT NULL AS pollable, CASE WHEN o.m > timestamptz '-infinity' THEN o.m END AS oldest
+  FROM unnest($1::text[]) AS s (site)
+ CROSS JOIN LATERAL (
+       SELECT min(` + dueKey + `) AS m FROM series
+        WHERE series.site = s.site AND finished_at IS NULL AND url <> '') o`
+
 // Freshness queues the freshness of each of sites over the window ending
-// at now into dst, keyed by Site: their Arrivals by hour (one statement),
-// and each Site's oldest check of its pollable Series, the statement the
-// Lane rests by (nextCheckSQL, one probe of series_due).
+// at now into dst, keyed by Site, in two statements whatever the number of
+// Sites: their Arrivals by hour, and each Site's oldest check among its
+// pollable Series (oldestReadsSQL).
 func (b *Batch) Freshness(sites []string, now time.Time, dst map[string]Freshness) {
 	b.b.Queue(sitesFreshnessSQL, sites, instant(now), FreshnessWindow).Query(func(rows pgx.Rows) error {
 		var site string
@@ -113,19 +123,21 @@ func (b *Batch) Freshness(sites []string, now time.Time, dst map[string]Freshnes
 		}
 		return nil
 	})
-	for _, site := range sites {
-		var oldest time.Time
+	b.b.Queue(oldestReadsSQL, sites).Query(func(rows pgx.Rows) error {
+		var site string
 		var pollable bool
-		b.b.Queue(nextCheckSQL, site).QueryRow(func(row pgx.Row) error {
-			if err := row.Scan(&pollable, &oldest); err != nil {
-				return fmt.Errorf("store: oldest read %s: %w", site, translate(err))
-			}
+		var oldest time.Time
+		_, err := pgx.ForEachRow(rows, []any{&site, &pollable, &oldest}, func() error {
 			f := dst[site]
 			f.Pollable, f.OldestRead = pollable, oldest
 			dst[site] = f
 			return nil
 		})
-	}
+		if err != nil {
+			return fmt.Errorf("store: oldest reads: %w", translate(err))
+		}
+		return nil
+	})
 }
 
 // FreshnessAll queues the landing page's figure into dst: every Site's
