@@ -2,7 +2,7 @@
 GO ?= go
 NODE ?= node
 
-.PHONY: run test generate check-generated bench bench-go demo lint fuzz
+.PHONY: run test generate check-generated bench bench-freshness bench-go demo lint fuzz
 
 run: ## the server with its database (embedded PostgreSQL when DATABASE_URL is unset)
 	$(GO) run ./cmd/mangabookmark serve
@@ -24,6 +24,11 @@ N ?= 50000
 
 bench: ## the owner's pages at N Series against the real server, one table (make bench N=1000000); numbers only, never timed tests
 	$(GO) run ./cmd/mangabookmark testdb -- $(GO) run ./cmd/mangabookmark bench -n $(N)
+
+FRESHNESS_N ?= 1000000
+
+bench-freshness: ## release-to-detection delay, round-robin against the scheduler, on a virtual clock (make bench-freshness FRESHNESS_N=50000); no database
+	$(GO) run ./cmd/mangabookmark bench-freshness -n $(FRESHNESS_N)
 
 bench-go: ## the Go benchmarks (parsing, a pass, the list queries, the conditions)
 	$(GO) run ./cmd/mangabookmark testdb -- $(GO) test -run '^$$' -bench . -benchmem ./...

@@ -278,7 +278,7 @@ func (api *apiServer) sightings(r *http.Request, body []byte) (any, *apiError) {
 		}
 	}
 	ctx := r.Context()
-	raised, err := api.d.Store.RaiseLatest(ctx, ref.Site, ref.SeriesID, top, "", tokenFrom(ctx).ReaderID)
+	raised, err := api.d.Store.RaiseLatest(ctx, ref.Site, ref.SeriesID, top, "", tokenFrom(ctx).ReaderID, api.d.now())
 	if err != nil {
 		return nil, api.internalErr(r, "raise latest", err)
 	}

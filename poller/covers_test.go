@@ -94,7 +94,7 @@ func TestALaneFetchesCoversWhileItRestsAndKeepsOnlySmallImagesFromItsHosts(t *te
 			ext = ".png"
 		}
 		// Checked just now: the pass has nothing to poll, and the Lane rests.
-		r.exec(`UPDATE series SET cover_url = $2, checked_at = $3 WHERE series_id = $1`, id, "https://novelfull.com/"+id+ext, storetest.Milli(r.clk.Now().UnixMilli()))
+		r.exec(`UPDATE series SET cover_url = $2, checked_at = $3, next_read_at = $3::timestamptz + interval '1 hour' WHERE series_id = $1`, id, "https://novelfull.com/"+id+ext, storetest.Milli(r.clk.Now().UnixMilli()))
 	}
 	stop := r.run()
 	waitFor(t, "every cover tried", func() bool {
@@ -141,7 +141,7 @@ func TestAWakeCancelsACoverFetchInFlightAndThePollGoesFirst(t *testing.T) {
 		cancelled <- struct{}{}
 	}, time.Minute))
 	r.series("a")
-	r.exec(`UPDATE series SET cover_url = 'https://novelfull.com/slow.jpg', checked_at = $1`, storetest.Milli(r.clk.Now().UnixMilli()))
+	r.exec(`UPDATE series SET cover_url = 'https://novelfull.com/slow.jpg', checked_at = $1, next_read_at = $1::timestamptz + interval '1 hour'`, storetest.Milli(r.clk.Now().UnixMilli()))
 	stop := r.run()
 	<-arrived
 	r.clk.Advance(time.Minute)
@@ -162,7 +162,7 @@ func TestARefusedOrPausedLaneFetchesNoCovers(t *testing.T) {
 	r := newRig(t)
 	r.withCovers(coverSite(t, func(w http.ResponseWriter, _ *http.Request) { hits.Add(1); _, _ = w.Write(pngPixel) }, time.Second))
 	r.series("a")
-	r.exec(`UPDATE series SET cover_url = 'https://novelfull.com/a.png', checked_at = $1`, storetest.Milli(r.clk.Now().UnixMilli()))
+	r.exec(`UPDATE series SET cover_url = 'https://novelfull.com/a.png', checked_at = $1, next_read_at = $1::timestamptz + interval '1 hour'`, storetest.Milli(r.clk.Now().UnixMilli()))
 	if err := r.st.PauseLane(r.ctx, site, r.clk.Now().Add(time.Hour), r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}

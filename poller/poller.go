@@ -14,9 +14,11 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/poller/schedule"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -34,6 +36,12 @@ const (
 	DefaultMinRest        = 30 * time.Second
 	DefaultErrorRest      = time.Minute
 	DefaultLeaderRetry    = 30 * time.Second
+	// DefaultPassLength bounds a pass of a Lane that reads no listing.
+	DefaultPassLength = 5 * time.Minute
+	// batchSize is how many Series a pass reads between two due queries: a
+	// Forced Poll or a Sighting that arrives mid-pass waits at most this
+	// many spacings (ADR 0016).
+	batchSize = 4
 )
 
 // Config is how a Poller runs. A zero field takes its default (the
@@ -69,6 +77,15 @@ type Config struct {
 	LeaderRetry time.Duration
 	// MaxPerPass bounds the Series one pass polls (0 = all that are due).
 	MaxPerPass int
+	// ListingEvery is how often a Lane reads its Site's latest-updates
+	// listing (LISTING_EVERY); zero is never, and the server passes its
+	// default, schedule.DefaultListingEvery. A pass lasts at most this
+	// long (DefaultPassLength without a listing), so the listing is read on
+	// time and the pass log keeps a pace.
+	ListingEvery time.Duration
+	// Backstop is the most time between two reads of a Series that is not
+	// Finished, budget allowing (POLL_BACKSTOP; schedule.Policy).
+	Backstop time.Duration
 
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
@@ -104,6 +121,8 @@ func (c Config) normalised() Config {
 	c.MinRest = cmp.Or(c.MinRest, DefaultMinRest)
 	c.ErrorRest = cmp.Or(c.ErrorRest, DefaultErrorRest)
 	c.LeaderRetry = cmp.Or(c.LeaderRetry, DefaultLeaderRetry)
+	c.ListingEvery = max(c.ListingEvery, 0)
+	c.Backstop = schedule.Policy{Backstop: c.Backstop}.Normalised().Backstop
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -155,6 +174,14 @@ type lane struct {
 	// unlogged holds pass rows the database refused, oldest first, written
 	// ahead of the next pass's own row (bounded: maxUnlogged).
 	unlogged []store.PassRow
+	// listingAt is when the next listing read is owed (zero: at once), and
+	// walk what the last walks saw (ADR 0016).
+	listingAt time.Time
+	walk      schedule.Walk
+	// listing: the Lane reads a listing that is not broken, so the
+	// schedule stretches its cadence reads (schedule.Policy.Listing). Set
+	// at each pass's start; read by the pass's writes.
+	listing atomic.Bool
 }
 
 // requested records a request to the Site just now, for the spacing, under
@@ -183,6 +210,8 @@ type Pass struct {
 	Rest time.Duration
 	// Broken is true when two refusals stopped the loop.
 	Broken bool
+	// Listing is what the pass did with the Site's listing.
+	Listing store.ListingPass
 }
 
 func (p *Poller) lane(site string) *lane {
@@ -278,6 +307,10 @@ func (p *Poller) RunPass(ctx context.Context, site string) Pass {
 // has just asked leading and been told yes (the Lane loop), so the pass does
 // not ask again: that would be a second ping of the lock's session on every
 // pass, microseconds after the first.
+//
+// A pass reads the listing when one is owed, then the due Series in the
+// schedule's order (ADR 0016), until none is due, the pass has lasted its
+// length, or one of the loop's stops.
 func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pass {
 	start := p.now()
 	pass := Pass{Site: site, StartedAt: start}
@@ -290,22 +323,31 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 		pass.Skip, pass.Rest = skip, rest
 		return pass
 	}
-	due, completed, err := p.due(ctx, site, ln, start)
+	w := p.readListing(ctx, site, l, ln)
+	pass.Listing = w.ListingPass
+	if w.browserDown {
+		pass.Rest = p.clampRest(p.BrowserDownUntil().Sub(p.now()) / 2)
+		return pass
+	}
+	res, err := p.pollDue(ctx, site, l, ln, start, w)
 	if err != nil {
 		p.log().Error("due query failed", "site", site, "err", err)
 		pass.Skip, pass.Rest = word.SkipDueError, p.cfg.ErrorRest
 		return pass
 	}
-	pass.Due = len(due)
-	res := p.pollDue(ctx, site, l, due)
-	pass.Counts, pass.Checked, pass.Broken, pass.Rest = res.counts, res.checked, res.broken, res.rest
-	if completed && res.completed && !ln.ForcePollAt.IsZero() {
+	pass.Due, pass.Counts, pass.Checked, pass.Broken, pass.Rest = res.due, res.counts, res.checked, res.broken, res.rest
+	if res.laneServed && !ln.ForcePollAt.IsZero() {
 		if err := p.st.ServeLaneForce(ctx, site, ln.ForcePollAt); err != nil {
 			p.log().Error("lane force not served", "site", site, "err", err)
 		}
 	}
-	if pass.Rest == 0 && !pass.Broken {
-		pass.Rest = p.nextRest(ctx, site)
+	switch {
+	case res.more:
+		// Series are still due: the next pass follows after one spacing,
+		// the slot a cover may take (covers are fetched only in a rest).
+		pass.Rest = p.cfg.Spacing
+	case pass.Rest == 0 && !pass.Broken:
+		pass.Rest = p.nextRest(ctx, site, l)
 	}
 	if res.retryAfter > 0 {
 		// A 429 is the Site setting its own pace.
@@ -354,54 +396,112 @@ func (p *Poller) skip(ctx context.Context, site string, l *lane, led bool, start
 	return ln, word.SkipNone, 0
 }
 
-// due reads the Series the pass owes: checked before the Lane's pace, or
-// forced since (the Lane's own Forced Poll moves the cutoff), at most
-// MaxPerPass of them. complete is false when that bound cut the list, so a
-// Forced Poll of the whole Lane is not yet served.
-func (p *Poller) due(ctx context.Context, site string, ln store.Lane, start time.Time) (due []store.Series, complete bool, err error) {
-	cutoff := start.Add(-p.cfg.PollEvery[site])
-	if ln.ForcePollAt.After(cutoff) {
-		cutoff = ln.ForcePollAt
-	}
-	limit := 0
-	if p.cfg.MaxPerPass > 0 {
-		limit = p.cfg.MaxPerPass + 1 // one more tells whether the bound cut the list
-	}
-	due, err = p.st.DueSeries(ctx, site, cutoff, limit)
-	if err != nil {
-		return nil, false, err
-	}
-	if p.cfg.MaxPerPass > 0 && len(due) > p.cfg.MaxPerPass {
-		return due[:p.cfg.MaxPerPass], false, nil
-	}
-	return due, true, nil
-}
-
 // polled is what the polling loop did.
 type polled struct {
+	due        int // Series the due query gave the pass
 	counts     word.Counts
 	checked    int
 	retryAfter time.Duration // the longest Retry-After a refusal carried
-	// completed: every due Series was polled (nothing stopped the loop).
-	completed bool
+	// laneServed: no Series checked before the Lane's Forced Poll is left
+	// unread (the due query gave a Series of a later rank, or none).
+	laneServed bool
+	// more: the pass ended on its length or MaxPerPass with Series still
+	// due; the next pass follows at once.
+	more bool
 	// broken: two refusals stopped the loop (the Lane now refuses).
 	broken bool
 	rest   time.Duration // the rest the loop asks for; 0 leaves it to nextRest
+	// stopped: a stop ended the loop (shutdown, lost sidecar or database).
+	stopped bool
 }
 
-// pollDue Polls the due Series in order until one of the loop's stops:
-// shutdown, a lost sidecar, an unreachable database, two refusals.
-func (p *Poller) pollDue(ctx context.Context, site string, l *lane, due []store.Series) polled {
-	browser := p.reader.Route(site) == word.RouteBrowser
-	res := polled{completed: true}
+// pollDue Polls the due Series batch by batch, asking the due query again
+// after each batch, so a Forced Poll or a Sighting that arrives mid-pass is
+// read within one batch (ADR 0016). A Series is tried at most once a pass.
+// It ends when none is due, at the pass's length or MaxPerPass, or at one
+// of the loop's stops. Only a failing first due query is an error: a later
+// one ends the pass as it stands.
+func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lane, start time.Time, w walked) (polled, error) {
+	res := polled{}
 	refusals := 0
-	for i, s := range due {
+	if w.refused {
+		refusals, res.retryAfter = 1, w.retryAfter
+	}
+	tried := map[string]bool{}
+	until := start.Add(p.passLength())
+	for !res.stopped && !res.broken {
+		limit := batchSize
+		if p.cfg.MaxPerPass > 0 {
+			limit = min(limit, p.cfg.MaxPerPass-res.due)
+		}
+		if limit <= 0 || (res.due > 0 && !p.now().Before(until)) {
+			res.more = true
+			break
+		}
+		// One more than the batch tells whether the Lane's Forced Poll
+		// is served once this batch is read.
+		batch, err := p.st.DueSeries(ctx, site, store.DueAsk{
+			Now: p.now(), Floor: p.cfg.PollEvery[site], LaneForce: ln.ForcePollAt, Limit: limit + 1})
+		if err != nil {
+			if res.due == 0 && ctx.Err() == nil {
+				return res, err
+			}
+			p.log().Error("due query failed mid-pass", "site", site, "err", err)
+			break
+		}
+		batch = untried(batch, tried)
+		if len(batch) == 0 {
+			res.laneServed = true
+			break
+		}
+		served := len(batch) <= limit || batch[limit].Rank > int(schedule.LaneForced)
+		batch = batch[:min(limit, len(batch))]
+		markTried(batch, tried)
+		res.due += len(batch)
+		p.pollBatch(ctx, site, l, batch, &res, &refusals)
+		res.laneServed = served && !res.stopped && !res.broken
+	}
+	return res, nil
+}
+
+// untried is the batch without the Series this pass already tried (one
+// whose check stamp failed stays due).
+func untried(batch []store.Due, tried map[string]bool) []store.Due {
+	out := batch[:0]
+	for _, d := range batch {
+		if !tried[d.SeriesID] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func markTried(batch []store.Due, tried map[string]bool) {
+	for _, d := range batch {
+		tried[d.SeriesID] = true
+	}
+}
+
+// passLength is the most a pass lasts: until the next listing read is
+// owed, or DefaultPassLength without a listing.
+func (p *Poller) passLength() time.Duration {
+	if p.cfg.ListingEvery > 0 {
+		return p.cfg.ListingEvery
+	}
+	return DefaultPassLength
+}
+
+// pollBatch Polls a batch in order until one of the loop's stops:
+// shutdown, a lost sidecar, an unreachable database, two refusals.
+func (p *Poller) pollBatch(ctx context.Context, site string, l *lane, batch []store.Due, res *polled, refusals *int) {
+	browser := p.reader.Route(site) == word.RouteBrowser
+	for i, d := range batch {
 		if ctx.Err() != nil || (browser && p.BrowserDownUntil().After(p.now())) || !p.space(ctx, l) {
 			// Shutdown, or a sibling browser Lane lost the sidecar mid-pass.
-			res.completed = false
-			return res
+			res.stopped = true
+			return
 		}
-		r, counted, gone := p.pollOne(ctx, l, s)
+		r, counted, gone := p.pollOne(ctx, l, d.Series)
 		if !counted {
 			continue
 		}
@@ -412,19 +512,19 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, due []store.
 		if gone {
 			// The rest stay due (unstamped) for the pass after the
 			// database returns; nothing is lost by not trying them now.
-			p.log().Error("database unreachable; pass stopped", "site", site, "left", len(due)-i-1)
-			res.completed = false
-			return res
+			p.log().Error("database unreachable; pass stopped", "site", site, "left", len(batch)-i-1)
+			res.stopped = true
+			return
 		}
 		switch {
 		case r.Outcome == word.Refused:
-			refusals++
+			*refusals++
 			res.retryAfter = max(res.retryAfter, r.RetryAfter)
-			if refusals >= 2 {
+			if *refusals >= 2 {
 				// Not an early return: the pass ends as one that ran and
 				// writes SkipNone.
-				res.broken, res.completed, res.rest = true, false, p.refuse(ctx, site, res.retryAfter)
-				return res
+				res.broken, res.rest = true, p.refuse(ctx, site, res.retryAfter)
+				return
 			}
 		case r.Outcome == word.Unreachable && browser:
 			// The sidecar is ours and it is gone: no further browser
@@ -433,11 +533,10 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, due []store.
 			// browser-down: a dead sidecar is sidecar-down, and a run of
 			// stall passes (which this pass is) never grows out of it.
 			p.markBrowserDown(p.now())
-			res.completed, res.rest = false, p.clampRest(p.BrowserDownUntil().Sub(p.now())/2)
-			return res
+			res.stopped, res.rest = true, p.clampRest(p.BrowserDownUntil().Sub(p.now())/2)
+			return
 		}
 	}
-	return res
 }
 
 // refuse records that the Site refused twice: the Lane waits RefuseFor, or
@@ -470,18 +569,24 @@ func (p *Poller) space(ctx context.Context, l *lane) bool {
 	return ctx.Err() == nil
 }
 
-// nextRest is the time until the Lane's next Series falls due, bounded.
-func (p *Poller) nextRest(ctx context.Context, site string) time.Duration {
-	oldest, some, err := p.st.OldestCheck(ctx, site)
+// nextRest is the time until the Lane next owes a read: a Series the
+// schedule names (store.NextDue) or the listing, bounded, and at least
+// MinRest, so a Lane whose passes achieve nothing never spins (a wake ends
+// a rest at once).
+func (p *Poller) nextRest(ctx context.Context, site string, l *lane) time.Duration {
+	next, some, err := p.st.NextDue(ctx, site, p.cfg.PollEvery[site])
 	if err != nil {
 		p.log().Error("next due unreadable", "site", site, "err", err)
 		return p.cfg.ErrorRest
 	}
-	if !some {
-		return p.cfg.DefaultRest
+	rest := p.cfg.DefaultRest
+	if some {
+		rest = next.Sub(p.now())
 	}
-	next := oldest.Add(p.cfg.PollEvery[site])
-	return p.clampRest(max(next.Sub(p.now()), p.cfg.MinRest))
+	if _, ok := p.reader.(ListingReader); ok && p.cfg.ListingEvery > 0 {
+		rest = min(rest, l.listingAt.Sub(p.now()))
+	}
+	return p.clampRest(max(rest, p.cfg.MinRest))
 }
 
 // finish writes the pass-log row and calls the notifier. It runs on every
@@ -494,6 +599,7 @@ func (p *Poller) finish(ctx context.Context, l *lane, pass *Pass) {
 	row := store.PassRow{
 		Site: pass.Site, StartedAt: pass.StartedAt, FinishedAt: pass.FinishedAt,
 		Due: pass.Due, Checked: pass.Checked, Skip: pass.Skip, Counts: pass.Counts,
+		ListingPass: pass.Listing,
 	}
 	// Rows an outage kept from the log go first, so the log stays in order.
 	rows := append(l.unlogged, row)
@@ -552,7 +658,8 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 		}
 	}()
 
-	failing, err := p.st.StampChecked(ctx, s.Site, s.SeriesID, s.CheckedAt, now)
+	next := p.policy(s.Site).Next(scheduled(s), now)
+	failing, err := p.st.StampChecked(ctx, s.Site, s.SeriesID, s.CheckedAt, now, next)
 	if errors.Is(err, store.ErrAlreadyChecked) {
 		p.log().Info("series taken by another pass", "site", s.Site, "series_id", s.SeriesID)
 		return adapters.Result{}, false, false
@@ -631,10 +738,64 @@ func (p *Poller) writeOK(ctx context.Context, s store.Series, f adapters.Facts, 
 	}
 	if f.HasLatest && latestChanges(s, f) {
 		c.Latest, c.LatestNum, c.LatestURL = true, f.LatestChapter, f.LatestChapterURL
+		if arrives(s, f) {
+			c.Arrival = p.arrival(s, now)
+		}
 	}
 	c.Title, c.Cover = cmp.Or(f.Title, s.Title), cmp.Or(f.CoverURL, s.CoverURL)
 	c.Face = c.Title != s.Title || c.Cover != s.CoverURL
 	return p.st.ApplyRead(ctx, s.Site, s.SeriesID, c)
+}
+
+// arrives reports whether a read number that changes the row is a new
+// chapter (CONTEXT.md, Arrival): above the number a Poll last stood
+// behind, or equal to a number only a Sighting stood behind. The first read
+// of a Series fills it in; it is not news.
+func arrives(s store.Series, f adapters.Facts) bool {
+	if s.LatestChapter == nil {
+		return false
+	}
+	read, _ := word.ParseChapter(f.LatestChapter)
+	cur, ok := word.ParseChapter(*s.LatestChapter)
+	if !ok {
+		return false
+	}
+	c := read.Compare(cur)
+	return c > 0 || (c == 0 && s.LatestRaisedBy != nil)
+}
+
+// arrival is the Arrival a read at now records: its first evidence (the
+// listing or a Sighting since the last check, else that check), and the
+// schedule it teaches.
+func (p *Poller) arrival(s store.Series, now time.Time) *store.Arrival {
+	a := &store.Arrival{At: now, NoticedAt: s.CheckedAt}
+	if s.ListedAt.After(s.CheckedAt) {
+		a.NoticedAt, a.Listed = s.ListedAt, true
+	}
+	if s.SightedAt.After(s.CheckedAt) && (!a.Listed || s.SightedAt.Before(a.NoticedAt)) {
+		a.NoticedAt, a.Listed = s.SightedAt, false
+	}
+	if a.NoticedAt.IsZero() || a.NoticedAt.After(now) {
+		a.NoticedAt = now
+	}
+	f := scheduled(s)
+	a.Cadence = schedule.Learn(f.Cadence, f.ArrivedAt, now)
+	f.Cadence, f.ArrivedAt = a.Cadence, now
+	a.Next = p.policy(s.Site).Next(f, now)
+	return a
+}
+
+// scheduled is what the schedule knows of a Series.
+func scheduled(s store.Series) schedule.Series {
+	return schedule.Series{Bookmarked: s.BookmarkCount > 0,
+		Cadence: time.Duration(s.CadenceS) * time.Second, ArrivedAt: s.ArrivedAt}
+}
+
+// policy is the schedule of site's Lane: its pace as the floor, the
+// backstop, and whether its listing watches the Site.
+func (p *Poller) policy(site string) schedule.Policy {
+	return schedule.Policy{Floor: p.cfg.PollEvery[site], Backstop: p.cfg.Backstop,
+		Listing: p.lane(site).listing.Load()}.Normalised()
 }
 
 // latestChanges reports whether a read number changes the row: it is above

@@ -15,6 +15,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
+	"github.com/mangabookmark/mangabookmark/poller/schedule"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -40,6 +41,12 @@ type Config struct {
 	DiscordWebhookURL word.Secret
 
 	PollSpacing time.Duration // least time between two requests to one Site
+	// ListingEvery is LISTING_EVERY: how often each Lane reads its Site's
+	// latest-updates listing; 0 turns the listing off (ADR 0016).
+	ListingEvery time.Duration
+	// PollBackstop is POLL_BACKSTOP: the most time between two reads of a
+	// Series that is not Finished, budget allowing.
+	PollBackstop time.Duration
 
 	PoolSize       int32         // DATABASE_POOL_SIZE: pages and /healthz
 	LanePoolSize   int32         // DATABASE_LANE_POOL_SIZE: Lanes and owner notices
@@ -169,6 +176,10 @@ func (c *Config) readTunables(get func(k, def string) string, bad func(name, why
 			c.PollSpacing = d
 		}
 	}
+	c.ListingEvery = duration(get("LISTING_EVERY", ""), schedule.DefaultListingEvery, 0, 24*time.Hour,
+		"LISTING_EVERY", "must be a duration between 0s (off) and 24h, e.g. 5m", bad)
+	c.PollBackstop = duration(get("POLL_BACKSTOP", ""), schedule.DefaultBackstop, time.Hour, 90*24*time.Hour,
+		"POLL_BACKSTOP", "must be a duration between 1h and 2160h (90 days), e.g. 168h", bad)
 	c.PoolSize = poolSize(get("DATABASE_POOL_SIZE", ""), store.DefaultPoolSize, "DATABASE_POOL_SIZE", bad)
 	c.LanePoolSize = poolSize(get("DATABASE_LANE_POOL_SIZE", ""), store.DefaultLanePoolSize, "DATABASE_LANE_POOL_SIZE", bad)
 	c.RequestTimeout = handlers.DefaultRequestTimeout
@@ -216,4 +227,18 @@ func isSnowflake(s string) bool {
 		}
 	}
 	return true
+}
+
+// duration reads one duration setting: def when unset, and a sentence for
+// bad when it is not a duration within [least, most].
+func duration(v string, def, least, most time.Duration, name, why string, bad func(name, why string)) time.Duration {
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < least || d > most {
+		bad(name, why)
+		return def
+	}
+	return d
 }

@@ -62,11 +62,13 @@ type Options struct {
 // every pass; the demo's pace shortens every Site's pace and rests.
 func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, notifier *notify.Notifier) poller.Config {
 	c := poller.Config{
-		Spacing:  cfg.PollSpacing,
-		Now:      o.Now,
-		Logger:   log,
-		Covers:   reader,
-		Notifier: notifier.Hook(),
+		Spacing:      cfg.PollSpacing,
+		ListingEvery: cfg.ListingEvery,
+		Backstop:     cfg.PollBackstop,
+		Now:          o.Now,
+		Logger:       log,
+		Covers:       reader,
+		Notifier:     notifier.Hook(),
 	}
 	if o.Pace > 0 {
 		c.PollEvery = map[string]time.Duration{}

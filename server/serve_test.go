@@ -128,6 +128,9 @@ func TestABadSettingStopsTheStartWithOneLineNamingIt(t *testing.T) {
 		{"a Lane pool size that is not a number", map[string]string{"DATABASE_LANE_POOL_SIZE": "many"}, "DATABASE_LANE_POOL_SIZE"},
 		{"a request deadline that is not a duration", map[string]string{"DATABASE_REQUEST_TIMEOUT": "forever"}, "DATABASE_REQUEST_TIMEOUT"},
 		{"a browser address that is not ws", map[string]string{"BROWSER_WS_URL": "chrome"}, "BROWSER_WS_URL"},
+		{"a listing pace that is not a duration", map[string]string{"LISTING_EVERY": "often"}, "LISTING_EVERY"},
+		{"a listing pace beyond a day", map[string]string{"LISTING_EVERY": "25h"}, "LISTING_EVERY"},
+		{"a backstop under an hour", map[string]string{"POLL_BACKSTOP": "30m"}, "POLL_BACKSTOP"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

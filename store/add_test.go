@@ -176,7 +176,7 @@ func TestLatestChapterRemembersWhenItReachedItsNumber(t *testing.T) {
 	if at() != 1 {
 		t.Error("a Poll confirming the same number moved the time")
 	}
-	if _, err := s.RaiseLatest(ctx, "novelfull", "a", "4", "", "r"); err != nil {
+	if _, err := s.RaiseLatest(ctx, "novelfull", "a", "4", "", "r", storetest.Milli(5)); err != nil {
 		t.Fatal(err)
 	}
 	if at() == 1 {

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // The three writers of Latest Chapter besides the Poll (store/poll.go).
@@ -11,22 +12,28 @@ import (
 // reads the page).
 
 // raiseLatestSQL raises Latest Chapter to a Sighting's number when it is
-// higher (compared as numeric: 12.5 sits between 12 and 13) and records the
-// Reader who raised it.
-const raiseLatestSQL = `
-UPDATE series SET latest_chapter_num = $3::text::numeric, latest_chapter_url = $4, latest_raised_by = $5
-WHERE site = $1 AND series_id = $2
-  AND (latest_chapter_num IS NULL OR latest_chapter_num < $3::text::numeric)`
+// higher (compared as numeric: 12.5 sits between 12 and 13), records the
+// Reader who raised it and when, and wakes the Series' Lane: a raised
+// Series is read next, right after Forced Polls, so a Poll confirms or
+// contradicts the Sighting at once (ADR 0016).
+var raiseLatestSQL = `
+WITH u AS (
+  UPDATE series SET latest_chapter_num = $3::text::numeric, latest_chapter_url = $4,
+         latest_raised_by = $5, sighted_at = $6
+  WHERE site = $1 AND series_id = $2
+    AND (latest_chapter_num IS NULL OR latest_chapter_num < $3::text::numeric)
+  RETURNING site)
+SELECT count(*) FROM u, LATERAL (SELECT pg_notify('` + LaneWakeChannel + `', u.site)) n`
 
-// RaiseLatest applies a Reader's Sighting: a number above Latest Chapter
-// raises it and records readerID; any other number changes nothing. It
-// reports whether the number was raised.
-func (s *Store) RaiseLatest(ctx context.Context, site, id, num, url, readerID string) (bool, error) {
-	tag, err := s.pool.Exec(ctx, raiseLatestSQL, site, id, num, url, readerID)
-	if err != nil {
+// RaiseLatest applies a Reader's Sighting at now: a number above Latest
+// Chapter raises it and records readerID; any other number changes
+// nothing. It reports whether the number was raised.
+func (s *Store) RaiseLatest(ctx context.Context, site, id, num, url, readerID string, now time.Time) (bool, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, raiseLatestSQL, site, id, num, url, readerID, instant(now)).Scan(&n); err != nil {
 		return false, fmt.Errorf("store: raise latest %s/%s: %w", site, id, translate(err))
 	}
-	return tag.RowsAffected() == 1, nil
+	return n == 1, nil
 }
 
 // correctLatestSQL sets the owner's number. It clears nothing: not the

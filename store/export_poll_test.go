@@ -3,6 +3,9 @@ package store
 // Statements the plan test EXPLAINs.
 var (
 	DueSeriesSQL   = dueSeriesSQL
+	NextDueSQL     = nextDueSQL
+	MarkListedSQL  = markListedSQL
+	PruneArrivals  = pruneArrivalsSQL
 	PrunePassesSQL = prunePassesSQL
 	OldestCheckSQL = nextCheckSQL
 	StallRunSQL    = stallRunSQL

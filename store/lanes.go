@@ -71,9 +71,16 @@ type Lane struct {
 	PausedUntil time.Time `db:"paused_until"`
 	RefuseUntil time.Time `db:"refuse_until"`
 	ForcePollAt time.Time `db:"force_poll_at"`
+	// The listing state (ADR 0016; zero is NULL): the last listing read the
+	// Site answered, the last that named a Series, and since when every read
+	// named none (poller/schedule, Broken).
+	ListingReadAt     time.Time `db:"listing_read_at"`
+	ListingOKAt       time.Time `db:"listing_ok_at"`
+	ListingEmptySince time.Time `db:"listing_empty_since"`
 }
 
-const laneColumns = `site, paused_until, refuse_until, force_poll_at`
+const laneColumns = `site, paused_until, refuse_until, force_poll_at,
+	listing_read_at, listing_ok_at, listing_empty_since`
 
 const getLaneSQL = `SELECT ` + laneColumns + ` FROM poll_lanes WHERE site = $1`
 

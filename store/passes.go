@@ -22,15 +22,29 @@ type PassRow struct {
 	Skip       word.Skip `db:"skip"`
 	// Counts holds one count per Outcome, one column each.
 	word.Counts
+	// ListingPass is what the pass's listing walk did (ADR 0016).
+	ListingPass
+}
+
+// ListingPass is what one pass did with its Site's listing: the pages it
+// read, the rows they named, the known Series it made urgent, and the
+// outcome word of its last page ("" when it read none).
+type ListingPass struct {
+	Pages   int          `db:"listing_pages"`
+	Entries int          `db:"listing_entries"`
+	Marked  int          `db:"listing_marked"`
+	Outcome word.Outcome `db:"listing_outcome"`
 }
 
 var insertPassSQL = `
-INSERT INTO poll_passes (site, started_at, finished_at, due, checked, skip, ` + outcomeColumns("") + `)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
+INSERT INTO poll_passes (site, started_at, finished_at, due, checked, skip,
+  listing_pages, listing_entries, listing_marked, listing_outcome, ` + outcomeColumns("") + `)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`
 
 // InsertPass writes one pass-log row.
 func (s *Store) InsertPass(ctx context.Context, r PassRow) error {
-	args := []any{r.Site, instant(r.StartedAt), instant(r.FinishedAt), r.Due, r.Checked, r.Skip}
+	args := []any{r.Site, instant(r.StartedAt), instant(r.FinishedAt), r.Due, r.Checked, r.Skip,
+		r.ListingPass.Pages, r.ListingPass.Entries, r.ListingPass.Marked, r.ListingPass.Outcome}
 	for _, o := range word.Outcomes {
 		args = append(args, r.Of(o))
 	}
@@ -42,7 +56,8 @@ func (s *Store) InsertPass(ctx context.Context, r PassRow) error {
 }
 
 var listPassesSQL = `
-SELECT id, site, started_at, finished_at, due, checked, skip, ` + outcomeColumns("") + `
+SELECT id, site, started_at, finished_at, due, checked, skip,
+  listing_pages, listing_entries, listing_marked, listing_outcome, ` + outcomeColumns("") + `
 FROM poll_passes WHERE site = $1 AND started_at >= $2 ORDER BY started_at, id`
 
 // ListPasses returns site's pass-log rows started at or after since, oldest first.

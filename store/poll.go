@@ -103,43 +103,100 @@ func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.Comma
 	return tag, err
 }
 
-// dueSeriesSQL picks the Series a pass owes, forced first, then oldest check.
-// It never joins poll_failures: a failing Series is due at the same pace as
-// any other (CONTEXT.md, Rules: Failing pace).
+// dueSeriesSQL is the Lane's order (ADR 0016; poller/schedule, Rank): one
+// arm per rank, each on its own partial index and cut to the limit, so the
+// query reads at most limit rows per arm however large the Lane. The outer
+// query keeps each Series once, at its first rank, and orders by rank and
+// key. It never joins poll_failures: a failing Series is due at the same
+// pace as any other (CONTEXT.md, Rules: Failing pace). Neither a Finished
+// Series nor one without an address is ever read; TestThePlans holds the
+// statement to its indexes.
 //
-// $2 is the cutoff: max(now - pollEvery, the Lane's unserved Forced Poll).
-//
-// Each arm of the OR has its partial index (series_due, series_forced), so
-// neither a Finished Series nor one without an address is ever read;
-// TestThePlans holds the statement to that plan. A never-checked Series
-// reads as checked at -infinity (dueKey), before every check, as
-// series_due indexes it (migration 0016).
-const dueSeriesSQL = `SELECT ` + SeriesColumns + `
-FROM series
-WHERE site = $1 AND finished_at IS NULL AND url <> ''
-  AND (` + dueKey + ` <= $2 OR ` + forcedSQL + `)
-ORDER BY (` + forcedSQL + `) IS TRUE DESC, ` + dueKey + `, series_id
-LIMIT $3`
+// $2 now, $3 the floor cutoff (now - POLL_EVERY: the Ahead arm's bound),
+// $4 the Lane's unserved Forced Poll (NULL: none), $5 the limit.
+const dueSeriesSQL = `
+SELECT rank, ` + SeriesColumns + ` FROM (
+  SELECT DISTINCT ON (series_id) * FROM (
+    (SELECT 0 AS rank, force_poll_at AS key, * FROM series
+      WHERE site = $1 AND ` + pollable + ` AND ` + forcedSQL + `
+      ORDER BY force_poll_at, series_id LIMIT $5)
+    UNION ALL
+    (SELECT 1, ` + dueKey + `, * FROM series
+      WHERE site = $1 AND ` + pollable + ` AND ` + dueKey + ` <= $4
+      ORDER BY ` + dueKey + `, series_id LIMIT $5)
+    UNION ALL
+    (SELECT 2, sighted_at, * FROM series
+      WHERE site = $1 AND ` + pollable + ` AND ` + sightedSQL + `
+      ORDER BY sighted_at, series_id LIMIT $5)
+    UNION ALL
+    (SELECT 3, listed_at, * FROM series
+      WHERE site = $1 AND ` + pollable + ` AND ` + listedSQL + `
+      ORDER BY listed_at, series_id LIMIT $5)
+    UNION ALL
+    (SELECT 4, ` + nextKey + `, * FROM series
+      WHERE site = $1 AND ` + pollable + ` AND ` + nextKey + ` <= $2
+      ORDER BY ` + nextKey + `, series_id LIMIT $5)
+    UNION ALL
+    (SELECT 5, ` + nextKey + `, * FROM series
+      WHERE site = $1 AND ` + pollable + ` AND bookmark_count > 0 AND ` + dueKey + ` <= $3
+      ORDER BY ` + nextKey + `, series_id LIMIT $5)
+  ) arms ORDER BY series_id, rank, key
+) due ORDER BY rank, key, series_id LIMIT $5`
 
-// dueKey is the check time the due order reads: -infinity for never, so a
+// pollable is every due arm's filter, the predicate of each of their
+// partial indexes.
+const pollable = `finished_at IS NULL AND url <> ''`
+
+// dueKey is the check time the order reads: -infinity for never, so a
 // Series never checked comes before every check.
 const dueKey = `coalesce(checked_at, timestamptz '-infinity')`
+
+// nextKey is the scheduler's next read time: -infinity for a Series never
+// read, which is owed its first read before anything but an urgent one.
+const nextKey = `coalesce(next_read_at, timestamptz '-infinity')`
 
 // forcedSQL: a Forced Poll asked for since the last check (series_forced's
 // predicate).
 const forcedSQL = `force_poll_at > ` + dueKey
 
-// DueSeries returns the Series of site a pass owes: not Finished, with an
-// address, and checked at or before cutoff or forced since their last check.
-// limit <= 0 means no limit.
-func (s *Store) DueSeries(ctx context.Context, site string, cutoff time.Time, limit int) ([]Series, error) {
-	var lim any
-	if limit > 0 {
-		lim = limit
+// sightedSQL: a Sighting raised Latest Chapter since the last check
+// (series_sighted's predicate).
+const sightedSQL = `sighted_at > ` + dueKey
+
+// listedSQL: the listing named a chapter above Latest Chapter since the
+// last check (series_listed's predicate).
+const listedSQL = `listed_at > ` + dueKey
+
+// DueAsk is what a Lane asks the due query.
+type DueAsk struct {
+	Now time.Time
+	// Floor is POLL_EVERY: a Series read more recently is read again only
+	// when something urgent, or its own next read time, asks.
+	Floor time.Duration
+	// LaneForce is the Lane's unserved Forced Poll (zero: none): every
+	// Series checked at or before it is owed a read.
+	LaneForce time.Time
+	// Limit bounds the answer (at least 1).
+	Limit int
+}
+
+// Due is a Series the Lane owes a read, with the rank that made it due.
+type Due struct {
+	Rank int `db:"rank"`
+	Series
+}
+
+// DueSeries returns the Series of site a Lane owes a read, in the order it
+// reads them (poller/schedule, Rank): at most ask.Limit of them.
+func (s *Store) DueSeries(ctx context.Context, site string, ask DueAsk) ([]Due, error) {
+	var force any
+	if !ask.LaneForce.IsZero() {
+		force = ask.LaneForce
 	}
-	var v []Series
+	var v []Due
 	err := s.again(func() (err error) {
-		v, err = getMany[Series](ctx, s, dueSeriesSQL, site, instant(cutoff), lim)
+		v, err = getMany[Due](ctx, s, dueSeriesSQL, site, instant(ask.Now),
+			instant(ask.Now.Add(-ask.Floor)), force, max(ask.Limit, 1))
 		return err
 	})
 	if err != nil {
@@ -148,17 +205,41 @@ func (s *Store) DueSeries(ctx context.Context, site string, cutoff time.Time, li
 	return v, nil
 }
 
+// nextDueSQL is when the Lane next owes a read that nothing urgent asks
+// for: the earliest next read time (series_next), or the earliest a
+// bookmarked Series passes the floor (series_ahead_checked); each is one
+// index probe. NULL when the Lane has nothing to read.
+const nextDueSQL = `
+SELECT least(
+  (SELECT min(` + nextKey + `) FROM series WHERE site = $1 AND ` + pollable + `),
+  (SELECT min(` + dueKey + `) + $2 * interval '1 second' FROM series
+    WHERE site = $1 AND ` + pollable + ` AND bookmark_count > 0))`
+
+// NextDue returns when site's Lane next owes a read by the schedule (the
+// zero time for at once), and false when it has no Series to read.
+func (s *Store) NextDue(ctx context.Context, site string, floor time.Duration) (time.Time, bool, error) {
+	var at *time.Time
+	err := s.again(func() error { return s.pool.QueryRow(ctx, nextDueSQL, site, floor.Seconds()).Scan(&at) })
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("store: next due %s: %w", site, translate(err))
+	}
+	if at == nil {
+		return time.Time{}, false, nil
+	}
+	return *at, true, nil
+}
+
 // nextCheckSQL finds the oldest check among the Series the Lane will owe
 // (series_due index; min over an index is one probe): whether there is one,
 // and its time, NULL for a Series never checked.
 const nextCheckSQL = `
 SELECT m IS NOT NULL, CASE WHEN m > timestamptz '-infinity' THEN m END FROM (
     SELECT min(` + dueKey + `) AS m FROM series
-    WHERE site = $1 AND finished_at IS NULL AND url <> '') o`
+    WHERE site = $1 AND ` + pollable + `) o`
 
 // OldestCheck returns the oldest check among site's pollable Series (the
-// zero time for one never checked), and false when it has none. The Lane
-// rests until that plus pollEvery.
+// zero time for one never checked), and false when it has none: the age
+// of the least recently read Series.
 func (s *Store) OldestCheck(ctx context.Context, site string) (time.Time, bool, error) {
 	var oldest time.Time
 	var has bool
@@ -182,7 +263,7 @@ func (s *Store) OldestCheck(ctx context.Context, site string) (time.Time, bool, 
 // series (migration 0009), kept by poll_failures' own triggers in the same
 // transaction as every failure write, so it is exact and costs no probe.
 const stampSQL = `
-UPDATE series s SET checked_at = $4
+UPDATE series s SET checked_at = $4, next_read_at = $5
 WHERE s.site = $1 AND s.series_id = $2 AND s.checked_at IS NOT DISTINCT FROM $3
 RETURNING s.failing_since IS NOT NULL`
 
@@ -190,11 +271,15 @@ RETURNING s.failing_since IS NOT NULL`
 // it; another pass polled it.
 var ErrAlreadyChecked = errors.New("already checked")
 
-// StampChecked writes checked_at = now for a Series whose check still reads
-// prev, and reports whether it holds a failure row. ErrAlreadyChecked when
-// the stamp moved (or the Series is gone).
-func (s *Store) StampChecked(ctx context.Context, site, id string, prev, now time.Time) (failing bool, err error) {
-	err = s.again(func() error { return s.pool.QueryRow(ctx, stampSQL, site, id, stamp(prev), stamp(now)).Scan(&failing) })
+// StampChecked writes checked_at = now and the scheduler's next read time
+// for a Series whose check still reads prev, and reports whether it holds a
+// failure row. ErrAlreadyChecked when the stamp moved (or the Series is
+// gone). The next read time rides on the stamp so that a healthy,
+// unchanged Poll stays one statement (ADR 0016).
+func (s *Store) StampChecked(ctx context.Context, site, id string, prev, now, next time.Time) (failing bool, err error) {
+	err = s.again(func() error {
+		return s.pool.QueryRow(ctx, stampSQL, site, id, stamp(prev), stamp(now), stamp(next)).Scan(&failing)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, fmt.Errorf("store: stamp %s/%s: %w", site, id, ErrAlreadyChecked)
 	}
@@ -241,6 +326,23 @@ UPDATE series SET latest_chapter_num = $3::text::numeric,
 WHERE site = $1 AND series_id = $2
   AND (latest_chapter_num IS NULL OR latest_chapter_num <= $3::text::numeric)`
 
+// pollArrivalSQL is pollLatestSQL for a read that found a new chapter (a
+// number above the last one a Poll stood behind): the same guarded write,
+// which also learns the Series' cadence and next read time, and records the
+// Arrival in one statement (CONTEXT.md, Arrival). No row is recorded when the
+// guard held the write back.
+const pollArrivalSQL = `
+WITH u AS (
+  UPDATE series SET latest_chapter_num = $3::text::numeric,
+         latest_chapter_url = CASE WHEN $4 = '' THEN latest_chapter_url ELSE $4 END,
+         latest_raised_by = NULL,
+         chapter_arrived_at = $5, cadence_s = $8, next_read_at = $9
+  WHERE site = $1 AND series_id = $2
+    AND (latest_chapter_num IS NULL OR latest_chapter_num <= $3::text::numeric)
+  RETURNING site, series_id, latest_chapter_url)
+INSERT INTO chapter_arrivals (site, series_id, chapter_num, chapter_url, confirmed_at, noticed_at, listed)
+SELECT site, series_id, $3::text::numeric, latest_chapter_url, $5, $6, $7 FROM u`
+
 const setSeriesFaceSQL = `
 UPDATE series SET title = $3, cover_url = $4 WHERE site = $1 AND series_id = $2`
 
@@ -258,9 +360,25 @@ type ReadChanges struct {
 	// pollLatestSQL): LatestNum and LatestURL.
 	Latest               bool
 	LatestNum, LatestURL string
+	// Arrival, with Latest, says the number is a new chapter: it is
+	// recorded, and the Series' schedule learns from it.
+	Arrival *Arrival
 	// Face, when set, refreshes the title and the cover.
 	Face         bool
 	Title, Cover string
+}
+
+// Arrival is a new chapter a Poll confirmed (CONTEXT.md, Arrival).
+type Arrival struct {
+	// At is the read's time; NoticedAt the first evidence of the chapter:
+	// the listing or a Sighting naming it, else the read before this one.
+	At, NoticedAt time.Time
+	// Listed says the listing named it first.
+	Listed bool
+	// Cadence (zero: still unknown) and Next are the schedule the arrival
+	// teaches: poller/schedule's Learn and Next.
+	Cadence time.Duration
+	Next    time.Time
 }
 
 // statements lists the writes c needs, in a fixed order.
@@ -272,7 +390,16 @@ func (c ReadChanges) statements(site, id string) [][]any {
 	if c.Completed {
 		out = append(out, []any{setSiteCompletedSQL, site, id, stamp(c.CompletedAt)})
 	}
-	if c.Latest {
+	switch {
+	case c.Latest && c.Arrival != nil:
+		a := c.Arrival
+		var cadence any
+		if a.Cadence >= time.Second {
+			cadence = int(a.Cadence / time.Second)
+		}
+		out = append(out, []any{pollArrivalSQL, site, id, c.LatestNum, c.LatestURL,
+			instant(a.At), instant(a.NoticedAt), a.Listed, cadence, stamp(a.Next)})
+	case c.Latest:
 		out = append(out, []any{pollLatestSQL, site, id, c.LatestNum, c.LatestURL})
 	}
 	if c.Face {

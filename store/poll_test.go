@@ -72,15 +72,15 @@ func TestTheCheckStampIsTakenOnceAndReportsAFailureRow(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
 	pollSeries(t, s, "novelfull", "a", "")
-	failingNow, err := s.StampChecked(ctx, "novelfull", "a", time.Time{}, storetest.Milli(10))
+	failingNow, err := s.StampChecked(ctx, "novelfull", "a", time.Time{}, storetest.Milli(10), storetest.Milli(10).Add(time.Hour))
 	if err != nil || failingNow {
 		t.Fatalf("%v %v", failingNow, err)
 	}
-	if _, err := s.StampChecked(ctx, "novelfull", "a", time.Time{}, storetest.Milli(11)); !errors.Is(err, store.ErrAlreadyChecked) {
+	if _, err := s.StampChecked(ctx, "novelfull", "a", time.Time{}, storetest.Milli(11), storetest.Milli(11).Add(time.Hour)); !errors.Is(err, store.ErrAlreadyChecked) {
 		t.Fatalf("a second stamp for the same due reading: %v", err)
 	}
 	pollFailing(t, s, "novelfull", "a", "errors", 10)
-	if f, err := s.StampChecked(ctx, "novelfull", "a", storetest.Milli(10), storetest.Milli(20)); err != nil || !f {
+	if f, err := s.StampChecked(ctx, "novelfull", "a", storetest.Milli(10), storetest.Milli(20), storetest.Milli(20).Add(time.Hour)); err != nil || !f {
 		t.Fatalf("%v %v", f, err)
 	}
 }
@@ -110,13 +110,21 @@ func TestSightingsCorrectionsAndAttribution(t *testing.T) {
 		wantBy string
 	}{
 		{"a Sighting above raises and records the Reader",
-			func() (bool, error) { return s.RaiseLatest(ctx, "novelfull", "a", "10", "u10", "r1") }, "10", "r1"},
+			func() (bool, error) {
+				return s.RaiseLatest(ctx, "novelfull", "a", "10", "u10", "r1", storetest.Milli(5))
+			}, "10", "r1"},
 		{"a Sighting at the number changes nothing",
-			func() (bool, error) { return s.RaiseLatest(ctx, "novelfull", "a", "10", "u10b", "r2") }, "10", "r1"},
+			func() (bool, error) {
+				return s.RaiseLatest(ctx, "novelfull", "a", "10", "u10b", "r2", storetest.Milli(5))
+			}, "10", "r1"},
 		{"a Sighting below changes nothing",
-			func() (bool, error) { return s.RaiseLatest(ctx, "novelfull", "a", "9.5", "u9", "r2") }, "10", "r1"},
+			func() (bool, error) {
+				return s.RaiseLatest(ctx, "novelfull", "a", "9.5", "u9", "r2", storetest.Milli(5))
+			}, "10", "r1"},
 		{"10.5 is above 10 as a number",
-			func() (bool, error) { return s.RaiseLatest(ctx, "novelfull", "a", "10.5", "u105", "r2") }, "10.5", "r2"},
+			func() (bool, error) {
+				return s.RaiseLatest(ctx, "novelfull", "a", "10.5", "u105", "r2", storetest.Milli(5))
+			}, "10.5", "r2"},
 		{"the owner's Correction sets the number, even downwards, and clears nothing",
 			func() (bool, error) { return true, s.CorrectLatestChapter(ctx, "novelfull", "a", "8") }, "8", "r2"},
 		{"clearing the attribution is its own act",
@@ -176,6 +184,20 @@ func TestThePlans(t *testing.T) {
 	storetest.Insert(t, pool, series...)
 	storetest.Insert(t, pool, passes...)
 	storetest.Insert(t, pool, failures...)
+	// The scheduler's columns as a running server has them: most Series
+	// bookmarked and scheduled, a few listed or sighted, and a day of
+	// arrivals.
+	for _, q := range []string{
+		`UPDATE series SET bookmark_count = 1, next_read_at = checked_at + interval '1 hour' WHERE series_id NOT LIKE '%7'`,
+		`UPDATE series SET listed_at = checked_at + interval '1 minute', listed_chapter_num = 2 WHERE series_id LIKE '%11'`,
+		`UPDATE series SET sighted_at = checked_at + interval '1 minute' WHERE series_id LIKE '%23'`,
+		`INSERT INTO chapter_arrivals (site, series_id, chapter_num, confirmed_at, noticed_at)
+		 SELECT site, series_id, 1, checked_at, checked_at FROM series WHERE checked_at IS NOT NULL`,
+	} {
+		if _, err := pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := pool.Exec(ctx, `ANALYZE`); err != nil {
 		t.Fatal(err)
 	}
@@ -195,8 +217,16 @@ func TestThePlans(t *testing.T) {
 		plan  string
 		needs []string
 	}{
-		{"the due query reads both partial indexes", plan(store.DueSeriesSQL, "comix", storetest.Milli(2000000), nil),
-			[]string{"series_due", "series_forced"}},
+		{"the due query reads one partial index per rank", plan(store.DueSeriesSQL, "comix",
+			storetest.Milli(2000000), storetest.Milli(1000000), storetest.Milli(1500000), 4),
+			[]string{"series_forced", "series_sighted", "series_listed", "series_next"}},
+		{"the next due is two index probes", plan(store.NextDueSQL, "comix", 3600.0),
+			[]string{"series_next", "series_ahead_checked"}},
+		{"a listing page marks through the primary key", plan(store.MarkListedSQL, "comix",
+			[]string{"a", "b"}, []string{"1", "2"}, storetest.Milli(2000000)),
+			[]string{"series_pkey"}},
+		{"the arrivals prune walks its index", plan(store.PruneArrivals, "comix", storetest.Milli(6000000)),
+			[]string{"chapter_arrivals_site_confirmed"}},
 		{"the prune walks the pass log's index", plan(store.PrunePassesSQL, "comix", storetest.Milli(6000000)),
 			[]string{"poll_passes_site_started"}},
 		{"the next-due probe is one index probe", plan(store.OldestCheckSQL, "comix"),

@@ -27,12 +27,24 @@ type Series struct {
 	FinishedAt       time.Time `db:"finished_at"`
 	SiteCompletedAt  time.Time `db:"site_completed_at"`
 	CreatedAt        time.Time `db:"created_at"`
+
+	// The scheduler's facts (ADR 0016); zero times are NULL.
+	NextReadAt    time.Time `db:"next_read_at"`
+	SightedAt     time.Time `db:"sighted_at"`
+	ListedChapter *string   `db:"listed_chapter"`
+	ListedAt      time.Time `db:"listed_at"`
+	ArrivedAt     time.Time `db:"chapter_arrived_at"`
+	// CadenceS is the learned seconds between two chapters; 0 is unknown.
+	CadenceS      int `db:"cadence_s"`
+	BookmarkCount int `db:"bookmark_count"`
 }
 
 // SeriesColumns is the projection every Series read uses.
 const SeriesColumns = `site, series_id, url, title, cover_url, cover_tried, kind,
 	latest_chapter_num::text AS latest_chapter, latest_chapter_url, latest_raised_by,
-	checked_at, force_poll_at, finished_at, site_completed_at, created_at`
+	checked_at, force_poll_at, finished_at, site_completed_at, created_at,
+	next_read_at, sighted_at, listed_chapter_num::text AS listed_chapter, listed_at,
+	chapter_arrived_at, coalesce(cadence_s, 0) AS cadence_s, bookmark_count`
 
 const createSeriesSQL = `
 INSERT INTO series (site, series_id, url, title, cover_url, kind, created_at)

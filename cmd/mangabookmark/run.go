@@ -11,6 +11,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/cmd/mangabookmark/bench"
 	"github.com/mangabookmark/mangabookmark/cmd/mangabookmark/demo"
+	"github.com/mangabookmark/mangabookmark/cmd/mangabookmark/freshness"
 	"github.com/mangabookmark/mangabookmark/server"
 )
 
@@ -21,14 +22,15 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"serve":   {runServe, "run the server with its database (the default)"},
-		"testdb":  {runTestDB, "run a command with TEST_DATABASE_URL pointing at a PostgreSQL (what `make test` uses)"},
-		"parse":   {runParse, "parse a saved Site page: parse --site SITE [--url URL] FILE|-"},
-		"fetch":   {runFetch, "read one Series address through the real path and print the outcome and facts; exits 3 unless ok"},
-		"demo":    {demo.Run, "six local stand-in Sites, a webhook sink and the server polling them (run from the repository)"},
-		"notices": {withDatabase(runNotices), "list the open owner notices (--json); exits non-zero while one is pending"},
-		"link":    {withDatabase(runLink), "print a fresh owner sign-in link (single use, valid 15 minutes), no restart needed"},
-		"bench":   {bench.Run, "the owner's pages at N Series, measured against the real server: bench -n N (what `make bench N=...` runs)"},
+		"serve":           {runServe, "run the server with its database (the default)"},
+		"testdb":          {runTestDB, "run a command with TEST_DATABASE_URL pointing at a PostgreSQL (what `make test` uses)"},
+		"parse":           {runParse, "parse a saved Site page: parse --site SITE [--url URL] FILE|-"},
+		"fetch":           {runFetch, "read one Series address through the real path and print the outcome and facts; exits 3 unless ok"},
+		"demo":            {demo.Run, "six local stand-in Sites, a webhook sink and the server polling them (run from the repository)"},
+		"notices":         {withDatabase(runNotices), "list the open owner notices (--json); exits non-zero while one is pending"},
+		"link":            {withDatabase(runLink), "print a fresh owner sign-in link (single use, valid 15 minutes), no restart needed"},
+		"bench":           {bench.Run, "the owner's pages at N Series, measured against the real server: bench -n N (what `make bench N=...` runs)"},
+		"bench-freshness": {freshness.Run, "release-to-detection delay at N Series, round-robin against the scheduler, simulated: bench-freshness -n N [-hours H] [-seed S] [-json]"},
 	}
 }
 

@@ -1,0 +1,151 @@
+package freshness
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/poller/schedule"
+)
+
+// Report is one simulation's outcome, a Result per strategy.
+type Report struct {
+	Config     Config
+	Strategies []Result
+}
+
+// Result is one strategy over every Site.
+type Result struct {
+	Name            string
+	Chapters        int // releases measured
+	Undetected      int // of which no read saw by the horizon
+	P50, P95, P99   time.Duration
+	MaxPerHour      int
+	BackstopMaxAge  time.Duration
+	UpgradeMaxAge   time.Duration
+	OldestAtEnd     time.Duration
+	Reads           map[string]int // Series reads by the rank they were picked in
+	ListingPages    int
+	CadenceReads    int
+	FoundUnlisted   int
+	RequestsPerSite []int
+}
+
+func summarise(name string, cfg Config, lanes []*lane) Result {
+	d := sortedDelays(lanes)
+	r := Result{Name: name, Chapters: len(d), P50: percentile(d, 0.50), P95: percentile(d, 0.95), P99: percentile(d, 0.99), Reads: map[string]int{}}
+	for _, l := range lanes {
+		r.MaxPerHour = max(r.MaxPerHour, maxPerHour(l.requests))
+		r.BackstopMaxAge = max(r.BackstopMaxAge, l.maxAge)
+		r.UpgradeMaxAge = max(r.UpgradeMaxAge, l.upgradeAge)
+		r.ListingPages += l.pages
+		r.CadenceReads += l.cadenceReads
+		r.FoundUnlisted += l.foundUnlisted
+		r.RequestsPerSite = append(r.RequestsPerSite, len(l.requests))
+		for rank, n := range l.reads {
+			if n > 0 {
+				r.Reads[schedule.Rank(rank).String()] += n
+			}
+		}
+		for s := range l.readAt {
+			r.OldestAtEnd = max(r.OldestAtEnd, cfg.Horizon-l.readAt[s])
+		}
+		for s := range int32(l.st.n) {
+			for i := l.pending[s]; i < l.st.relOff[s+1]; i++ {
+				if at := l.st.relAt[i]; at >= cfg.Warmup && at < cfg.Horizon && l.st.bookmarked[s] {
+					r.Undetected++
+				}
+			}
+		}
+	}
+	return r
+}
+
+// writeTable prints the settings, then one row per strategy.
+func (rep Report) writeTable(w io.Writer, took time.Duration) {
+	c := rep.Config
+	fmt.Fprintf(w, "bench-freshness: %d Series on %d Sites, %d h simulated (first %d h warm-up), seed %d, spacing %s, listing every %s (K=%d), floor %s, backstop %s, %.0f%% bookmarked\n",
+		c.N, Sites, int(c.Horizon.Hours()), int(c.Warmup.Hours()), c.Seed, c.Spacing, c.ListingEvery, c.K, c.Floor, c.Backstop, 100*c.Bookmarked)
+	fmt.Fprintf(w, "release mix: %s\n\n", fmtMix())
+	fmt.Fprintln(w, "| strategy | chapters | undetected | p50 delay | p95 delay | p99 delay | max req/h/site | backstop max age | upgrade max age | oldest at end | reads (rank: n) | due by cadence | found unlisted | listing pages |")
+	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+	for _, r := range rep.Strategies {
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %d | %s | %s | %s | %s | %d | %d | %d |\n",
+			r.Name, r.Chapters, r.Undetected, human(r.P50), human(r.P95), human(r.P99), r.MaxPerHour,
+			human(r.BackstopMaxAge), human(r.UpgradeMaxAge), human(r.OldestAtEnd), readsByRank(r.Reads), r.CadenceReads, r.FoundUnlisted, r.ListingPages)
+	}
+	fmt.Fprintf(w, "\nsimulated in %s on %d cores\n", took.Round(time.Second), cores())
+}
+
+func readsByRank(m map[string]int) string {
+	s := ""
+	for r := schedule.Forced; r <= schedule.Ahead; r++ {
+		if n, ok := m[r.String()]; ok {
+			if s != "" {
+				s += ", "
+			}
+			s += fmt.Sprintf("%s: %d", r, n)
+		}
+	}
+	return s
+}
+
+// writeJSON prints the one object issue 20 names; the keys beyond its five
+// a strategy are extra.
+func (rep Report) writeJSON(w io.Writer) error {
+	c := rep.Config
+	strategies := map[string]any{}
+	for _, r := range rep.Strategies {
+		strategies[r.Name] = map[string]any{
+			"p50_delay_s":                    r.P50.Seconds(),
+			"p95_delay_s":                    r.P95.Seconds(),
+			"p99_delay_s":                    r.P99.Seconds(),
+			"max_requests_per_hour_per_site": r.MaxPerHour,
+			"backstop_max_age_s":             r.BackstopMaxAge.Seconds(),
+			"upgrade_max_age_s":              r.UpgradeMaxAge.Seconds(),
+			"oldest_at_end_s":                r.OldestAtEnd.Seconds(),
+			"chapters":                       r.Chapters,
+			"undetected":                     r.Undetected,
+			"reads":                          r.Reads,
+			"listing_pages":                  r.ListingPages,
+			"due_reads_by_cadence":           r.CadenceReads,
+			"found_unlisted":                 r.FoundUnlisted,
+			"requests_per_site":              r.RequestsPerSite,
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{
+		"n":               c.N,
+		"sites":           Sites,
+		"spacing_s":       c.Spacing.Seconds(),
+		"strategies":      strategies,
+		"seed":            c.Seed,
+		"hours":           c.Horizon.Hours(),
+		"warmup_hours":    c.Warmup.Hours(),
+		"listing_every_s": c.ListingEvery.Seconds(),
+		"k":               c.K,
+		"floor_s":         c.Floor.Seconds(),
+		"backstop_s":      c.Backstop.Seconds(),
+		"bookmarked":      c.Bookmarked,
+		"release_mix":     fmtMix(),
+	})
+}
+
+// human is a duration at the scale it is read at: seconds, minutes,
+// hours or days.
+func human(d time.Duration) string {
+	switch {
+	case d < 2*time.Minute:
+		return fmt.Sprintf("%.0f s", d.Seconds())
+	case d < 2*time.Hour:
+		return fmt.Sprintf("%.1f min", d.Minutes())
+	case d < 2*day:
+		return fmt.Sprintf("%.1f h", d.Hours())
+	}
+	return fmt.Sprintf("%.1f d", d.Hours()/24)
+}
+
+func cores() int { return runtime.NumCPU() }
