@@ -95,7 +95,7 @@ SELECT s.site, o.m IS NOT NULL AS pollable, CASE WHEN o.m > timestamptz '-infini
   FROM unnest($1::text[]) AS s (site)
  CROSS JOIN LATERAL (
        SELECT min(` + dueKey + `) AS m FROM series
-        WHERE series.site = s.site AND finished_at IS NULL AND url <> '') o`
+        WHERE series.site = s.site AND ` + pollable + `) o`
 
 // Freshness queues the freshness of each of sites over the window ending
 // at now into dst, keyed by Site, in two statements whatever the number of
