@@ -132,6 +132,7 @@ func (DeadWebhook) table() string   { return "dead_webhooks" }
 func (Idempotency) table() string   { return "api_idempotency" }
 func (Tally) table() string         { return "site_tallies" }
 func (Webhook) table() string       { return "server_webhook" }
+func (Arrival) table() string       { return "chapter_arrivals" }
 
 // Series is a series row. Kind is manga unless set; LatestChapter and
 // RaisedBy are NULL when "".
@@ -301,3 +302,24 @@ type Webhook struct {
 
 func (Webhook) columns() []string { return []string{"configured", "recorded_at"} }
 func (w Webhook) values() []any   { return []any{w.Configured, instant(w.RecordedAt)} }
+
+// Arrival is a chapter_arrivals row: a new chapter a Poll confirmed at
+// ConfirmedAt, first evidenced at NoticedAt (ConfirmedAt unless set).
+type Arrival struct {
+	Site                   word.Site
+	Series, Chapter, URL   string
+	ConfirmedAt, NoticedAt time.Time
+	Listed                 bool
+}
+
+func (Arrival) columns() []string {
+	return []string{"site", "series_id", "chapter_num", "chapter_url", "confirmed_at", "noticed_at", "listed"}
+}
+
+func (a Arrival) values() []any {
+	noticed := a.NoticedAt
+	if noticed.IsZero() {
+		noticed = a.ConfirmedAt
+	}
+	return []any{string(a.Site), a.Series, cmp.Or(a.Chapter, "1"), a.URL, instant(a.ConfirmedAt), instant(noticed), a.Listed}
+}
