@@ -229,6 +229,10 @@ func TestAHealthyUnchangedPollWritesExactlyOneStatement(t *testing.T) {
 	r.series("s", "t", "u")
 	storetest.Insert(t, r.pool, storetest.Failure{Site: site, Series: "u", Outcome: word.Errors, FailingSince: storetest.Milli(1)})
 	r.pass() // first read: sets chapter 10 and its address; u recovers
+	// t has a schedule (a learned cadence, an arrival, a served listing
+	// mark and Sighting): its next read time rides on the stamp, nothing more.
+	r.exec(`UPDATE series SET cadence_s = 86400, chapter_arrived_at = $1, listed_chapter_num = 10, listed_at = $2,
+		sighted_at = $2 WHERE series_id = 't'`, r.clk.Now().Add(-30*time.Hour), r.clk.Now().Add(-time.Hour))
 	r.trace.reset()
 	pass := r.pass()
 	if pass.Counts.OK != 3 {
@@ -244,6 +248,9 @@ func TestAHealthyUnchangedPollWritesExactlyOneStatement(t *testing.T) {
 		if !isStamp(q) {
 			t.Fatalf("a healthy Poll ran %q besides its check stamp", q)
 		}
+	}
+	if next := r.get("t").NextReadAt; !next.Equal(r.clk.Now().Add(6 * time.Hour)) {
+		t.Fatalf("t's next read %v, want a quarter cadence on: the stamp did not carry its schedule", next)
 	}
 	// Everything else the pass wrote is its own pass-log row.
 	if w := r.trace.writes(); len(w) != 4 || len(r.trace.touching("poll_passes")) != 1 {
