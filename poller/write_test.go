@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -403,5 +404,45 @@ func TestACheckStampTheServerRefusesDoesNotStopThePass(t *testing.T) {
 	}
 	if strings.Contains(r.logs.String(), "pass stopped") {
 		t.Fatal("a refused statement stopped the pass")
+	}
+}
+
+func TestSeriesWhoseStampsFailDoNotEndThePassForTheRest(t *testing.T) {
+	t.Parallel()
+	// More Series than a batch, first in the order, whose check stamps the
+	// server refuses: they stay due and are tried once; the Series behind
+	// them are still read, and the Lane's Forced Poll is served only then.
+	r := newRig(t)
+	r.series("a1", "a2", "a3", "a4", "a5", "a6", "b1", "b2")
+	r.exec(`CREATE FUNCTION no_stamp_a() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.series_id LIKE 'a%' AND NEW.checked_at IS DISTINCT FROM OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+	r.exec(`CREATE TRIGGER no_stamp_a BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp_a()`)
+	if err := r.st.ForceLanePoll(r.ctx, site, r.clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	pass := r.pass()
+	if pass.Counts.Errors != 6 || pass.Counts.OK != 2 || r.rd.readsOf(url("b1")) != 1 || r.rd.readsOf(url("b2")) != 1 {
+		t.Fatalf("pass %+v: want the six a's errors and b1, b2 read", pass)
+	}
+	if ln := r.lane(); !ln.ForcePollAt.IsZero() {
+		t.Fatal("the Lane's Forced Poll was not served though every Series was tried")
+	}
+}
+
+func TestAForcedLaneIsNotServedWhileSeriesBehindFailedStampsAreUnread(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a1", "a2", "a3", "a4", "a5", "a6", "b1", "b2")
+	r.with(func(c *poller.Config) { c.MaxPerPass = 6 })
+	r.exec(`CREATE FUNCTION no_stamp_a() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.series_id LIKE 'a%' AND NEW.checked_at IS DISTINCT FROM OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+	r.exec(`CREATE TRIGGER no_stamp_a BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp_a()`)
+	r.clk.Advance(time.Hour)
+	if err := r.st.ForceLanePoll(r.ctx, site, r.clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	r.p.RunPass(r.ctx, site) // six tries, all a's: b1 and b2 still owed
+	if ln := r.lane(); ln.ForcePollAt.IsZero() {
+		t.Fatal("the Lane's Forced Poll was served with b1 and b2 unread")
 	}
 }
