@@ -341,7 +341,12 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 			p.log().Error("lane force not served", "site", site, "err", err)
 		}
 	}
-	if pass.Rest == 0 && !pass.Broken && !res.more {
+	switch {
+	case res.more:
+		// Series are still due: the next pass follows after one spacing,
+		// the slot a cover may take (covers are fetched only in a rest).
+		pass.Rest = p.cfg.Spacing
+	case pass.Rest == 0 && !pass.Broken:
 		pass.Rest = p.nextRest(ctx, site, l)
 	}
 	if res.retryAfter > 0 {

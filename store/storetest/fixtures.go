@@ -142,19 +142,34 @@ type Series struct {
 	LatestChapter, LatestChapterURL, RaisedBy       string
 	CheckedAt, ForcePollAt, FinishedAt, CompletedAt time.Time
 	CreatedAt                                       time.Time
+	// The scheduler's columns (migration 0017). A Series checked with no
+	// NextReadAt gets the check plus an hour, as migration 0017 gives one
+	// read before it (every check stamp writes both). Bookmarks is the
+	// bookmark_count the bookmarks trigger keeps: set it for a Series whose
+	// Bookmarks the test does not insert.
+	NextReadAt, SightedAt, ListedAt time.Time
+	Bookmarks                       int
 }
 
 func (Series) columns() []string {
 	return []string{"site", "series_id", "url", "title", "cover_url", "kind", "latest_chapter_num",
 		"latest_chapter_url", "latest_raised_by", "checked_at", "force_poll_at", "finished_at",
-		"site_completed_at", "created_at"}
+		"site_completed_at", "created_at", "next_read_at", "sighted_at", "listed_at", "bookmark_count"}
 }
 
 func (s Series) values() []any {
 	kind := cmp.Or(s.Kind, word.Manga)
 	return []any{string(s.Site), s.ID, s.URL, s.Title, s.Cover, string(kind), orNull(s.LatestChapter),
 		s.LatestChapterURL, orNull(s.RaisedBy), stamp(s.CheckedAt), stamp(s.ForcePollAt),
-		stamp(s.FinishedAt), stamp(s.CompletedAt), instant(s.CreatedAt)}
+		stamp(s.FinishedAt), stamp(s.CompletedAt), instant(s.CreatedAt),
+		stamp(s.nextRead()), stamp(s.SightedAt), stamp(s.ListedAt), s.Bookmarks}
+}
+
+func (s Series) nextRead() time.Time {
+	if s.NextReadAt.IsZero() && !s.CheckedAt.IsZero() {
+		return s.CheckedAt.Add(time.Hour)
+	}
+	return s.NextReadAt
 }
 
 // Bookmark is a bookmarks row; Progress is NULL when "".
