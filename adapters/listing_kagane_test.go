@@ -2,72 +2,14 @@ package adapters
 
 import (
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/mangabookmark/mangabookmark/word"
 )
-
-// readsListing parses testdata/<dir>/<file> with the Site's Lister, holds the
-// result to the Listing contract, and compares it with want.
-func readsListing(t *testing.T, site, dir, file string, want Listing) {
-	t.Helper()
-	l, ok := ListerOf(site)
-	if !ok {
-		t.Fatalf("%s has no Lister", site)
-	}
-	got, err := l.ParseListing(readFixture(t, dir, file))
-	if err != nil {
-		t.Fatalf("%s: ParseListing(%s): %v", site, file, err)
-	}
-	checkListing(t, site, got)
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%s: %s:\n got %+v\nwant %+v", site, file, got, want)
-	}
-}
-
-// notAListing asserts that a body the Site's listing reader must not take for
-// its listing returns ErrNotListing.
-func notAListing(t *testing.T, site string, body []byte) {
-	t.Helper()
-	l, _ := ListerOf(site)
-	if got, err := l.ParseListing(body); !errors.Is(err, ErrNotListing) {
-		t.Errorf("%s: ParseListing = %+v, %v; want ErrNotListing", site, got, err)
-	}
-}
-
-// listingVariants is the variant files of a Site's listing, each with why it
-// differs; the test fails when a file in the directory is not among them, so
-// none is only a fuzz seed.
-func listingVariants(t *testing.T, site string, files []string) []string {
-	t.Helper()
-	on, _ := filepath.Glob(filepath.Join("testdata", "variants", "listings", site, "*"))
-	if len(on) != len(files) || len(files) < 3 {
-		t.Errorf("%s: %d listing variants on disk, %d in the test", site, len(on), len(files))
-	}
-	return files
-}
-
-// listed is one expected entry: the Series address as the adapter's own
-// Recognise names it, and the chapter.
-func listed(t *testing.T, address, chapter string) ListingEntry {
-	t.Helper()
-	ref, err := Recognise(address)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ListingEntry{Ref: ref, Chapter: word.Chapter(chapter)}
-}
 
 func kaganeListed(t *testing.T, id, chapter string) ListingEntry {
 	t.Helper()
-	e := listed(t, "https://kagane.to/series/"+id, chapter)
-	if e.Ref.Site != "kagane" || e.Ref.SeriesID != id || e.Ref.URL != "https://kagane.to/series/"+id {
-		t.Fatalf("kagane Series %s recognised as %+v", id, e.Ref)
-	}
-	return e
+	return listedAs(t, "kagane", id, "https://kagane.to/series/"+id, chapter)
 }
 
 func TestKaganeListingReadsItsFixtures(t *testing.T) {
@@ -81,6 +23,7 @@ func TestKaganeListingReadsItsFixtures(t *testing.T) {
 	readsListing(t, "kagane", dir, "page.json", page)
 	readsListing(t, "kagane", dir, "last.json", Listing{Entries: []ListingEntry{kaganeListed(t, "019c7182-93a4-75b6-c7d8-e9f001122334", "61")}})
 	readsListing(t, "kagane", dir, "empty.json", Listing{Entries: []ListingEntry{}})
+	listingFiles(t, dir, "page.json", "last.json", "empty.json")
 
 	variants := filepath.Join("variants", "listings", "kagane")
 	for _, file := range listingVariants(t, "kagane", []string{

@@ -7,11 +7,7 @@ import (
 
 func lnwListed(t *testing.T, slug, chapter string) ListingEntry {
 	t.Helper()
-	e := listed(t, "https://lightnovelworld.org/novel/"+slug+"/", chapter)
-	if e.Ref.Site != "lightnovelworld" || e.Ref.SeriesID != slug || e.Ref.URL != "https://lightnovelworld.org/novel/"+slug+"/" {
-		t.Fatalf("lightnovelworld Series %s recognised as %+v", slug, e.Ref)
-	}
-	return e
+	return listedAs(t, "lightnovelworld", slug, "https://lightnovelworld.org/novel/"+slug+"/", chapter)
 }
 
 func TestLightnovelworldListingReadsItsFixtures(t *testing.T) {
@@ -27,6 +23,7 @@ func TestLightnovelworldListingReadsItsFixtures(t *testing.T) {
 	readsListing(t, "lightnovelworld", dir, "page.html", page)
 	readsListing(t, "lightnovelworld", dir, "last.html", Listing{Entries: []ListingEntry{lnwListed(t, "release-that-witch", "1498")}})
 	readsListing(t, "lightnovelworld", dir, "empty.html", Listing{Entries: []ListingEntry{}})
+	listingFiles(t, dir, "page.html", "last.html", "empty.html")
 
 	variants := filepath.Join("variants", "listings", "lightnovelworld")
 	for _, file := range listingVariants(t, "lightnovelworld", []string{

@@ -7,11 +7,7 @@ import (
 
 func novelfullListed(t *testing.T, slug, chapter string) ListingEntry {
 	t.Helper()
-	e := listed(t, "https://novelfull.com/"+slug+".html", chapter)
-	if e.Ref.Site != "novelfull" || e.Ref.SeriesID != slug || e.Ref.URL != "https://novelfull.com/"+slug+".html" {
-		t.Fatalf("novelfull Series %s recognised as %+v", slug, e.Ref)
-	}
-	return e
+	return listedAs(t, "novelfull", slug, "https://novelfull.com/"+slug+".html", chapter)
 }
 
 func TestNovelfullListingReadsItsFixtures(t *testing.T) {
@@ -27,6 +23,7 @@ func TestNovelfullListingReadsItsFixtures(t *testing.T) {
 	readsListing(t, "novelfull", dir, "page.html", page)
 	readsListing(t, "novelfull", dir, "last.html", Listing{Entries: []ListingEntry{novelfullListed(t, "i-shall-seal-the-heavens", "1614")}})
 	readsListing(t, "novelfull", dir, "empty.html", Listing{Entries: []ListingEntry{}})
+	listingFiles(t, dir, "page.html", "last.html", "empty.html")
 
 	variants := filepath.Join("variants", "listings", "novelfull")
 	for _, file := range listingVariants(t, "novelfull", []string{

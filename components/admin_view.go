@@ -1,6 +1,10 @@
 package components
 
-import "github.com/mangabookmark/mangabookmark/word"
+import (
+	"time"
+
+	"github.com/mangabookmark/mangabookmark/word"
+)
 
 // The admin view models: shaped like the screen, filled by the handlers,
 // every age already a string (word.Age: "3 hours", "2 months") so a
@@ -114,8 +118,9 @@ type Landing struct {
 	Stats   []Stat
 	// Demo is true while `mangabookmark demo` runs: the page links to the
 	// notices its webhook sink received.
-	Demo  bool
-	Empty bool // no Series at all yet: say how the first one arrives
+	Demo      bool
+	Empty     bool // no Series at all yet: say how the first one arrives
+	Freshness LandingFreshness
 }
 
 // BookmarkRow is one Reader's Bookmark on the detail page.
@@ -184,26 +189,56 @@ type Stamp struct {
 
 // LaneRow is one Site on the Lanes page.
 type LaneRow struct {
-	Site         string
-	Base         string // the Lane's control address, /admin/lanes/{site}
-	Route        word.Route
-	State        string
-	StateUntil   *Stamp // the end of a Pause or a Refusal; nil
-	StateNote    string // what the state means, for a fault or a Pause
-	StateFault   bool
-	Problem      bool     // a fault state or a holding condition: listed first
-	Fixes        []string // notify.Fix of each condition holding on this Lane
-	LastPass     string
-	Never        bool // the Lane has never run a pass
-	Counts       []LaneCount
-	Passes       int64
-	FailingHref  string
-	Paused       bool
-	ForcePending string // age of a Forced Poll not yet served; ""
-	Live         string // while a Forced Poll or a Pause waits: the row's own address, asked again
-	Served       bool   // Message says a waiting request was served (announced, never focused)
-	Message      string
-	Fault        bool
+	Site          string
+	Base          string // the Lane's control address, /admin/lanes/{site}
+	Route         word.Route
+	State         string
+	StateUntil    *Stamp // the end of a Pause or a Refusal; nil
+	StateNote     string // what the state means, for a fault or a Pause
+	StateFault    bool
+	Problem       bool     // a fault state or a holding condition: listed first
+	Fixes         []string // notify.Fix of each condition holding on this Lane
+	LastPass      string
+	Never         bool // the Lane has never run a pass
+	Counts        []LaneCount
+	Passes        int64
+	FailingHref   string
+	Paused        bool
+	ForcePending  string // age of a Forced Poll not yet served; ""
+	Live          string // while a Forced Poll or a Pause waits: the row's own address, asked again
+	Served        bool   // Message says a waiting request was served (announced, never focused)
+	Message       string
+	Fault         bool
+	Listing       string // the listing's state: when it was last read, or off
+	ListingBroken string // the listing reader is broken: the sentence with its fix; ""
+	Freshness     Freshness
+}
+
+// FreshnessHour is one hour of a Lane's plot: the new chapters confirmed
+// in it and their detection delays; Label says it in words ("" when N is 0).
+type FreshnessHour struct {
+	N           int64
+	Median, P95 time.Duration
+	Label       string
+}
+
+// Freshness is a Lane's freshness block: the summary line and the plot of
+// the last 24 hours, oldest hour first; Desc is the plot's accessible
+// description (every number it draws).
+type Freshness struct {
+	Summary string
+	Empty   bool // no new chapter in the window: the line alone, no plot
+	Hours   []FreshnessHour
+	Desc    string
+}
+
+// LandingFreshness is the landing's one figure: N new chapters detected in
+// the last 24 hours and their median delay (Text follows the figure).
+type LandingFreshness struct {
+	N      int64
+	Figure string
+	Text   string
+	Broken bool // it could not be read just now
 }
 
 // Polled reports whether any outcome was counted in the window.

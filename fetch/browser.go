@@ -132,6 +132,25 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 	if err != nil {
 		return fetchResult{}, b.failure(ctx, tab, "setting up the gate", err)
 	}
+	var res fetchResult
+	if fr.Body != "" {
+		res, err = b.postFromOrigin(ctx, tab, fr, g)
+	} else {
+		res, err = b.openPage(ctx, tab, fr, g)
+	}
+	if err != nil {
+		return fetchResult{}, err
+	}
+	if int64(len(res.Body)) > b.maxBody {
+		res.Body, res.Oversize = res.Body[:b.maxBody], true
+	}
+	return res, nil
+}
+
+// openPage navigates the tab to fr.URL, waits for the page (a challenge to
+// clear, the ready selector) and answers what it shows, once the gate has
+// passed every document request and the final address.
+func (b *browserFetcher) openPage(ctx, tab context.Context, fr fetchRequest, g *docGuard) (fetchResult, error) {
 	res, err := b.navigate(ctx, tab, fr, g)
 	if err != nil {
 		return fetchResult{}, err
@@ -144,9 +163,6 @@ func (b *browserFetcher) fetch(ctx context.Context, fr fetchRequest) (fetchResul
 	}
 	if err := b.checkFinalAddress(ctx, tab, fr); err != nil {
 		return fetchResult{}, err
-	}
-	if int64(len(res.Body)) > b.maxBody {
-		res.Body, res.Oversize = res.Body[:b.maxBody], true
 	}
 	return res, nil
 }
@@ -318,10 +334,13 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// docGuard holds the first gate refusal of a tab's top-level document requests.
+// docGuard holds the first gate refusal of a tab's top-level document
+// requests, and the first of a POST from its main frame (how postFromOrigin
+// tells the gate's block from any other failed fetch).
 type docGuard struct {
-	mu  sync.Mutex
-	err error
+	mu   sync.Mutex
+	err  error
+	post error
 }
 
 func (g *docGuard) refuse(err error) {
@@ -336,6 +355,26 @@ func (g *docGuard) refused() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.err
+}
+
+func (g *docGuard) refusePost(err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.post == nil {
+		g.post = err
+	}
+}
+
+func (g *docGuard) resetPost() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.post = nil
+}
+
+func (g *docGuard) postRefused() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.post
 }
 
 // checkDocument is the gate for one top-level document the sidecar is about to
@@ -411,7 +450,8 @@ const wsBlock = `(() => {
 // redirect hop, a challenge's reload) through checkDoc, which may rewrite it
 // onto SITE_BASE_URLS, and every frame and subresource through checkSub. A
 // refused document fails the Poll (refused reports it); a refused
-// subresource is only blocked, and the page goes on without it.
+// subresource is only blocked, and the page goes on without it; a refused
+// POST of the main frame is also kept (postRefused).
 func guardRequests(tab context.Context, checkDoc func(*url.URL) (*url.URL, error), checkSub func(*url.URL) error) (*docGuard, error) {
 	g := &docGuard{}
 	c := chromedp.FromContext(tab)
@@ -438,8 +478,12 @@ func guardRequests(tab context.Context, checkDoc func(*url.URL) (*url.URL, error
 			top := string(ev.FrameID) == mainFrame && ev.ResourceType == network.ResourceTypeDocument
 			to, err := pausedVerdict(ev.Request.URL, top, checkDoc, checkSub)
 			if err != nil {
-				if top {
+				switch {
+				case top:
 					g.refuse(err)
+				case string(ev.FrameID) == mainFrame && ev.Request.Method != http.MethodGet:
+					// A POST, or the preflight its cross-origin redirect makes.
+					g.refusePost(err)
 				}
 				chromedp.Call(tab, cdpfetch.FailRequest, cdpfetch.FailRequestParams{
 					RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient,

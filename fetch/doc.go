@@ -31,6 +31,20 @@
 // each rule's example from an httptest server. A 2xx goes to the Site's
 // adapter (adapters.Adapter.Parse), which reads the bytes and never fetches.
 //
+// # A POST
+//
+// A Target with a Body (Kagane's listing search) is POSTed as
+// application/json. The plain route sends it as any request. The browser
+// route, which navigates only with GET, opens the Site's home page (the
+// target's origin, "/") and has the page fetch the target with the body, the
+// same-origin request the Site's own page makes (browser_post.go). The
+// request and its redirects pass the gate like every request of the tab, the
+// body is cut at the cap in the browser, and the status, headers and body go
+// to the same classification, so each outcome means what it means on the
+// plain route. A home page the Site refuses or fails is its answer, and the
+// POST is not sent; one that ends on another origin is ErrBrowserPOST
+// (errors, nothing POSTed).
+//
 // # The fetch gate
 //
 // An address is fetched only if it is https, carries no user-info, names no

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -222,21 +223,228 @@ func TestReadListingPostsKaganesSearch(t *testing.T) {
 	}
 }
 
-// The browser route only navigates: a POST target on a browser Site (Kagane
-// by default) is errors, says why, and sends nothing, sidecar or not.
-func TestReadListingOfAPostOnTheBrowserRouteIsErrors(t *testing.T) {
+// kaganeStandIn is a loopback Kagane for a listing read: "/" is its home
+// page, whose own script wraps window.fetch to answer a forged listing (the
+// POST must not be the page's to fake), and a POST of the search with the
+// reference's body gets answer. Anything else fails the test. It keeps the
+// order of the requests it saw.
+type kaganeStandIn struct {
+	*siteServer
+	mu   sync.Mutex
+	seen []string
+}
+
+const kaganeSearchBody = `{"source_type":["Official","Unofficial","Mixed"],"content_lang":["en"]}`
+
+const kaganeHome = `<!doctype html><html><head><title>Kagane</title></head><body><main>Kagane</main>
+<script>window.fetch = async () => new Response('{"content":[],"last":true}', {status: 200});</script>
+</body></html>`
+
+func newKaganeStandIn(t *testing.T, page int, answer http.HandlerFunc) *kaganeStandIn {
+	t.Helper()
+	wantURI := listingPath(t, "kagane", page)
+	k := &kaganeStandIn{}
+	k.siteServer = newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+		k.mu.Lock()
+		k.seen = append(k.seen, r.Method+" "+r.URL.RequestURI())
+		k.mu.Unlock()
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(kaganeHome))
+		case r.Method == http.MethodGet && r.URL.Path == "/favicon.ico":
+			http.NotFound(w, r)
+		case r.Method == http.MethodPost && r.URL.RequestURI() == wantURI:
+			body, _ := io.ReadAll(r.Body)
+			if ct := r.Header.Get("Content-Type"); ct != "application/json" || string(body) != kaganeSearchBody {
+				t.Errorf("POST %s with Content-Type %q body %s; want application/json %s", wantURI, ct, body, kaganeSearchBody)
+				http.Error(w, "not the search", http.StatusBadRequest)
+				return
+			}
+			answer(w, r)
+		default:
+			t.Errorf("unexpected %s %s", r.Method, r.URL.RequestURI())
+			http.Error(w, "unexpected", http.StatusTeapot)
+		}
+	})
+	return k
+}
+
+// posts counts the search POSTs the stand-in received.
+func (k *kaganeStandIn) posts() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return countPrefix(k.seen, "POST ")
+}
+
+// On the browser route (Kagane's by default) the listing search is POSTed
+// from the Site's home page, as the page itself would: the stand-in sees the
+// home page first, then one POST with the reference's JSON body, and the
+// Reader hands on the parsed entries, not what the page's own scripts forged.
+func TestReadListingPostsKaganesSearchOnTheBrowserRoute(t *testing.T) {
+	ws := chromiumtest.Start(t).WSURL
+	page := listingFixture(t, "kagane", "page.json")
+	k := newKaganeStandIn(t, 2, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(page)
+	})
+	r := browserReader(t, "kagane", k.siteServer, ws, func(o *ReaderOptions) { o.BrowserSites = nil })
+	if r.Route("kagane") != word.RouteBrowser {
+		t.Fatalf("kagane reads over %q by default, want the browser route", r.Route("kagane"))
+	}
+	got := r.ReadListing(context.Background(), "kagane", 2)
+	if got.Outcome != word.OK || !got.Checked || got.Status != 200 || got.Err != nil {
+		t.Fatalf("outcome %q checked %v status %d (err %v), want ok", got.Outcome, got.Checked, got.Status, got.Err)
+	}
+	if want := parsedListing(t, "kagane", page); len(got.Listing.Entries) == 0 || !reflect.DeepEqual(got.Listing, want) {
+		t.Errorf("listing %+v, want %+v", got.Listing, want)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.seen) == 0 || k.seen[0] != "GET /" {
+		t.Errorf("requests %q, want the home page first", k.seen)
+	}
+	if n := countPrefix(k.seen, "POST "); n != 1 {
+		t.Errorf("%d POSTs (%q), want 1", n, k.seen)
+	}
+}
+
+func countPrefix(ss []string, prefix string) int {
+	n := 0
+	for _, s := range ss {
+		if strings.HasPrefix(s, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// The answer to the browser route's POST is classified as the plain route's
+// is, by the same table: the same outcome, Checked, status and Retry-After
+// for a plain 403, a challenge, a 429 and an answer over the body cap.
+func TestReadListingPostAnswersClassifyAlikeOnBothRoutes(t *testing.T) {
+	ws := chromiumtest.Start(t).WSURL
+	page := listingFixture(t, "kagane", "page.json")
+	challenge := readFixture(t, "challenge", "cloudflare.html")
+	const maxBody = 512
+	if len(page) <= maxBody {
+		t.Fatalf("the fixture (%d bytes) must be over the test's cap", len(page))
+	}
+	tests := []struct {
+		name        string
+		answer      http.HandlerFunc
+		cap         bool
+		want        word.Outcome
+		wantChecked bool
+		wantStatus  int
+		wantRetry   time.Duration
+		wantErr     string
+	}{
+		{name: "a plain 403 is errors", answer: func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "forbidden", http.StatusForbidden)
+		}, want: word.Errors, wantChecked: true, wantStatus: 403},
+		{name: "a challenge is refused", answer: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("cf-mitigated", "challenge")
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusForbidden)
+			w.Write(challenge)
+		}, want: word.Refused, wantStatus: 403},
+		{name: "a 429 is refused with its Retry-After", answer: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "120")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}, want: word.Refused, wantStatus: 429, wantRetry: 2 * time.Minute},
+		{name: "an answer over the body cap is errors", cap: true, answer: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(page)
+		}, want: word.Errors, wantChecked: true, wantStatus: 200, wantErr: "body larger than"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newKaganeStandIn(t, 1, tc.answer)
+			tweak := func(o *ReaderOptions) {
+				if tc.cap {
+					o.MaxBody = maxBody
+				}
+			}
+			routes := map[string]*Reader{
+				"plain":   readerFor(t, "kagane", k.siteServer, tweak),
+				"browser": browserReader(t, "kagane", k.siteServer, ws, tweak),
+			}
+			for _, route := range []string{"plain", "browser"} {
+				got := routes[route].ReadListing(context.Background(), "kagane", 1)
+				if got.Outcome != tc.want || got.Checked != tc.wantChecked || got.Status != tc.wantStatus || got.RetryAfter != tc.wantRetry {
+					t.Errorf("%s: outcome %q checked %v status %d retry %v (err %v), want %q %v %d %v",
+						route, got.Outcome, got.Checked, got.Status, got.RetryAfter, got.Err, tc.want, tc.wantChecked, tc.wantStatus, tc.wantRetry)
+				}
+				if got.Err == nil || !strings.Contains(got.Err.Error(), tc.wantErr) || len(got.Listing.Entries) != 0 {
+					t.Errorf("%s: err %v entries %d, want an error saying %q and no entries", route, got.Err, len(got.Listing.Entries), tc.wantErr)
+				}
+			}
+			if n := k.posts(); n != 2 {
+				t.Errorf("%d POSTs reached the stand-in, want one per route", n)
+			}
+		})
+	}
+}
+
+// The browser route's POST is one of the tab's requests, checked like every
+// other: redirected to an address outside the Site (a loopback canary) it
+// is blocked, the read is unfetchable as on the plain route, and the canary
+// receives nothing.
+func TestReadListingPostRedirectedOffTheSiteIsUnfetchableOnBothRoutes(t *testing.T) {
+	ws := chromiumtest.Start(t).WSURL
+	can := newCanary(t)
+	k := newKaganeStandIn(t, 1, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, can.srv.URL+"/search", http.StatusTemporaryRedirect)
+	})
+	for route, r := range map[string]*Reader{
+		"plain":   readerFor(t, "kagane", k.siteServer, nil),
+		"browser": browserReader(t, "kagane", k.siteServer, ws, nil),
+	} {
+		got := r.ReadListing(context.Background(), "kagane", 1)
+		if got.Outcome != word.Unfetchable || !errors.Is(got.Err, ErrGate) {
+			t.Errorf("%s: outcome %q (err %v), want unfetchable by the gate", route, got.Outcome, got.Err)
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	if h := can.hits.Load(); h != 0 {
+		t.Errorf("the canary got %d requests", h)
+	}
+}
+
+// A home page the Site refuses is the Site's answer: a 429 there is refused
+// with its Retry-After, and the search is never POSTed.
+func TestReadListingPostIsNotSentWhenTheHomePageIsRefused(t *testing.T) {
+	ws := chromiumtest.Start(t).WSURL
+	var posts atomic.Int32
+	srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			posts.Add(1)
+		}
+		// With a body: Chromium shows its own error page for an empty one.
+		w.Header().Set("Retry-After", "60")
+		w.WriteHeader(http.StatusTooManyRequests)
+		w.Write([]byte("slow down"))
+	})
+	got := browserReader(t, "kagane", srv, ws, nil).ReadListing(context.Background(), "kagane", 1)
+	if got.Outcome != word.Refused || got.Status != http.StatusTooManyRequests || got.RetryAfter != time.Minute {
+		t.Errorf("outcome %q status %d retry %v (err %v), want refused, 429, 1m", got.Outcome, got.Status, got.RetryAfter, got.Err)
+	}
+	if n := posts.Load(); n != 0 {
+		t.Errorf("%d POSTs reached the stand-in after its home page was refused", n)
+	}
+}
+
+// Without a sidecar the browser route's POST is unreachable like any other
+// browser read, and nothing is sent.
+func TestReadListingPostWithoutASidecarIsUnreachable(t *testing.T) {
 	srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("a request reached the stand-in: %s %s", r.Method, r.URL)
 	})
-	for _, ws := range []string{"", "ws://127.0.0.1:1"} {
-		r := readerFor(t, "kagane", srv, func(o *ReaderOptions) {
-			o.BrowserSites, o.BrowserWSURL = nil, ws // the default: kagane on the browser route
-		})
-		got := r.ReadListing(context.Background(), "kagane", 1)
-		if got.Outcome != word.Errors || got.Checked || !errors.Is(got.Err, ErrBrowserPOST) ||
-			!strings.Contains(got.Err.Error(), "cannot POST") {
-			t.Errorf("sidecar %q: outcome %q checked %v err %v, want errors: %v", ws, got.Outcome, got.Checked, got.Err, ErrBrowserPOST)
-		}
+	r := readerFor(t, "kagane", srv, func(o *ReaderOptions) { o.BrowserSites = nil })
+	got := r.ReadListing(context.Background(), "kagane", 1)
+	if got.Outcome != word.Unreachable || got.Checked || !errors.Is(got.Err, ErrNoBrowser) {
+		t.Errorf("outcome %q checked %v err %v, want unreachable: %v", got.Outcome, got.Checked, got.Err, ErrNoBrowser)
 	}
 }
 

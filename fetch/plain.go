@@ -27,7 +27,8 @@ type fetchRequest struct {
 	URL string
 	API bool
 	// Body, when not "", is POSTed as application/json (adapters.Target's
-	// Body); only the plain route sends it (ErrBrowserPOST).
+	// Body); the browser route sends it from the Site's home page
+	// (postFromOrigin).
 	Body    string
 	Adapter adapters.Adapter
 	// Base is the SITE_BASE_URLS rewrite of the Site, nil for the real Site.

@@ -177,10 +177,6 @@ func (r *Reader) fetchTarget(ctx context.Context, site string, a adapters.Adapte
 		fr.URL = rewriteURL(tu, fr.Base).String()
 	}
 	browser := r.Route(site) == word.RouteBrowser
-	if browser && fr.Body != "" {
-		// Checked before the Site's turn: no request leaves.
-		return fetchResult{}, word.Errors, ErrBrowserPOST
-	}
 	if err := r.spacing.wait(ctx, site, r.opts.Spacing); err != nil {
 		return fetchResult{}, word.Errors, fmt.Errorf("waiting for the Site's turn: %w", err)
 	}
@@ -265,11 +261,6 @@ func (r *Reader) classifyAnswer(res fetchResult) (ans answer, parse bool) {
 	ans.Checked = true
 	return ans, true
 }
-
-// ErrBrowserPOST is the error of a request whose Target is a POST (Kagane's
-// listing search) on a Site read over the browser route, which only
-// navigates: such a read is the outcome errors, and nothing is sent.
-var ErrBrowserPOST = errors.New("the browser route cannot POST the listing (read this Site over the plain route: BROWSER_SITES)")
 
 // ErrNoBrowser is the error of a browser Site's Poll when no sidecar is configured.
 var ErrNoBrowser = errors.New("no browser sidecar configured (BROWSER_WS_URL is unset)")

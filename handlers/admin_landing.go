@@ -29,6 +29,10 @@ func handleAdminLanding(d Deps) http.Handler {
 		if d.Notices != nil {
 			finish = d.Notices.QueueVerdict(b, now)
 		}
+		// Queued last: the batch stops at its first failure, so this figure
+		// never keeps the verdict from being read (N stays -1 when unread).
+		fresh := store.Delays{N: -1}
+		b.FreshnessAll(now, &fresh)
 		err := d.Store.Send(ctx, b)
 		if len(stats) == 0 {
 			failStore(w, r, d.Logger, err, "The figures could not be read. Try again.", "admin landing: stats")
@@ -49,6 +53,10 @@ func handleAdminLanding(d Deps) http.Handler {
 			l.Verdict = components.Verdict{Broken: true}
 		case finish != nil:
 			l.Verdict = verdict(finish(), now)
+		}
+		l.Freshness = components.LandingFreshness{Broken: true}
+		if fresh.N >= 0 {
+			l.Freshness = landingFreshness(fresh)
 		}
 		l.Demo = d.Demo != nil
 		render(w, r, d.Logger, http.StatusOK, components.AdminLanding(viewerFrom(ctx), l))

@@ -48,6 +48,7 @@ type lanesRead struct {
 	lanes  []store.AdminLane
 	facts  laneFacts
 	status notify.Status
+	fresh  map[string]store.Freshness
 }
 
 // readLanes reads it in one round trip (the reads are independent): the
@@ -55,9 +56,10 @@ type lanesRead struct {
 // the webhook's state and the open notices through the same derivation the
 // push uses.
 func readLanes(d Deps, r *http.Request, now time.Time) (lanesRead, error) {
-	out := lanesRead{facts: laneFacts{fixes: map[string][]string{}, failing: map[string]bool{}}}
+	out := lanesRead{facts: laneFacts{fixes: map[string][]string{}, failing: map[string]bool{}}, fresh: map[string]store.Freshness{}}
 	b := d.Store.NewBatch()
 	b.AdminLanes(now, &out.lanes)
+	b.Freshness(word.SiteNames(), now, out.fresh)
 	b.FailingSites(word.SiteNames(), now, out.facts.failing)
 	var finish func() (notify.Verdict, notify.Status)
 	if d.Notices != nil {
@@ -82,7 +84,8 @@ func readLanes(d Deps, r *http.Request, now time.Time) (lanesRead, error) {
 }
 
 // laneRowOf builds one Lane's row.
-func laneRowOf(d Deps, l store.AdminLane, facts laneFacts, now time.Time) components.LaneRow {
+func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) components.LaneRow {
+	facts := read.facts
 	row := components.LaneRow{
 		Site: l.Site, Base: "/admin/lanes/" + url.PathEscape(l.Site), Route: word.RoutePlain, Passes: l.Passes,
 		Fixes: facts.fixes[l.Site],
@@ -99,7 +102,9 @@ func laneRowOf(d Deps, l store.AdminLane, facts laneFacts, now time.Time) compon
 		row.Route = word.RouteBrowser
 	}
 	laneState(d, l, now, &row)
-	row.Problem = row.StateFault || len(row.Fixes) > 0
+	row.Listing, row.ListingBroken = listingState(d, l, now)
+	row.Freshness = freshnessOf(read.fresh[l.Site], now)
+	row.Problem = row.StateFault || row.ListingBroken != "" || len(row.Fixes) > 0
 	if l.LastStartedAt.IsZero() {
 		row.LastPass, row.Never = "never", true
 	} else {
@@ -175,7 +180,7 @@ func oneLane(d Deps, r *http.Request, site string, now time.Time) (row component
 	}
 	for _, l := range read.lanes {
 		if l.Site == site {
-			return laneRowOf(d, l, read.facts, now), true, nil
+			return laneRowOf(d, l, read, now), true, nil
 		}
 	}
 	return row, false, nil
@@ -216,7 +221,7 @@ func lanesPage(d Deps, r *http.Request, now time.Time, mark func(*components.Lan
 	}
 	p := components.LanesPage{Window: word.Age(word.OwnerWindow), Pauses: pauseOptions()}
 	for _, l := range read.lanes {
-		row := laneRowOf(d, l, read.facts, now)
+		row := laneRowOf(d, l, read, now)
 		if mark != nil {
 			mark(&row)
 		}

@@ -52,6 +52,11 @@ type Deps struct {
 	// BROWSER_SITES' default). Empty means none, as BROWSER_SITES=none does.
 	BrowserSites word.BrowserSites
 
+	// ListingOff is LISTING_EVERY=0: no Lane reads its Site's listing, and
+	// the Lanes page says so instead of a listing state. The zero value is
+	// the default, a listing read every few minutes.
+	ListingOff bool
+
 	// Demo is the demo's webhook sink; nil unless `mangabookmark demo` runs.
 	Demo DemoSink
 	// RequestTimeout bounds each request's database work

@@ -30,7 +30,7 @@ var filterWords = map[store.Filter]filterWord{
 	store.FilterSiteCompleted: {"site-completed", "Not Finished, but its Site marks the work completed: a hint " +
 		"that you may want to Finish it (the Site never Finishes anything itself).", false},
 	store.FilterFinished: {"finished", "You marked it Finished: the work is over for the group and it is no longer polled.", false},
-	store.FilterOrphan:   {"orphan", "No Reader bookmarks it. Only an orphan can be deleted.", false},
+	store.FilterOrphan:   {"orphan", "No Reader bookmarks it: it is read only at the backstop (POLL_BACKSTOP). Only an orphan can be deleted.", false},
 }
 
 // captionWord is the filter as a list's caption names it: the failing list

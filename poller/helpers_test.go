@@ -233,12 +233,15 @@ func (l *logBuf) String() string {
 // rig is one test's world: a fresh database, a traced pool, a fake clock,
 // a fake Reader and a Poller over them.
 type rig struct {
-	t     *testing.T
-	ctx   context.Context
-	pool  *pgxpool.Pool
-	st    *store.Store
-	clk   *clock
-	rd    *fakeReader
+	t    *testing.T
+	ctx  context.Context
+	pool *pgxpool.Pool
+	st   *store.Store
+	clk  *clock
+	rd   *fakeReader
+	// lst, when set, is the Reader the rig's Pollers read through: rd with
+	// a listing (withListing).
+	lst   *listingReader
 	p     *poller.Poller
 	trace *stmts
 	logs  *logBuf
@@ -261,7 +264,11 @@ func (r *rig) poller(st *store.Store, set ...func(*poller.Config)) *poller.Polle
 	for _, f := range set {
 		f(&c)
 	}
-	p := poller.New(st, r.rd, c)
+	var rd poller.Reader = r.rd
+	if r.lst != nil {
+		rd = r.lst
+	}
+	p := poller.New(st, rd, c)
 	r.t.Cleanup(p.Close)
 	return p
 }

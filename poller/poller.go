@@ -341,7 +341,12 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 			p.log().Error("lane force not served", "site", site, "err", err)
 		}
 	}
-	if pass.Rest == 0 && !pass.Broken && !res.more {
+	switch {
+	case res.more:
+		// Series are still due: the next pass follows after one spacing,
+		// the slot a cover may take (covers are fetched only in a rest).
+		pass.Rest = p.cfg.Spacing
+	case pass.Rest == 0 && !pass.Broken:
 		pass.Rest = p.nextRest(ctx, site, l)
 	}
 	if res.retryAfter > 0 {
@@ -423,6 +428,10 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lan
 		refusals, res.retryAfter = 1, w.retryAfter
 	}
 	tried := map[string]bool{}
+	// stale is how many Series this pass tried the last due query still
+	// named: their check stamp failed, so they stay due at the head of the
+	// order, and the next query reaches past them to the Series behind.
+	stale := 0
 	until := start.Add(p.passLength())
 	for !res.stopped && !res.broken {
 		limit := batchSize
@@ -435,8 +444,9 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lan
 		}
 		// One more than the batch tells whether the Lane's Forced Poll
 		// is served once this batch is read.
-		batch, err := p.st.DueSeries(ctx, site, store.DueAsk{
-			Now: p.now(), Floor: p.cfg.PollEvery[site], LaneForce: ln.ForcePollAt, Limit: limit + 1})
+		ask := limit + 1 + stale
+		got, err := p.st.DueSeries(ctx, site, store.DueAsk{
+			Now: p.now(), Floor: p.cfg.PollEvery[site], LaneForce: ln.ForcePollAt, Limit: ask})
 		if err != nil {
 			if res.due == 0 && ctx.Err() == nil {
 				return res, err
@@ -444,12 +454,17 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lan
 			p.log().Error("due query failed mid-pass", "site", site, "err", err)
 			break
 		}
-		batch = untried(batch, tried)
+		whole := len(got) < ask // every Series still due is in got
+		batch := untried(got, tried)
+		stale = len(got) - len(batch)
 		if len(batch) == 0 {
-			res.laneServed = true
-			break
+			if whole {
+				res.laneServed = true
+				break
+			}
+			continue
 		}
-		served := len(batch) <= limit || batch[limit].Rank > int(schedule.LaneForced)
+		served := (whole && len(batch) <= limit) || (len(batch) > limit && batch[limit].Rank > int(schedule.LaneForced))
 		batch = batch[:min(limit, len(batch))]
 		markTried(batch, tried)
 		res.due += len(batch)

@@ -182,8 +182,8 @@ func (p *Poller) retake(ctx context.Context, site string, l *lane, cause error) 
 	}
 }
 
-// prune deletes pass-log rows older than PassRetention days, at most hourly
-// per Lane.
+// prune deletes pass-log rows older than PassRetention days, and Arrivals
+// older than ArrivalRetention, at most hourly per Lane.
 func (p *Poller) prune(ctx context.Context, site string, l *lane) {
 	now := p.now()
 	if !l.lastPrune.IsZero() && now.Sub(l.lastPrune) < time.Hour {
@@ -200,4 +200,17 @@ func (p *Poller) prune(ctx context.Context, site string, l *lane) {
 	if n > 0 {
 		p.log().Info("pass log pruned", "site", site, "rows", n)
 	}
+	n, err = p.st.PruneArrivals(ctx, site, now.Add(-ArrivalRetention))
+	if err != nil {
+		p.log().Error("arrivals not pruned", "site", site, "err", err)
+		return
+	}
+	if n > 0 {
+		p.log().Info("arrivals pruned", "site", site, "rows", n)
+	}
 }
+
+// ArrivalRetention is how long an Arrival is kept: the freshness figures
+// read a day of them; three months leaves Reader announcements and feeds
+// their history.
+const ArrivalRetention = 90 * 24 * time.Hour

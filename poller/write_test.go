@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -229,6 +230,10 @@ func TestAHealthyUnchangedPollWritesExactlyOneStatement(t *testing.T) {
 	r.series("s", "t", "u")
 	storetest.Insert(t, r.pool, storetest.Failure{Site: site, Series: "u", Outcome: word.Errors, FailingSince: storetest.Milli(1)})
 	r.pass() // first read: sets chapter 10 and its address; u recovers
+	// t has a schedule (a learned cadence, an arrival, a served listing
+	// mark and Sighting): its next read time rides on the stamp, nothing more.
+	r.exec(`UPDATE series SET cadence_s = 86400, chapter_arrived_at = $1, listed_chapter_num = 10, listed_at = $2,
+		sighted_at = $2 WHERE series_id = 't'`, r.clk.Now().Add(-30*time.Hour), r.clk.Now().Add(-time.Hour))
 	r.trace.reset()
 	pass := r.pass()
 	if pass.Counts.OK != 3 {
@@ -244,6 +249,9 @@ func TestAHealthyUnchangedPollWritesExactlyOneStatement(t *testing.T) {
 		if !isStamp(q) {
 			t.Fatalf("a healthy Poll ran %q besides its check stamp", q)
 		}
+	}
+	if next := r.get("t").NextReadAt; !next.Equal(r.clk.Now().Add(6 * time.Hour)) {
+		t.Fatalf("t's next read %v, want a quarter cadence on: the stamp did not carry its schedule", next)
 	}
 	// Everything else the pass wrote is its own pass-log row.
 	if w := r.trace.writes(); len(w) != 4 || len(r.trace.touching("poll_passes")) != 1 {
@@ -396,5 +404,45 @@ func TestACheckStampTheServerRefusesDoesNotStopThePass(t *testing.T) {
 	}
 	if strings.Contains(r.logs.String(), "pass stopped") {
 		t.Fatal("a refused statement stopped the pass")
+	}
+}
+
+func TestSeriesWhoseStampsFailDoNotEndThePassForTheRest(t *testing.T) {
+	t.Parallel()
+	// More Series than a batch, first in the order, whose check stamps the
+	// server refuses: they stay due and are tried once; the Series behind
+	// them are still read, and the Lane's Forced Poll is served only then.
+	r := newRig(t)
+	r.series("a1", "a2", "a3", "a4", "a5", "a6", "b1", "b2")
+	r.exec(`CREATE FUNCTION no_stamp_a() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.series_id LIKE 'a%' AND NEW.checked_at IS DISTINCT FROM OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+	r.exec(`CREATE TRIGGER no_stamp_a BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp_a()`)
+	if err := r.st.ForceLanePoll(r.ctx, site, r.clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	pass := r.pass()
+	if pass.Counts.Errors != 6 || pass.Counts.OK != 2 || r.rd.readsOf(url("b1")) != 1 || r.rd.readsOf(url("b2")) != 1 {
+		t.Fatalf("pass %+v: want the six a's errors and b1, b2 read", pass)
+	}
+	if ln := r.lane(); !ln.ForcePollAt.IsZero() {
+		t.Fatal("the Lane's Forced Poll was not served though every Series was tried")
+	}
+}
+
+func TestAForcedLaneIsNotServedWhileSeriesBehindFailedStampsAreUnread(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a1", "a2", "a3", "a4", "a5", "a6", "b1", "b2")
+	r.with(func(c *poller.Config) { c.MaxPerPass = 6 })
+	r.exec(`CREATE FUNCTION no_stamp_a() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.series_id LIKE 'a%' AND NEW.checked_at IS DISTINCT FROM OLD.checked_at THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+	r.exec(`CREATE TRIGGER no_stamp_a BEFORE UPDATE ON series FOR EACH ROW EXECUTE FUNCTION no_stamp_a()`)
+	r.clk.Advance(time.Hour)
+	if err := r.st.ForceLanePoll(r.ctx, site, r.clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	r.p.RunPass(r.ctx, site) // six tries, all a's: b1 and b2 still owed
+	if ln := r.lane(); ln.ForcePollAt.IsZero() {
+		t.Fatal("the Lane's Forced Poll was served with b1 and b2 unread")
 	}
 }

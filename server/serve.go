@@ -154,6 +154,8 @@ func handlerDeps(cfg Config, o Options, st *store.Store, log *slog.Logger) (hand
 		// the empty set.
 		BrowserSites:   cfg.BrowserSites,
 		RequestTimeout: cfg.RequestTimeout,
+		// LISTING_EVERY=0: the Lanes page says "listing off".
+		ListingOff: cfg.ListingEvery == 0,
 	}
 	if cfg.OAuth() {
 		deps.Discord = &handlers.DiscordAuth{

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -183,4 +184,25 @@ func waitHealthy(t *testing.T, base string, done <-chan error) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("the server never became healthy")
+}
+
+// TestTheLanesPageIsToldWhenTheListingIsOff: LISTING_EVERY=0 reaches the
+// pages as Deps.ListingOff, and its default leaves the listing on.
+func TestTheLanesPageIsToldWhenTheListingIsOff(t *testing.T) {
+	t.Parallel()
+	for every, off := range map[string]bool{"0": true, "": false, "2m": false} {
+		cfg, err := LoadConfig(func(k string) string {
+			return map[string]string{"LISTING_EVERY": every, "DATA_DIR": t.TempDir(), "OWNER_DISCORD_ID": "1"}[k]
+		})
+		if err != nil {
+			t.Fatalf("LISTING_EVERY=%q: %v", every, err)
+		}
+		deps, err := handlerDeps(cfg, Options{}, nil, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if deps.ListingOff != off {
+			t.Errorf("LISTING_EVERY=%q: ListingOff %v, want %v", every, deps.ListingOff, off)
+		}
+	}
 }

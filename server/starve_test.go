@@ -86,7 +86,7 @@ func seedAdapterBroken(t *testing.T, url string, sites []string) {
 		if err := st.CreateSeries(ctx, store.Series{Site: site, SeriesID: "s1", URL: "https://" + site + ".example/s1", Kind: "manga"}, now); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Pool().Exec(ctx, `UPDATE series SET checked_at = $1 WHERE site = $2`, storetest.Milli(now.UnixMilli()), site); err != nil {
+		if _, err := st.Pool().Exec(ctx, `UPDATE series SET checked_at = $1, next_read_at = $1::timestamptz + interval '1 hour' WHERE site = $2`, storetest.Milli(now.UnixMilli()), site); err != nil {
 			t.Fatal(err)
 		}
 		storetest.Insert(t, st.Pool(), storetest.Failure{Site: word.Site(site), Series: "s1", Outcome: word.NoChapter, FailingSince: now.Add(-13 * time.Hour)})

@@ -364,6 +364,12 @@ type AdminLane struct {
 	PausedUntil time.Time `db:"paused_until"`
 	RefuseUntil time.Time `db:"refuse_until"`
 	ForcePollAt time.Time `db:"force_poll_at"`
+	// The Lane's listing state (migration 0017), each the zero time for
+	// NULL: the last listing read, the last that named any Series, and
+	// since when every read parsed to nothing (schedule.Broken reads it).
+	ListingReadAt     time.Time `db:"listing_read_at"`
+	ListingOKAt       time.Time `db:"listing_ok_at"`
+	ListingEmptySince time.Time `db:"listing_empty_since"`
 
 	Passes int64 `db:"passes"`
 	word.Counts
@@ -385,6 +391,7 @@ type AdminLane struct {
 // honours it ends the read).
 var adminLanesSQL = `
 SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
+       l.listing_read_at, l.listing_ok_at, l.listing_empty_since,
        c.passes, ` + outcomeColumns("c") + `,
        p.started_at AS last_started_at, p.finished_at AS last_finished_at,
        coalesce(p.due, 0)::bigint AS last_due, coalesce(p.checked, 0)::bigint AS last_checked,

@@ -98,6 +98,9 @@ func TestTheDueQueryIsTheSchedulesOrder(t *testing.T) {
 			CheckedAt: when(8), ForcePollAt: when(6), SightedAt: when(5), ListedAt: when(5), NextReadAt: when(10),
 			Bookmarks: rng.IntN(3)}
 		r.URL = "https://novelfull.com/" + r.ID + ".html"
+		if r.NextReadAt.IsZero() && !r.CheckedAt.IsZero() {
+			r.NextReadAt = r.CheckedAt.Add(time.Hour) // as the fixture stores it
+		}
 		rows = append(rows, r)
 		cands = append(cands, schedule.Candidate{ID: r.ID, Checked: r.CheckedAt, Forced: r.ForcePollAt,
 			Sighted: r.SightedAt, Listed: r.ListedAt, Next: r.NextReadAt, Bookmarked: r.Bookmarks > 0})

@@ -132,6 +132,7 @@ func (DeadWebhook) table() string   { return "dead_webhooks" }
 func (Idempotency) table() string   { return "api_idempotency" }
 func (Tally) table() string         { return "site_tallies" }
 func (Webhook) table() string       { return "server_webhook" }
+func (Arrival) table() string       { return "chapter_arrivals" }
 
 // Series is a series row. Kind is manga unless set; LatestChapter and
 // RaisedBy are NULL when "".
@@ -142,7 +143,9 @@ type Series struct {
 	LatestChapter, LatestChapterURL, RaisedBy       string
 	CheckedAt, ForcePollAt, FinishedAt, CompletedAt time.Time
 	CreatedAt                                       time.Time
-	// The scheduler's columns (migration 0017). Bookmarks is the
+	// The scheduler's columns (migration 0017). A Series checked with no
+	// NextReadAt gets the check plus an hour, as migration 0017 gives one
+	// read before it (every check stamp writes both). Bookmarks is the
 	// bookmark_count the bookmarks trigger keeps: set it for a Series whose
 	// Bookmarks the test does not insert.
 	NextReadAt, SightedAt, ListedAt time.Time
@@ -160,7 +163,14 @@ func (s Series) values() []any {
 	return []any{string(s.Site), s.ID, s.URL, s.Title, s.Cover, string(kind), orNull(s.LatestChapter),
 		s.LatestChapterURL, orNull(s.RaisedBy), stamp(s.CheckedAt), stamp(s.ForcePollAt),
 		stamp(s.FinishedAt), stamp(s.CompletedAt), instant(s.CreatedAt),
-		stamp(s.NextReadAt), stamp(s.SightedAt), stamp(s.ListedAt), s.Bookmarks}
+		stamp(s.nextRead()), stamp(s.SightedAt), stamp(s.ListedAt), s.Bookmarks}
+}
+
+func (s Series) nextRead() time.Time {
+	if s.NextReadAt.IsZero() && !s.CheckedAt.IsZero() {
+		return s.CheckedAt.Add(time.Hour)
+	}
+	return s.NextReadAt
 }
 
 // Bookmark is a bookmarks row; Progress is NULL when "".
@@ -292,3 +302,24 @@ type Webhook struct {
 
 func (Webhook) columns() []string { return []string{"configured", "recorded_at"} }
 func (w Webhook) values() []any   { return []any{w.Configured, instant(w.RecordedAt)} }
+
+// Arrival is a chapter_arrivals row: a new chapter a Poll confirmed at
+// ConfirmedAt, first evidenced at NoticedAt (ConfirmedAt unless set).
+type Arrival struct {
+	Site                   word.Site
+	Series, Chapter, URL   string
+	ConfirmedAt, NoticedAt time.Time
+	Listed                 bool
+}
+
+func (Arrival) columns() []string {
+	return []string{"site", "series_id", "chapter_num", "chapter_url", "confirmed_at", "noticed_at", "listed"}
+}
+
+func (a Arrival) values() []any {
+	noticed := a.NoticedAt
+	if noticed.IsZero() {
+		noticed = a.ConfirmedAt
+	}
+	return []any{string(a.Site), a.Series, cmp.Or(a.Chapter, "1"), a.URL, instant(a.ConfirmedAt), instant(noticed), a.Listed}
+}

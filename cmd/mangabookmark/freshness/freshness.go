@@ -35,7 +35,8 @@
 // What is measured. A chapter's delay is from its release to the first
 // read of its Series' own page at or after it (a read sees every chapter
 // released before it; a listing row alone detects nothing). Only releases
-// after the warm-up count; one no read saw by the horizon counts with
+// of bookmarked Series after the warm-up count (an orphan's chapter
+// concerns no Reader, and is read at the backstop); one no read saw by the horizon counts with
 // delay = horizon − release. Requests per hour is the most requests to one
 // Site in any sliding hour, over all Sites. The backstop age is the longest
 // time since the last read of any Series at any moment of the steady state:

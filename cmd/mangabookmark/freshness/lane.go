@@ -84,7 +84,7 @@ func (l *lane) read(s int32, t time.Duration, rank schedule.Rank) (arrived bool)
 	l.latest[s] = ch
 	i, end := l.pending[s], l.st.relOff[s+1]
 	for ; i < end && l.st.relAt[i] <= t; i++ {
-		if l.st.relAt[i] >= l.cfg.Warmup {
+		if l.st.relAt[i] >= l.cfg.Warmup && l.st.bookmarked[s] {
 			l.delays = append(l.delays, t-l.st.relAt[i])
 		}
 	}
@@ -98,7 +98,7 @@ func (l *lane) finish() {
 	end := l.cfg.Horizon
 	for s := range int32(l.st.n) {
 		for i := l.pending[s]; i < l.st.relOff[s+1]; i++ {
-			if at := l.st.relAt[i]; at >= l.cfg.Warmup && at < end {
+			if at := l.st.relAt[i]; at >= l.cfg.Warmup && at < end && l.st.bookmarked[s] {
 				l.delays = append(l.delays, end-at)
 			}
 		}

@@ -54,7 +54,7 @@ func summarise(name string, cfg Config, lanes []*lane) Result {
 		}
 		for s := range int32(l.st.n) {
 			for i := l.pending[s]; i < l.st.relOff[s+1]; i++ {
-				if at := l.st.relAt[i]; at >= cfg.Warmup && at < cfg.Horizon {
+				if at := l.st.relAt[i]; at >= cfg.Warmup && at < cfg.Horizon && l.st.bookmarked[s] {
 					r.Undetected++
 				}
 			}

@@ -39,6 +39,7 @@ type scheduler struct {
 	nextRead []time.Duration
 	stamp    []uint32
 	listed   []bool
+	listedAt []time.Duration // when the listing marked it (while listed)
 
 	listedQ fifo    // Listed, by when seen
 	due     minHeap // every Series by next read (Due)
@@ -51,7 +52,17 @@ type scheduler struct {
 }
 
 func scheduled(cfg Config, st *site) *lane {
-	x := &scheduler{
+	x := newScheduler(cfg, st)
+	x.start()
+	for t := time.Duration(0); t < cfg.Horizon; {
+		t = x.step(t)
+	}
+	x.finish()
+	return x.lane
+}
+
+func newScheduler(cfg Config, st *site) *scheduler {
+	return &scheduler{
 		lane:     newLane(cfg, st),
 		policy:   schedule.Policy{Floor: cfg.Floor, Backstop: cfg.Backstop, Listing: cfg.ListingEvery > 0},
 		cadence:  make([]time.Duration, st.n),
@@ -59,13 +70,8 @@ func scheduled(cfg Config, st *site) *lane {
 		nextRead: make([]time.Duration, st.n),
 		stamp:    make([]uint32, st.n),
 		listed:   make([]bool, st.n),
+		listedAt: make([]time.Duration, st.n),
 	}
-	x.start()
-	for t := time.Duration(0); t < cfg.Horizon; {
-		t = x.step(t)
-	}
-	x.finish()
-	return x.lane
 }
 
 // start is the state migration 0017 leaves: cadence and arrivals unknown,
@@ -182,8 +188,9 @@ func (x *scheduler) readSeries(s int32, t time.Duration, rank schedule.Rank) {
 }
 
 // walkListing reads the listing from its first page through schedule.Walk,
-// one request slot a page, and marks each known Series it names above its
-// Latest Chapter as Listed. It returns the slot after the last page.
+// one request slot a page, and marks each bookmarked Series it names above
+// its Latest Chapter as Listed; orphans take rows but are ignored, as the
+// store ignores them. It returns the slot after the last page.
 func (x *scheduler) walkListing(t time.Duration) time.Duration {
 	for page := 1; ; page++ {
 		x.request(t)
@@ -191,8 +198,9 @@ func (x *scheduler) walkListing(t time.Duration) time.Duration {
 		l := x.listingPage(page)
 		more := x.walk.Page(page, l)
 		for _, s := range x.rows {
-			if !x.listed[s] && x.chapter(s) > x.latest[s] {
-				x.listed[s] = true
+			// store.MarkListed: a Series nobody tracks is ignored.
+			if x.st.bookmarked[s] && !x.listed[s] && x.chapter(s) > x.latest[s] {
+				x.listed[s], x.listedAt[s] = true, t
 				x.listedQ.push(entry{t, s, x.stamp[s]})
 			}
 		}

@@ -1,0 +1,176 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// This file holds the freshness figures (issue 20, "Show it"): how long the
+// new chapters of the last day waited between the first evidence they
+// existed and the Poll that confirmed them (chapter_arrivals, migration
+// 0017), and how old the least recently read Series of a Site is.
+
+// FreshnessWindow is how far back the freshness figures look.
+const FreshnessWindow = 24 * time.Hour
+
+// FreshnessHours is the number of hourly buckets of a Lane's plot.
+const FreshnessHours = 24
+
+// Delays are the detection delays (confirmed_at − noticed_at) of a set of
+// Arrivals: how many, their median and their 95th percentile (continuous,
+// as PostgreSQL's percentile_cont interpolates); the delays are zero when
+// N is.
+type Delays struct {
+	N           int64
+	Median, P95 time.Duration
+}
+
+// Freshness is one Lane's freshness over the FreshnessWindow ending now.
+type Freshness struct {
+	Delays
+	// Hours[i] holds the Arrivals confirmed in the hour that ends
+	// FreshnessHours−1−i hours before now: Hours[23] is the last hour.
+	Hours [FreshnessHours]Delays
+	// Pollable is false when the Site has no Series that is not Finished
+	// and has an address: then there is no oldest read.
+	Pollable bool
+	// OldestRead is the oldest check among those Series; the zero time
+	// when one of them was never read.
+	OldestRead time.Time
+}
+
+// NeverRead reports whether a pollable Series of the Site was never read.
+func (f Freshness) NeverRead() bool { return f.Pollable && f.OldestRead.IsZero() }
+
+// delaySQL is an Arrival's detection delay in seconds; a noticed_at after
+// confirmed_at (a clock step between replicas) counts as no delay.
+const delaySQL = `greatest(extract(epoch FROM confirmed_at - noticed_at), 0)::float8`
+
+// delaysSQL aggregates the d column of the rows it reads into Delays' columns.
+const delaysSQL = `count(*) AS n,
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY d) AS median,
+       percentile_cont(0.95) WITHIN GROUP (ORDER BY d) AS p95`
+
+// sitesFreshnessSQL reads the window's Arrivals of the Sites in $1 into one
+// row per Site and hour that had any and, by the rollup, one row (h NULL)
+// per Site for its whole window. The window is a range of
+// chapter_arrivals_confirmed (the Lanes page asks for every Site: one read
+// of the last day) or, for one Site, of chapter_arrivals_site_confirmed;
+// the planner picks, and either reads the last day only.
+var sitesFreshnessSQL = `
+SELECT site, h, ` + delaysSQL + `
+  FROM (SELECT site, ` + strconv.Itoa(FreshnessHours-1) + ` - floor(extract(epoch FROM $2::timestamptz - confirmed_at) / 3600)::int AS h,
+               ` + delaySQL + ` AS d
+          FROM chapter_arrivals
+         WHERE site = ANY($1) AND confirmed_at > $2::timestamptz - $3::interval AND confirmed_at <= $2::timestamptz) a
+ GROUP BY site, ROLLUP (h)`
+
+// allFreshnessSQL is every Site's Arrivals of the window, by
+// chapter_arrivals_confirmed: the landing page's one figure.
+const allFreshnessSQL = `
+SELECT ` + delaysSQL + `
+  FROM (SELECT ` + delaySQL + ` AS d
+          FROM chapter_arrivals
+         WHERE confirmed_at > $1::timestamptz - $2::interval AND confirmed_at <= $1::timestamptz) a`
+
+// seconds is a delay read as float seconds (NULL for none) as a Duration,
+// to the millisecond the stamps are kept to.
+func seconds(s *float64) time.Duration {
+	if s == nil {
+		return 0
+	}
+	return time.Duration(math.Round(*s*1000)) * time.Millisecond
+}
+
+// oldestReadsSQL is the Lane's own rest probe (nextCheckSQL: the oldest
+// check among a Site's pollable Series, NULL for one never read, one probe
+// of series_due) for each Site of $1, in one statement.
+const oldestReadsSQL = `
+SELECT s.site, o.m IS NOT NULL AS pollable, CASE WHEN o.m > timestamptz '-infinity' THEN o.m END AS oldest
+  FROM unnest($1::text[]) AS s (site)
+ CROSS JOIN LATERAL (
+       SELECT min(` + dueKey + `) AS m FROM series
+        WHERE series.site = s.site AND ` + pollable + `) o`
+
+// Freshness queues the freshness of each of sites over the window ending
+// at now into dst, keyed by Site, in two statements whatever the number of
+// Sites: their Arrivals by hour, and each Site's oldest check among its
+// pollable Series (oldestReadsSQL).
+func (b *Batch) Freshness(sites []string, now time.Time, dst map[string]Freshness) {
+	b.b.Queue(sitesFreshnessSQL, sites, instant(now), FreshnessWindow).Query(func(rows pgx.Rows) error {
+		var site string
+		var h *int
+		var n int64
+		var median, p95 *float64
+		_, err := pgx.ForEachRow(rows, []any{&site, &h, &n, &median, &p95}, func() error {
+			f, d := dst[site], Delays{N: n, Median: seconds(median), P95: seconds(p95)}
+			switch {
+			case h == nil:
+				f.Delays = d
+			case *h >= 0 && *h < FreshnessHours:
+				f.Hours[*h] = d
+			}
+			dst[site] = f
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("store: freshness: %w", translate(err))
+		}
+		return nil
+	})
+	b.b.Queue(oldestReadsSQL, sites).Query(func(rows pgx.Rows) error {
+		var site string
+		var pollable bool
+		var oldest time.Time
+		_, err := pgx.ForEachRow(rows, []any{&site, &pollable, &oldest}, func() error {
+			f := dst[site]
+			f.Pollable, f.OldestRead = pollable, oldest
+			dst[site] = f
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("store: oldest reads: %w", translate(err))
+		}
+		return nil
+	})
+}
+
+// FreshnessAll queues the landing page's figure into dst: every Site's
+// Arrivals over the window ending at now.
+func (b *Batch) FreshnessAll(now time.Time, dst *Delays) {
+	var median, p95 *float64
+	b.b.Queue(allFreshnessSQL, instant(now), FreshnessWindow).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(&dst.N, &median, &p95); err != nil {
+			return fmt.Errorf("store: freshness: %w", translate(err))
+		}
+		dst.Median, dst.P95 = seconds(median), seconds(p95)
+		return nil
+	})
+}
+
+// Freshness reads one Lane's freshness over the window ending at now.
+func (s *Store) Freshness(ctx context.Context, site string, now time.Time) (Freshness, error) {
+	dst := map[string]Freshness{}
+	b := s.NewBatch()
+	b.Freshness([]string{site}, now, dst)
+	if err := s.Send(ctx, b); err != nil {
+		return Freshness{}, err
+	}
+	return dst[site], nil
+}
+
+// FreshnessAll reads every Site's Arrivals over the window ending at now.
+func (s *Store) FreshnessAll(ctx context.Context, now time.Time) (Delays, error) {
+	var d Delays
+	b := s.NewBatch()
+	b.FreshnessAll(now, &d)
+	if err := s.Send(ctx, b); err != nil {
+		return Delays{}, err
+	}
+	return d, nil
+}
