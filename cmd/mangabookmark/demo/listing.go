@@ -117,11 +117,14 @@ func (ds *demoSite) listing(page, perPage int) demoListingPage {
 	return out
 }
 
-// answerListing answers r when it asks for a listing page (the Site's
-// challenge holds there too) and says whether it did.
+// answerListing answers r when it asks for a listing page or the Site's
+// home page (the Site's challenge holds on both) and says whether it did.
+// The home page is where the browser route sends kagane's POSTed search
+// from, as the Site's own page does (fetch's browser_post.go).
 func (ds *demoSite) answerListing(w http.ResponseWriter, r *http.Request) bool {
 	page, ok, wrongMethod := listingRequest(ds.Site, r)
-	if !ok {
+	home := r.URL.Path == "/" && r.Method == http.MethodGet
+	if !ok && !home {
 		return false
 	}
 	ds.mu.Lock()
@@ -130,12 +133,25 @@ func (ds *demoSite) answerListing(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case challenge:
 		ds.serveChallenge(w)
+	case home:
+		ds.serveHome(w)
 	case wrongMethod:
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 	default:
 		ds.serveListing(w, r, page)
 	}
 	return true
+}
+
+// serveHome is the Site's home page: its newest updates, linked.
+func (ds *demoSite) serveHome(w http.ResponseWriter) {
+	body, err := renderHTML(demoHomePage, ds.listing(1, demoListingPerPage))
+	if err != nil {
+		http.Error(w, fmt.Sprintf("demo: %s home page: %v", ds.Site, err), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(body)
 }
 
 // serveListing answers a listing request.

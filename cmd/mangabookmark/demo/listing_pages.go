@@ -264,3 +264,21 @@ var lnwListingPage = template.Must(template.New("lightnovelworld").Funcs(listing
 </body>
 </html>
 `))
+
+// demoHomePage is a stand-in's home page: the Site's name and its newest
+// updates, each a link to its Series.
+var demoHomePage = template.Must(template.New("home").Funcs(listingFuncs).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>{{.Site}}</title></head>
+<body>
+<main>
+<h1>{{.Site}}</h1>
+<ul class="latest">
+{{- range .Rows}}
+<li><a href="{{href .Ref.URL}}">{{.Facts.Title}}</a> Chapter {{.Facts.LatestChapter}}</li>
+{{- end}}
+</ul>
+</main>
+</body>
+</html>
+`))
