@@ -122,6 +122,11 @@ func (c Config) normalised() Config {
 	c.ErrorRest = cmp.Or(c.ErrorRest, DefaultErrorRest)
 	c.LeaderRetry = cmp.Or(c.LeaderRetry, DefaultLeaderRetry)
 	c.ListingEvery = max(c.ListingEvery, 0)
+	if c.ListingEvery > 0 {
+		// A Lane reads its listing at a pass's start: its least rest never
+		// holds the listing back past LISTING_EVERY (ADR 0016).
+		c.MinRest = min(c.MinRest, c.ListingEvery)
+	}
 	c.Backstop = schedule.Policy{Backstop: c.Backstop}.Normalised().Backstop
 	if c.Now == nil {
 		c.Now = time.Now

@@ -76,13 +76,6 @@ func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, 
 			c.PollEvery[site] = o.Pace
 		}
 		c.DefaultRest, c.MinRest, c.BrowserDownFor = o.Pace, o.Pace, o.Pace
-		if cfg.ListingEvery > 0 {
-			// A rest as long as the pace would hold the listing back as
-			// well: a Lane reads its listing at a pass's start, so its least
-			// rest stays within LISTING_EVERY and a pace longer than that
-			// leaves new chapters to the listing (ADR 0016).
-			c.MinRest = min(c.MinRest, cfg.ListingEvery)
-		}
 	}
 	return c
 }
