@@ -1,0 +1,53 @@
+// Package announce tells Readers of new chapters (CONTEXT.md, Announcement):
+// after each pass it finds the Arrivals its Readers are behind on, records
+// each (Reader, channel, Series, chapter) once, and sends them on the
+// Readers' channels with the owner notices' claim, send, record shape
+// (ADR 0005). Like notify, it imports no session or OAuth code.
+package announce
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mangabookmark/mangabookmark/word"
+)
+
+// Announcement is one Series' new chapters, found in one pass, for the
+// Readers behind on it who turned a channel on. Every text field is a
+// validated value of ours (a parsed title, an address the gate accepts, a
+// chapter number), never page text.
+type Announcement struct {
+	Site     word.Site
+	SeriesID string
+	Title    string
+	// Chapters are the new numbers, lowest first: "chapters 101–103".
+	Chapters []word.Chapter
+	// ChapterURL opens the newest chapter on the Site ("" when unknown:
+	// SeriesURL then).
+	ChapterURL, SeriesURL string
+	// BookmarkURL opens the Bookmark in mangabookmark; CoverURL is our own
+	// copy of the cover ("" when none), both absolute from PUBLIC_BASE_URL.
+	BookmarkURL, CoverURL string
+	Readers              []Recipient
+}
+
+// Recipient is a Reader an Announcement is for.
+type Recipient struct {
+	ReaderID string
+	// DiscordID is the Reader's Discord user id; "" for a local-mode
+	// Reader, who cannot be mentioned.
+	DiscordID string
+}
+
+// Sender delivers Announcements on one channel.
+type Sender interface {
+	Channel() word.Channel
+	// Send delivers a to each of its Readers and answers, per ReaderID,
+	// nil or why it failed. An error wrapping ErrGone says the endpoint is
+	// gone for good (a push subscription answered 404 or 410, the Readers'
+	// webhook 404): it is not retried.
+	Send(ctx context.Context, a Announcement) map[string]error
+}
+
+// ErrGone marks a delivery whose endpoint no longer exists.
+var ErrGone = errors.New("announce: the endpoint is gone")

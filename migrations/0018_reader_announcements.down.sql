@@ -1,0 +1,3 @@
+DROP TABLE announcements;
+DROP TABLE push_subscriptions;
+DROP TABLE reader_settings;
