@@ -16,6 +16,8 @@ require (
 	golang.org/x/oauth2 v0.38.0
 )
 
+require github.com/gorilla/feeds v1.2.0
+
 require (
 	github.com/a-h/parse v0.0.0-20250122154542-74294addb73e // indirect
 	github.com/andybalholm/brotli v1.2.7 // indirect

@@ -38,7 +38,7 @@ type Page struct {
 
 // readerNav is every signed-in Reader's nav; navItems the owner's, in order.
 var (
-	readerNav = []struct{ Href, Label string }{{"/", "My Bookmarks"}, {"/tokens", "Tokens"}}
+	readerNav = []struct{ Href, Label string }{{"/", "My Bookmarks"}, {"/tokens", "Tokens"}, {"/settings", "Settings"}}
 	navItems  = []struct{ Href, Label string }{
 		{"/admin", "Admin"}, {"/admin/series", "Series"}, {"/admin/lanes", "Lanes"}, {"/admin/readers", "Readers"},
 	}

@@ -57,6 +57,10 @@ type Deps struct {
 	// the default, a listing read every few minutes.
 	ListingOff bool
 
+	// ReadersWebhook says READERS_WEBHOOK_URL is set: /settings offers the
+	// Discord channel only then (CONTEXT.md, Reader channel).
+	ReadersWebhook bool
+
 	// Demo is the demo's webhook sink; nil unless `mangabookmark demo` runs.
 	Demo DemoSink
 	// RequestTimeout bounds each request's database work

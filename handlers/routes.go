@@ -32,6 +32,8 @@ func Routes(d Deps) chi.Router {
 	r.Method(http.MethodGet, "/userscript/mangabookmark.meta.js", handleUserscript(d, true))
 	// The token API reads no session: outside the cookie group on purpose.
 	r.Mount("/api/v1", apiRoutes(d))
+	// A Reader's feed reads no session either: its secret is its credential.
+	r.Method(http.MethodGet, "/feeds/{secret}.atom", handleFeed(d))
 
 	r.Group(func(r chi.Router) {
 		r.Use(a.loadViewer)
@@ -53,6 +55,10 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodGet, "/tokens", handleTokens(d))
 			r.Method(http.MethodPost, "/tokens", handleCreateToken(d))
 			r.Method(http.MethodPost, "/tokens/{id}/revoke", handleRevokeToken(d))
+			r.Method(http.MethodGet, "/settings", handleSettings(d))
+			r.Method(http.MethodPost, "/settings", handleSaveSettings(d))
+			r.Method(http.MethodPost, "/settings/feed/new", handleNewFeedAddress(d))
+			r.Method(http.MethodPost, "/settings/feed/off", handleFeedOff(d))
 			r.Method(http.MethodGet, "/covers/{site}/{id}", handleCover(d))
 		})
 

@@ -39,6 +39,9 @@ type Config struct {
 	BrowserSites      word.BrowserSites   // BROWSER_SITES, parsed
 	SiteBases         map[string]*url.URL // SITE_BASE_URLS, parsed
 	DiscordWebhookURL word.Secret
+	// ReadersWebhookURL is READERS_WEBHOOK_URL: the Readers' Discord
+	// channel (CONTEXT.md, Reader channel); unset turns that channel off.
+	ReadersWebhookURL word.Secret
 
 	PollSpacing time.Duration // least time between two requests to one Site
 	// ListingEvery is LISTING_EVERY: how often each Lane reads its Site's
@@ -83,6 +86,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		TokenKey:            word.Secret(get("TOKEN_KEY", "")),
 		BrowserWSURL:        get("BROWSER_WS_URL", ""),
 		DiscordWebhookURL:   word.Secret(get("DISCORD_WEBHOOK_URL", "")),
+		ReadersWebhookURL:   word.Secret(get("READERS_WEBHOOK_URL", "")),
 	}
 	var errs []error
 	bad := func(name, why string) { errs = append(errs, fmt.Errorf("%s: %s", name, why)) }
@@ -155,11 +159,14 @@ func (c *Config) checkSecrets(bad func(name, why string)) {
 			bad(k.name, "must be at least 32 characters (e.g. `openssl rand -hex 32`)")
 		}
 	}
-	if c.DiscordWebhookURL.Set() {
-		// notify's own check, so the start refuses exactly what the notifier
-		// would (its errors never quote the address).
-		if notify.ValidateWebhookURL(c.DiscordWebhookURL) != nil {
-			bad("DISCORD_WEBHOOK_URL", "must be an absolute https URL without credentials (plain http only to a loopback host)")
+	// notify's own check, so the start refuses exactly what the notifier
+	// would (its errors never quote the address).
+	for _, w := range []struct {
+		name string
+		v    word.Secret
+	}{{"DISCORD_WEBHOOK_URL", c.DiscordWebhookURL}, {"READERS_WEBHOOK_URL", c.ReadersWebhookURL}} {
+		if w.v.Set() && notify.ValidateWebhookURL(w.v) != nil {
+			bad(w.name, "must be an absolute https URL without credentials (plain http only to a loopback host)")
 		}
 	}
 }

@@ -149,6 +149,8 @@ func handlerDeps(cfg Config, o Options, st *store.Store, log *slog.Logger) (hand
 		RequestTimeout: cfg.RequestTimeout,
 		// LISTING_EVERY=0: the Lanes page says "listing off".
 		ListingOff: cfg.ListingEvery == 0,
+		// /settings offers the Discord channel only when it exists.
+		ReadersWebhook: cfg.ReadersWebhookURL.Set(),
 	}
 	if cfg.OAuth() {
 		deps.Discord = &handlers.DiscordAuth{

@@ -120,6 +120,7 @@ func TestABadSettingStopsTheStartWithOneLineNamingIt(t *testing.T) {
 		{"a short session key", map[string]string{"SESSION_KEY": marker}, "SESSION_KEY"},
 		{"a short token key", map[string]string{"TOKEN_KEY": marker}, "TOKEN_KEY"},
 		{"a webhook over plain http to another host", map[string]string{"DISCORD_WEBHOOK_URL": "http://discord.example/" + marker}, "DISCORD_WEBHOOK_URL"},
+		{"a Readers' webhook over plain http to another host", map[string]string{"READERS_WEBHOOK_URL": "http://discord.example/" + marker}, "READERS_WEBHOOK_URL"},
 		{"a database address that is not postgres", map[string]string{"DATABASE_URL": "mysql://u:" + marker + "@h/db"}, "DATABASE_URL"},
 		{"a database address pgx cannot read", map[string]string{"DATABASE_URL": "postgres://u:" + marker + "@127.0.0.1/db?sslmode=" + marker}, "DATABASE_URL"},
 		{"a database that does not answer", map[string]string{"DATABASE_URL": "postgres://u:" + marker + "@127.0.0.1:1/db?connect_timeout=2"}, "DATABASE_URL"},

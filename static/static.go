@@ -31,7 +31,8 @@ const Favicon = "img/favicon.svg"
 // restores a page from history.
 const AdminJS = "js/admin.js"
 
-// ReaderJS is the copy button of a token or a sign-in link shown once.
+// ReaderJS is the copy button of a token, a sign-in link or a feed address
+// shown once, and the browser's time zone on /settings.
 const ReaderJS = "js/reader.js"
 
 var hashes = sync.OnceValue(func() map[string]string {

@@ -54,3 +54,6 @@ func MigrateDown(url string) error {
 	}
 	return nil
 }
+
+// FeedEntriesSQL exposes the feed's statement to its EXPLAIN test.
+const FeedEntriesSQL = feedEntriesSQL

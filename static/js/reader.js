@@ -1,5 +1,7 @@
 // mangabookmark: the copy button beside a value shown once (a new token, a
-// Reader's sign-in link). Without JavaScript the value is still selectable.
+// Reader's sign-in link, a feed address). Without JavaScript the value is
+// still selectable. And on /settings, the browser's time zone in the zone
+// field while the Reader has saved none (data-browser-zone).
 (function () {
   "use strict";
   document.addEventListener("click", function (ev) {
@@ -15,4 +17,11 @@
       btn.textContent = "Copied";
     });
   });
+  var zone = document.querySelector("input[data-browser-zone]");
+  if (zone && window.Intl) {
+    var tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (tz) {
+      zone.value = tz;
+    }
+  }
 })();
