@@ -65,7 +65,7 @@ func TestTheFeedHoldsTheReadersNewChaptersWithTheirTwoLinks(t *testing.T) {
 		storetest.Arrival{Site: word.Asurascans, Series: "solo", Chapter: "11", ConfirmedAt: at(3), URL: "https://asuracomic.net/series/solo/chapter/11"},
 		storetest.Arrival{Site: word.Asurascans, Series: "solo", Chapter: "12", ConfirmedAt: at(5)},
 		storetest.Arrival{Site: word.Novelfull, Series: "novel", Chapter: "4", ConfirmedAt: at(4)},
-		storetest.Arrival{Site: word.Asurascans, Series: "ended", Chapter: "9", ConfirmedAt: at(6)},   // Finished
+		storetest.Arrival{Site: word.Asurascans, Series: "ended", Chapter: "9", ConfirmedAt: at(6)},  // Finished
 		storetest.Arrival{Site: word.Asurascans, Series: "theirs", Chapter: "3", ConfirmedAt: at(7)}) // not mine
 	a := h.get(anonymous(), "/feeds/"+secret+".atom")
 	if a.status != http.StatusOK || !strings.HasPrefix(a.header.Get("Content-Type"), "application/atom+xml") {
