@@ -206,7 +206,7 @@ func SettingsPageView(v Viewer, p SettingsPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<section class=\"card settings-push\" aria-labelledby=\"push-heading\"><h2 id=\"push-heading\">Web Push</h2><!-- The subscribe control (service worker, VAPID) fills this container. --><div id=\"push-subscribe\" data-testid=\"push-subscribe\"></div></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<section class=\"card settings-push\" aria-labelledby=\"push-heading\"><h2 id=\"push-heading\">Web Push</h2><!-- The Web Push subscribe control (service worker, VAPID) replaces this container's content. --><div id=\"push-subscribe\" data-testid=\"push-subscribe\"><p class=\"muted note\">Subscribing a browser to Web Push is not ready on this server yet; the switch above is saved, so it takes effect once it is.</p></div></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
