@@ -8,6 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	// A Reader's time zone (/settings, the daily digest) is an IANA name:
+	// the zone database is built in, so a host or image without one still
+	// knows every zone.
+	_ "time/tzdata"
 )
 
 func main() {
