@@ -63,7 +63,7 @@ func serveFeed(d Deps, w http.ResponseWriter, r *http.Request, reader string, en
 		h.Set("Last-Modified", newest.Format(http.TimeFormat))
 	}
 	if inm := r.Header.Get("If-None-Match"); inm != "" {
-		if inm == etag || inm == "*" {
+		if etagMatches(inm, etag) {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}

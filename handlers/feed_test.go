@@ -133,6 +133,9 @@ func TestTheFeedAnswers304ToAMatchingETagOrDate(t *testing.T) {
 	if a := h.get(anonymous(), path, "If-None-Match", etag); a.status != http.StatusNotModified || a.body != "" {
 		t.Errorf("a matching ETag: %d", a.status)
 	}
+	if a := h.get(anonymous(), path, "If-None-Match", `"other", W/`+etag); a.status != http.StatusNotModified {
+		t.Errorf("a list holding the weak ETag: %d", a.status)
+	}
 	if a := h.get(anonymous(), path, "If-Modified-Since", modified); a.status != http.StatusNotModified {
 		t.Errorf("a matching date: %d", a.status)
 	}
