@@ -8,6 +8,7 @@
 
   var SUBSCRIBE = "Get a notification in this browser when a chapter of your Bookmarks is out";
   var UNSUBSCRIBE = "Stop notifications in this browser";
+  var SUBSCRIBE_WAIT = 15000; // ms
 
   function keyBytes(b64) {
     var s = (b64 + "===".slice((b64.length + 3) % 4)).replace(/-/g, "+").replace(/_/g, "/");
@@ -55,6 +56,8 @@
 
     function show(name, sentence, button) {
       state.setAttribute("data-state", name);
+      // The page's message styles: a failure or a block wears the fault's.
+      state.className = name === "failed" || name === "blocked" ? "message error" : "message";
       state.textContent = sentence;
       btn.hidden = !button;
       btn.disabled = false;
@@ -129,7 +132,14 @@
         }
         return registration;
       }).then(function (reg) {
-        return reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) });
+        // A browser whose push service cannot be reached may never answer:
+        // say so rather than wait for ever.
+        return Promise.race([
+          reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) }),
+          new Promise(function (_, reject) {
+            setTimeout(function () { reject(new Error("this browser's push service did not answer")); }, SUBSCRIBE_WAIT);
+          }),
+        ]);
       }).then(function (sub) {
         return post("/push/subscriptions", sub.toJSON());
       }).then(subscribed, function (err) {
