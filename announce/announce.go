@@ -28,7 +28,7 @@ type Announcement struct {
 	// BookmarkURL opens the Bookmark in mangabookmark; CoverURL is our own
 	// copy of the cover ("" when none), both absolute from PUBLIC_BASE_URL.
 	BookmarkURL, CoverURL string
-	Readers              []Recipient
+	Readers               []Recipient
 }
 
 // Recipient is a Reader an Announcement is for.
