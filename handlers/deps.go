@@ -31,6 +31,13 @@ type Deps struct {
 	// TokenKey keys the HMAC under which userscript tokens are stored.
 	TokenKey []byte
 
+	// PushPublicKey is the VAPID public key browsers subscribe to Web Push
+	// under (kept in DATA_DIR); "" means Web Push is not set up.
+	PushPublicKey string
+	// PushLoopback lets a subscription name an http endpoint on loopback:
+	// the tests' stand-in push service, never a server's setting.
+	PushLoopback bool
+
 	// Discord is nil when OAuth is not configured (local mode: one-time links).
 	Discord *DiscordAuth
 

@@ -103,9 +103,9 @@ func gateFor(a *auth, path string) func(http.Handler) http.Handler {
 	case path == "/admin" || strings.HasPrefix(path, "/admin/"):
 		return func(h http.Handler) http.Handler { return a.loadViewer(a.requireOwner(h)) }
 	case path == "/" || path == "/tokens" || strings.HasPrefix(path, "/tokens/") || strings.HasPrefix(path, "/bookmarks/") ||
-		path == "/settings" || strings.HasPrefix(path, "/settings/"):
+		path == "/settings" || strings.HasPrefix(path, "/settings/") || strings.HasPrefix(path, "/push/"):
 		return func(h http.Handler) http.Handler { return a.loadViewer(a.requireReader(h)) }
-	case path == "/healthz" || strings.HasPrefix(path, "/static/") || strings.HasPrefix(path, "/userscript/"):
+	case path == "/healthz" || path == "/sw.js" || strings.HasPrefix(path, "/static/") || strings.HasPrefix(path, "/userscript/"):
 		return func(h http.Handler) http.Handler { return h }
 	}
 	return a.loadViewer

@@ -57,7 +57,8 @@ var allMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http
 	http.MethodPatch, http.MethodDelete, http.MethodOptions}
 
 func gated(route string) bool {
-	return strings.HasPrefix(route, "/admin") || route == "/" || strings.HasPrefix(route, "/tokens") || strings.HasPrefix(route, "/settings") || strings.HasPrefix(route, "/bookmarks/")
+	return strings.HasPrefix(route, "/admin") || route == "/" || strings.HasPrefix(route, "/tokens") || strings.HasPrefix(route, "/settings") ||
+		strings.HasPrefix(route, "/bookmarks/") || strings.HasPrefix(route, "/push/")
 }
 
 func TestEveryRouteAnswersEveryWrongMethodWith405AfterItsGate(t *testing.T) {

@@ -28,6 +28,7 @@ func Routes(d Deps) chi.Router {
 	r.Method(http.MethodHead, "/healthz", handleHealthz(d))
 	r.Method(http.MethodOptions, "/healthz", handleHealthzOptions())
 	r.Method(http.MethodGet, "/static/*", static.Handler())
+	r.Method(http.MethodGet, "/sw.js", handleServiceWorker())
 	r.Method(http.MethodGet, "/userscript/mangabookmark.user.js", handleUserscript(d, false))
 	r.Method(http.MethodGet, "/userscript/mangabookmark.meta.js", handleUserscript(d, true))
 	// The token API reads no session: outside the cookie group on purpose.
@@ -60,6 +61,9 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodPost, "/settings/feed/new", handleNewFeedAddress(d))
 			r.Method(http.MethodPost, "/settings/feed/off", handleFeedOff(d))
 			r.Method(http.MethodGet, "/covers/{site}/{id}", handleCover(d))
+			r.Method(http.MethodGet, "/push/key", handlePushKey(d))
+			r.Method(http.MethodPost, "/push/subscriptions", handleSubscribePush(d))
+			r.Method(http.MethodPost, "/push/subscriptions/delete", handleUnsubscribePush(d))
 		})
 
 		r.Route("/admin", func(r chi.Router) {

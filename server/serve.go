@@ -133,6 +133,10 @@ func handlerDeps(cfg Config, o Options, st *store.Store, log *slog.Logger) (hand
 	if err != nil {
 		return handlers.Deps{}, fmt.Errorf("TOKEN_KEY: %w", err)
 	}
+	vapid, err := VAPIDKeysFor(cfg.DataDir)
+	if err != nil {
+		return handlers.Deps{}, fmt.Errorf("web push keys: %w", err)
+	}
 	deps := handlers.Deps{
 		Store:         st,
 		Logger:        log,
@@ -142,6 +146,7 @@ func handlerDeps(cfg Config, o Options, st *store.Store, log *slog.Logger) (hand
 		OwnerID:       cfg.OwnerDiscordID,
 		SessionKey:    sessionKey,
 		TokenKey:      tokenKey,
+		PushPublicKey: vapid.Public,
 		// The Lanes page names each Site's route (plain or browser): the set
 		// the Reader was given, BROWSER_SITES=none (the demo's setting) being
 		// the empty set.

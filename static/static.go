@@ -31,6 +31,16 @@ const Favicon = "img/favicon.svg"
 // restores a page from history.
 const AdminJS = "js/admin.js"
 
+// PushJS is the Web Push control on /settings (components.PushSubscribe).
+const PushJS = "js/push.js"
+
+// ServiceWorker is /sw.js. It is not a hashed asset: a service worker's
+// address is its identity, and served from the site's root its scope is the
+// whole site, so a new build updates it in place.
+//
+//go:embed sw.js
+var ServiceWorker []byte
+
 // ReaderJS is the copy button of a token, a sign-in link or a feed address
 // shown once, and the browser's time zone on /settings.
 const ReaderJS = "js/reader.js"
