@@ -20,6 +20,7 @@ func settingsView(d Deps, r *http.Request, s store.ReaderSettings) components.Se
 		DiscordOff:  !d.ReadersWebhook,
 		LocalReader: strings.HasPrefix(viewerFrom(r.Context()).ID, localReaderPrefix),
 		HasFeed:     s.HasFeedSecret,
+		PushKey:     d.PushPublicKey,
 	}
 }
 
