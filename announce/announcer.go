@@ -121,8 +121,11 @@ func Chain(hooks ...func(ctx context.Context, site string, passAt time.Time) err
 			on = append(on, h)
 		}
 	}
-	if len(on) == 0 {
+	switch len(on) {
+	case 0:
 		return nil
+	case 1:
+		return on[0]
 	}
 	return func(ctx context.Context, site string, passAt time.Time) error {
 		var errs []error

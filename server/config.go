@@ -39,6 +39,10 @@ type Config struct {
 	BrowserSites      word.BrowserSites   // BROWSER_SITES, parsed
 	SiteBases         map[string]*url.URL // SITE_BASE_URLS, parsed
 	DiscordWebhookURL word.Secret
+	// ReadersWebhookURL is READERS_WEBHOOK_URL: the Readers' Discord
+	// channel their announcements mention them in; unset turns that
+	// channel off (CONTEXT.md, Announcement).
+	ReadersWebhookURL word.Secret
 
 	PollSpacing time.Duration // least time between two requests to one Site
 	// ListingEvery is LISTING_EVERY: how often each Lane reads its Site's
@@ -83,6 +87,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		TokenKey:            word.Secret(get("TOKEN_KEY", "")),
 		BrowserWSURL:        get("BROWSER_WS_URL", ""),
 		DiscordWebhookURL:   word.Secret(get("DISCORD_WEBHOOK_URL", "")),
+		ReadersWebhookURL:   word.Secret(get("READERS_WEBHOOK_URL", "")),
 	}
 	var errs []error
 	bad := func(name, why string) { errs = append(errs, fmt.Errorf("%s: %s", name, why)) }
@@ -161,6 +166,9 @@ func (c *Config) checkSecrets(bad func(name, why string)) {
 		if notify.ValidateWebhookURL(c.DiscordWebhookURL) != nil {
 			bad("DISCORD_WEBHOOK_URL", "must be an absolute https URL without credentials (plain http only to a loopback host)")
 		}
+	}
+	if c.ReadersWebhookURL.Set() && notify.ValidateWebhookURL(c.ReadersWebhookURL) != nil {
+		bad("READERS_WEBHOOK_URL", "must be an absolute https URL without credentials (plain http only to a loopback host)")
 	}
 }
 
