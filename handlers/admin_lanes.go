@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/components"
@@ -49,6 +50,10 @@ type lanesRead struct {
 	facts  laneFacts
 	status notify.Status
 	fresh  map[string]store.Freshness
+	// The Reader announcements of the last day, per channel, and when the
+	// Readers' webhook answered 404 (zero: alive, or unset).
+	delivery    []store.ChannelDelivery
+	readersDead time.Time
 }
 
 // readLanes reads it in one round trip (the reads are independent): the
@@ -61,6 +66,10 @@ func readLanes(d Deps, r *http.Request, now time.Time) (lanesRead, error) {
 	b.AdminLanes(now, &out.lanes)
 	b.Freshness(word.SiteNames(), now, out.fresh)
 	b.FailingSites(word.SiteNames(), now, out.facts.failing)
+	b.DeliveryCounts(now.Add(-24*time.Hour), &out.delivery)
+	if d.ReadersWebhookHash != "" {
+		b.WebhookDeadAt(d.ReadersWebhookHash, &out.readersDead)
+	}
 	var finish func() (notify.Verdict, notify.Status)
 	if d.Notices != nil {
 		finish = d.Notices.QueueStatus(b, now)
@@ -244,7 +253,23 @@ func lanesPage(d Deps, r *http.Request, now time.Time, mark func(*components.Lan
 	for _, n := range status.Notices {
 		p.Notices = append(p.Notices, noticeView(n, now))
 	}
+	p.Announcements = announcementsView(d, read, now)
 	return p, nil
+}
+
+// announcementsView is the Reader announcements' line: each channel's sent
+// and failed in the last day, and the Discord channel's state.
+func announcementsView(d Deps, read lanesRead, now time.Time) components.AnnouncementsView {
+	v := components.AnnouncementsView{DiscordOff: d.ReadersWebhookHash == ""}
+	counts := make([]string, len(read.delivery))
+	for i, c := range read.delivery {
+		counts[i] = fmt.Sprintf("%s %d sent · %d failed", c.Channel, c.Sent, c.Failed)
+	}
+	v.Counts = strings.Join(counts, "; ")
+	if !read.readersDead.IsZero() {
+		v.DiscordDead = word.Age(now.Sub(read.readersDead))
+	}
+	return v
 }
 
 // handleAdminLanes is /admin/lanes.

@@ -112,7 +112,7 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	if err != nil {
 		return err
 	}
-	announcer, err := ReaderAnnouncements(cfg, o, st, log)
+	announcer, err := ReaderAnnouncements(cfg, o, st, log, &deps)
 	if err != nil {
 		return err
 	}
@@ -206,8 +206,9 @@ func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, l
 }
 
 // ReaderAnnouncements builds the Lanes' Announcer: the Discord channel when
-// READERS_WEBHOOK_URL is set. Web Push registers its Sender here too.
-func ReaderAnnouncements(cfg Config, o Options, st *store.Store, log *slog.Logger) (*announce.Announcer, error) {
+// READERS_WEBHOOK_URL is set (its dead_webhooks key goes into deps, for the
+// Lanes page). Web Push registers its Sender here too.
+func ReaderAnnouncements(cfg Config, o Options, st *store.Store, log *slog.Logger, deps *handlers.Deps) (*announce.Announcer, error) {
 	discord, err := announce.NewDiscord(cfg.ReadersWebhookURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("reader announcements: %w", err)
@@ -215,6 +216,7 @@ func ReaderAnnouncements(cfg Config, o Options, st *store.Store, log *slog.Logge
 	var senders []announce.Sender
 	if discord != nil {
 		senders = append(senders, discord)
+		deps.ReadersWebhookHash = discord.WebhookHash()
 		log.Info("reader announcements: Discord channel on")
 	}
 	a, err := announce.New(announce.Options{Store: st.Lanes(), Senders: senders,

@@ -240,6 +240,12 @@ func (s *Store) DeliveryCounts(ctx context.Context, since time.Time) ([]ChannelD
 	return rows, nil
 }
 
+// DeliveryCounts queues DeliveryCounts's read into dst, for a page that
+// sends its reads in one round trip.
+func (b *Batch) DeliveryCounts(since time.Time, dst *[]ChannelDelivery) {
+	queueMany(b, "announcement delivery counts", dst, deliveryCountsSQL, instant(since), instant(since.Add(-AnnounceWindow)))
+}
+
 // FailingChannel is a channel whose oldest unsent, failed announcement was
 // created at Since.
 type FailingChannel struct {
