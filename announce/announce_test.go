@@ -147,8 +147,8 @@ func TestAConfirmedArrivalMentionsEachDiscordReaderOnceAndNeverAgain(t *testing.
 	if e["description"] != "Chapter 101\n[Open in mangabookmark](https://mb.example/#bm-comix-s1)" {
 		t.Errorf("embed description %q", e["description"])
 	}
-	counts, err := st.DeliveryCounts(context.Background(), t0.Add(-time.Hour))
-	if err != nil || len(counts) != 1 || counts[0].Sent != 2 || counts[0].Failed != 0 {
+	counts, err := st.DeliveryCounts(context.Background(), t0.Add(-time.Hour), "")
+	if err != nil || len(counts) != 2 || counts[0].Channel != word.ChannelDiscord || counts[0].Sent != 2 || counts[0].Failed != 0 {
 		t.Fatalf("delivery counts %+v %v", counts, err)
 	}
 }

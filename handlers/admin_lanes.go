@@ -51,9 +51,8 @@ type lanesRead struct {
 	status notify.Status
 	fresh  map[string]store.Freshness
 	// The Reader announcements of the last day, per channel, and when the
-	// Readers' webhook answered 404 (zero: alive, or unset).
-	delivery    []store.ChannelDelivery
-	readersDead time.Time
+	// Readers' webhook answered 404 (on each row).
+	delivery []store.ChannelDelivery
 }
 
 // readLanes reads it in one round trip (the reads are independent): the
@@ -66,10 +65,7 @@ func readLanes(d Deps, r *http.Request, now time.Time) (lanesRead, error) {
 	b.AdminLanes(now, &out.lanes)
 	b.Freshness(word.SiteNames(), now, out.fresh)
 	b.FailingSites(word.SiteNames(), now, out.facts.failing)
-	b.DeliveryCounts(now.Add(-24*time.Hour), &out.delivery)
-	if d.ReadersWebhookHash != "" {
-		b.WebhookDeadAt(d.ReadersWebhookHash, &out.readersDead)
-	}
+	b.DeliveryCounts(now.Add(-24*time.Hour), d.ReadersWebhookHash, &out.delivery)
 	var finish func() (notify.Verdict, notify.Status)
 	if d.Notices != nil {
 		finish = d.Notices.QueueStatus(b, now)
@@ -261,14 +257,16 @@ func lanesPage(d Deps, r *http.Request, now time.Time, mark func(*components.Lan
 // and failed in the last day, and the Discord channel's state.
 func announcementsView(d Deps, read lanesRead, now time.Time) components.AnnouncementsView {
 	v := components.AnnouncementsView{DiscordOff: d.ReadersWebhookHash == ""}
-	counts := make([]string, len(read.delivery))
-	for i, c := range read.delivery {
-		counts[i] = fmt.Sprintf("%s %d sent · %d failed", c.Channel, c.Sent, c.Failed)
+	var counts []string
+	for _, c := range read.delivery {
+		if c.Sent+c.Failed > 0 {
+			counts = append(counts, fmt.Sprintf("%s %d sent · %d failed", c.Channel, c.Sent, c.Failed))
+		}
+		if !c.ReadersDeadAt.IsZero() && d.ReadersWebhookHash != "" {
+			v.DiscordDead = word.Age(now.Sub(c.ReadersDeadAt))
+		}
 	}
 	v.Counts = strings.Join(counts, "; ")
-	if !read.readersDead.IsZero() {
-		v.DiscordDead = word.Age(now.Sub(read.readersDead))
-	}
 	return v
 }
 

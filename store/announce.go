@@ -34,15 +34,20 @@ const recordAnnouncementsSQL = `
 INSERT INTO announcements (reader_id, channel, site, series_id, chapter_num, arrival_id, created_at)
 SELECT b.reader_id, ch.channel, a.site, a.series_id, a.chapter_num, a.id, $3
 FROM chapter_arrivals a
-JOIN series s ON s.site = a.site AND s.series_id = a.series_id AND s.finished_at IS NULL
-JOIN bookmarks b ON b.site = a.site AND b.series_id = a.series_id
-    AND (b.progress_num IS NULL OR b.progress_num < a.chapter_num)
+-- LIMIT 1 and OFFSET 0 keep the subqueries from being flattened: each is
+-- an index probe per Arrival (series_pkey, bookmarks_series), never a hash
+-- of the Site's whole catalogue or every Bookmark.
+CROSS JOIN LATERAL (SELECT s.finished_at FROM series s
+    WHERE s.site = a.site AND s.series_id = a.series_id LIMIT 1) s
+CROSS JOIN LATERAL (SELECT b.reader_id FROM bookmarks b
+    WHERE b.site = a.site AND b.series_id = a.series_id
+      AND (b.progress_num IS NULL OR b.progress_num < a.chapter_num) OFFSET 0) b
 JOIN reader_settings rs ON rs.reader_id = b.reader_id
 CROSS JOIN LATERAL (VALUES
     ('discord', rs.discord AND $4::boolean AND b.reader_id ~ '^[0-9]+$'),
     ('push', rs.push AND EXISTS (SELECT 1 FROM push_subscriptions p WHERE p.reader_id = b.reader_id))
 ) AS ch(channel, wanted)
-WHERE a.site = $1 AND a.confirmed_at >= $2 AND ch.wanted
+WHERE a.site = $1 AND a.confirmed_at >= $2 AND s.finished_at IS NULL AND ch.wanted
 ON CONFLICT DO NOTHING`
 
 // RecordAnnouncements inserts the announcements the Site's Arrivals since
@@ -217,23 +222,35 @@ type ChannelDelivery struct {
 	Channel word.Channel `db:"channel"`
 	Sent    int          `db:"sent"`
 	Failed  int          `db:"failed"`
+	// ReadersDeadAt is when the Readers' webhook answered 404 (the same on
+	// every row; zero while alive or unasked).
+	ReadersDeadAt time.Time `db:"readers_dead_at"`
 }
 
-// deliveryCountsSQL reads the rows created in the last two windows (an
-// announcement sent in the window was created at most a day before it: a
-// digest waits up to a day) through announcements_created.
+// deliveryCountsSQL: one row per announced channel, reading the rows
+// created in the last two windows (an announcement sent in the window was
+// created at most a day before it: a digest waits up to a day) through
+// announcements_created, and the Readers' webhook's dead_webhooks row ($3),
+// so the Lanes page adds one statement, not two.
 const deliveryCountsSQL = `
-SELECT channel,
-       count(*) FILTER (WHERE sent_at >= $1)::int AS sent,
-       count(*) FILTER (WHERE sent_at IS NULL AND failed_at >= $1)::int AS failed
-FROM announcements
-WHERE created_at >= $2
-GROUP BY channel ORDER BY channel`
+WITH c AS (
+    SELECT channel,
+           count(*) FILTER (WHERE sent_at >= $1)::int AS sent,
+           count(*) FILTER (WHERE sent_at IS NULL AND failed_at >= $1)::int AS failed
+    FROM announcements
+    WHERE created_at >= $2
+    GROUP BY channel)
+SELECT ch.channel, coalesce(c.sent, 0) AS sent, coalesce(c.failed, 0) AS failed,
+       (SELECT max(dead_at) FROM dead_webhooks WHERE url_hash = $3) AS readers_dead_at
+FROM (VALUES ('discord'), ('push')) AS ch(channel)
+LEFT JOIN c ON c.channel = ch.channel
+ORDER BY ch.channel`
 
 // DeliveryCounts counts each channel's announcements sent and failed since
-// `since`.
-func (s *Store) DeliveryCounts(ctx context.Context, since time.Time) ([]ChannelDelivery, error) {
-	rows, err := getMany[ChannelDelivery](ctx, s, deliveryCountsSQL, instant(since), instant(since.Add(-AnnounceWindow)))
+// `since`; readersHash is the Readers' webhook's dead_webhooks key ("" when
+// none).
+func (s *Store) DeliveryCounts(ctx context.Context, since time.Time, readersHash string) ([]ChannelDelivery, error) {
+	rows, err := getMany[ChannelDelivery](ctx, s, deliveryCountsSQL, instant(since), instant(since.Add(-AnnounceWindow)), readersHash)
 	if err != nil {
 		return nil, fmt.Errorf("store: announcement delivery counts: %w", err)
 	}
@@ -242,8 +259,8 @@ func (s *Store) DeliveryCounts(ctx context.Context, since time.Time) ([]ChannelD
 
 // DeliveryCounts queues DeliveryCounts's read into dst, for a page that
 // sends its reads in one round trip.
-func (b *Batch) DeliveryCounts(since time.Time, dst *[]ChannelDelivery) {
-	queueMany(b, "announcement delivery counts", dst, deliveryCountsSQL, instant(since), instant(since.Add(-AnnounceWindow)))
+func (b *Batch) DeliveryCounts(since time.Time, readersHash string, dst *[]ChannelDelivery) {
+	queueMany(b, "announcement delivery counts", dst, deliveryCountsSQL, instant(since), instant(since.Add(-AnnounceWindow)), readersHash)
 }
 
 // FailingChannel is a channel whose oldest unsent, failed announcement was
