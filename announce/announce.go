@@ -8,6 +8,8 @@ package announce
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -51,3 +53,17 @@ type Sender interface {
 
 // ErrGone marks a delivery whose endpoint no longer exists.
 var ErrGone = errors.New("announce: the endpoint is gone")
+
+// ErrChannelGone marks a delivery whose channel's own endpoint is gone (the
+// Readers' webhook answered 404): the Announcer turns the channel off until
+// the setting changes. It wraps ErrGone.
+var ErrChannelGone = fmt.Errorf("%w: the channel's webhook answered 404", ErrGone)
+
+// RetryLater is a refusal that names its wait (a 429's Retry-After): the
+// Announcer sends nothing more on the channel until Wait has passed.
+type RetryLater struct {
+	Wait   time.Duration
+	Reason string // free of secrets
+}
+
+func (e *RetryLater) Error() string { return e.Reason }

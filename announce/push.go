@@ -111,27 +111,17 @@ type PushPayload struct {
 	Icon     string `json:"icon,omitempty"`
 }
 
-// payloadFor is a's push: the title, "Chapter 101" or "Chapters 101–103",
+// payloadFor is a's push: the title, its ChapterWords,
 // the chapter (else the Series) on the Site, the Bookmark, the cover.
 func payloadFor(a Announcement) PushPayload {
 	p := PushPayload{Title: truncate(a.Title, 120), URL: a.ChapterURL, Bookmark: a.BookmarkURL, Icon: a.CoverURL}
 	if p.URL == "" {
 		p.URL = a.SeriesURL
 	}
-	switch n := len(a.Chapters); {
-	case n == 1:
-		p.Body = "Chapter " + string(a.Chapters[0])
-	case n > 1:
-		p.Body = "Chapters " + string(a.Chapters[0]) + "–" + string(a.Chapters[n-1])
+	if len(a.Chapters) > 0 {
+		p.Body = ChapterWords(a.Chapters)
 	}
 	return p
-}
-
-func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // Send pushes a to every subscribed browser of each Reader, at most four

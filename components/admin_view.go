@@ -267,4 +267,16 @@ type LanesPage struct {
 	Lanes       []LaneRow
 	Notices     []Notice
 	Pauses      []Option
+	// Announcements is the Reader announcements' delivery line.
+	Announcements AnnouncementsView
+}
+
+// AnnouncementsView is the Reader announcements' delivery in the last day:
+// "discord 12 sent · 1 failed" per channel.
+type AnnouncementsView struct {
+	Counts string
+	// DiscordOff: READERS_WEBHOOK_URL is unset. DiscordDead is the age of
+	// the webhook's 404 ("" while alive): the channel is off until it changes.
+	DiscordOff  bool
+	DiscordDead string
 }

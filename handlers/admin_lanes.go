@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/components"
@@ -49,6 +50,9 @@ type lanesRead struct {
 	facts  laneFacts
 	status notify.Status
 	fresh  map[string]store.Freshness
+	// The Reader announcements of the last day, per channel, and when the
+	// Readers' webhook answered 404 (on each row).
+	delivery []store.ChannelDelivery
 }
 
 // readLanes reads it in one round trip (the reads are independent): the
@@ -61,6 +65,7 @@ func readLanes(d Deps, r *http.Request, now time.Time) (lanesRead, error) {
 	b.AdminLanes(now, &out.lanes)
 	b.Freshness(word.SiteNames(), now, out.fresh)
 	b.FailingSites(word.SiteNames(), now, out.facts.failing)
+	b.DeliveryCounts(now.Add(-24*time.Hour), d.ReadersWebhookHash, &out.delivery)
 	var finish func() (notify.Verdict, notify.Status)
 	if d.Notices != nil {
 		finish = d.Notices.QueueStatus(b, now)
@@ -244,7 +249,25 @@ func lanesPage(d Deps, r *http.Request, now time.Time, mark func(*components.Lan
 	for _, n := range status.Notices {
 		p.Notices = append(p.Notices, noticeView(n, now))
 	}
+	p.Announcements = announcementsView(d, read, now)
 	return p, nil
+}
+
+// announcementsView is the Reader announcements' line: each channel's sent
+// and failed in the last day, and the Discord channel's state.
+func announcementsView(d Deps, read lanesRead, now time.Time) components.AnnouncementsView {
+	v := components.AnnouncementsView{DiscordOff: d.ReadersWebhookHash == ""}
+	var counts []string
+	for _, c := range read.delivery {
+		if c.Sent+c.Failed > 0 {
+			counts = append(counts, fmt.Sprintf("%s %d sent · %d failed", c.Channel, c.Sent, c.Failed))
+		}
+		if !c.ReadersDeadAt.IsZero() && d.ReadersWebhookHash != "" {
+			v.DiscordDead = word.Age(now.Sub(c.ReadersDeadAt))
+		}
+	}
+	v.Counts = strings.Join(counts, "; ")
+	return v
 }
 
 // handleAdminLanes is /admin/lanes.

@@ -45,6 +45,11 @@ type Deps struct {
 	// delivery (a *notify.Notifier); nil means no condition holds.
 	Notices NoticeSource
 
+	// ReadersWebhookHash is the dead_webhooks key of READERS_WEBHOOK_URL
+	// (announce.Discord.WebhookHash), "" when it is unset: the Lanes page
+	// says the Readers' Discord channel is off, or dead.
+	ReadersWebhookHash string
+
 	// Reads runs Test read (a *poller.Poller): the real read path for one
 	// Series now, writing nothing. nil hides the control.
 	Reads TestReader

@@ -239,10 +239,14 @@ func retryAfter(body []byte, header string) time.Duration {
 	return time.Duration(secs * float64(time.Second))
 }
 
-// scrub strips the webhook address from an error. Go's HTTP client quotes
-// the whole URL in *url.Error; its inner error names at most the host, but
-// every form of the address (whole, path, escaped) is replaced anyway.
-func (n *Notifier) scrub(err error) error {
+// scrub strips the webhook address from an error.
+func (n *Notifier) scrub(err error) error { return Scrub(err, n.hook.url) }
+
+// Scrub strips a webhook address from an error. Go's HTTP client quotes the
+// whole URL in *url.Error; its inner error names at most the host, but
+// every form of the address (whole, path, escaped) is replaced anyway. The
+// Readers' announcements (package announce) post through it too.
+func Scrub(err error, secret word.Secret) error {
 	msg := err.Error()
 	var ue *url.Error
 	if errors.As(err, &ue) {
@@ -251,7 +255,7 @@ func (n *Notifier) scrub(err error) error {
 			msg += " (timed out)"
 		}
 	}
-	raw := n.hook.url.Reveal()
+	raw := secret.Reveal()
 	forms := []string{raw, strconv.Quote(raw)}
 	if u, perr := url.Parse(raw); perr == nil {
 		forms = append(forms, u.String(), u.Path, u.EscapedPath(), u.RawQuery)
@@ -263,3 +267,10 @@ func (n *Notifier) scrub(err error) error {
 	}
 	return errors.New(msg)
 }
+
+// RetryAfter is a 429's wait as the owner notices read it (retryAfter), for
+// the Readers' webhook.
+func RetryAfter(body []byte, header string) time.Duration { return retryAfter(body, header) }
+
+// WebhookClient is the client a webhook is posted with (webhookClient).
+func WebhookClient(given *http.Client) *http.Client { return webhookClient(given) }

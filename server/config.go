@@ -40,7 +40,8 @@ type Config struct {
 	SiteBases         map[string]*url.URL // SITE_BASE_URLS, parsed
 	DiscordWebhookURL word.Secret
 	// ReadersWebhookURL is READERS_WEBHOOK_URL: the Readers' Discord
-	// channel (CONTEXT.md, Reader channel); unset turns that channel off.
+	// channel their announcements mention them in (CONTEXT.md, Reader
+	// channel, Announcement); unset turns that channel off.
 	ReadersWebhookURL word.Secret
 
 	PollSpacing time.Duration // least time between two requests to one Site

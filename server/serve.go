@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/announce"
 	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/notify"
@@ -60,7 +61,7 @@ type Options struct {
 // lanesConfig is how the server's Lanes run: every Site at POLL_SPACING,
 // covers fetched through reader while each Lane rests, owner notices after
 // every pass; the demo's pace shortens every Site's pace and rests.
-func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, notifier *notify.Notifier) poller.Config {
+func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, notifier *notify.Notifier, announcer *announce.Announcer) poller.Config {
 	c := poller.Config{
 		Spacing:      cfg.PollSpacing,
 		ListingEvery: cfg.ListingEvery,
@@ -68,7 +69,9 @@ func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, 
 		Now:          o.Now,
 		Logger:       log,
 		Covers:       reader,
-		Notifier:     notifier.Hook(),
+		// The owner's notices first, as before; then the Readers'
+		// announcements (ADR 0017), each run even when the other fails.
+		Notifier: announce.Chain(notifier.Hook(), announcer.Hook()),
 	}
 	if o.Pace > 0 {
 		c.PollEvery = map[string]time.Duration{}
@@ -109,13 +112,17 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	if err != nil {
 		return err
 	}
+	announcer, err := ReaderAnnouncements(cfg, o, st, log, &deps)
+	if err != nil {
+		return err
+	}
 	reader := fetch.NewReader(fetch.ReaderOptions{
 		BaseURLs:     cfg.SiteBases,
 		BrowserSites: cfg.BrowserSites,
 		BrowserWSURL: cfg.BrowserWSURL,
 		Logger:       log,
 	})
-	lanes := poller.New(st.Lanes(), reader, lanesConfig(cfg, o, log, reader, notifier))
+	lanes := poller.New(st.Lanes(), reader, lanesConfig(cfg, o, log, reader, notifier, announcer))
 	deps.Reads = lanes // Test read: the Lanes' own read path and spacing
 	stopLanes := runLanes(ctx, lanes, log)
 	defer stopLanes()
@@ -203,6 +210,37 @@ func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, l
 		log.Error("owner notices: the webhook state could not be recorded for the notices command", "err", err)
 	}
 	return notifier, nil
+}
+
+// ReaderAnnouncements builds the Lanes' Announcer: the Discord channel when
+// READERS_WEBHOOK_URL is set (its dead_webhooks key goes into deps, for the
+// Lanes page), and Web Push with the keys kept in DATA_DIR.
+func ReaderAnnouncements(cfg Config, o Options, st *store.Store, log *slog.Logger, deps *handlers.Deps) (*announce.Announcer, error) {
+	discord, err := announce.NewDiscord(cfg.ReadersWebhookURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("reader announcements: %w", err)
+	}
+	var senders []announce.Sender
+	if discord != nil {
+		senders = append(senders, discord)
+		deps.ReadersWebhookHash = discord.WebhookHash()
+		log.Info("reader announcements: Discord channel on")
+	}
+	keys, err := VAPIDKeysFor(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("reader announcements: web push keys: %w", err)
+	}
+	push, err := PushSender(cfg, st.Lanes(), keys, log)
+	if err != nil {
+		return nil, fmt.Errorf("reader announcements: %w", err)
+	}
+	senders = append(senders, push)
+	a, err := announce.New(announce.Options{Store: st.Lanes(), Senders: senders,
+		PublicBaseURL: cfg.PublicBaseURL, Logger: log, Now: o.Now})
+	if err != nil {
+		return nil, fmt.Errorf("reader announcements: %w", err)
+	}
+	return a, nil
 }
 
 // runLanes runs the Lanes until stop, which waits for Run to release the

@@ -91,8 +91,12 @@ func readServerView(ctx context.Context, st *store.Store, now time.Time) (server
 			return serverView{}, err
 		}
 	}
+	failing, err := st.FailingChannels(ctx, now.Add(-ReaderChannelFailing))
+	if err != nil {
+		return serverView{}, err
+	}
 	return serverView{status: status, recorded: recorded, at: hook.RecordedAt,
-		browser: browser.Names(), browserKnown: hook.BrowserKnown}, nil
+		browser: browser.Names(), browserKnown: hook.BrowserKnown, failing: failing}, nil
 }
 
 // noticesVerdict is the command's exit: an error while a notice is pending
@@ -148,7 +152,14 @@ type serverView struct {
 	// the default the conditions assumed.
 	browser      []string
 	browserKnown bool
+	// failing are the Reader channels whose oldest unsent, failed
+	// announcement is over ReaderChannelFailing old (issue 21).
+	failing []store.FailingChannel
 }
+
+// ReaderChannelFailing is how long a Reader channel's announcement must
+// have gone unsent, after failing, before the command lists the channel.
+const ReaderChannelFailing = 12 * time.Hour
 
 func browserList(sites []string) string {
 	if len(sites) == 0 {
@@ -175,6 +186,10 @@ func writeNoticesText(w io.Writer, v serverView, now time.Time) error {
 		fmt.Fprintln(w, "The server has not recorded its BROWSER_SITES yet (it does at start): the conditions below assume the default, "+word.DefaultBrowserSites+".")
 	case v.recorded:
 		fmt.Fprintf(w, "Browser Sites as the server started with them: %s.\n", browserList(v.browser))
+	}
+	for _, f := range v.failing {
+		fmt.Fprintf(w, "Reader channel %s is failing: an announcement unsent since %s (%s).\n",
+			f.Channel, stamp(f.Since), word.Age(now.Sub(f.Since)))
 	}
 	if len(st.Notices) == 0 {
 		_, err := fmt.Fprintln(w, "No open owner notices.")
@@ -247,14 +262,18 @@ func writeNoticesJSON(w io.Writer, v serverView) error {
 		recordedAt = optTime(v.at)
 	}
 	out := struct {
-		Enabled           bool         `json:"enabled"`
-		WebhookRecordedAt *time.Time   `json:"webhook_recorded_at"`
-		WebhookDeadAt     *time.Time   `json:"webhook_dead_at"`
-		BrowserSites      []string     `json:"browser_sites"`
-		BrowserRecorded   bool         `json:"browser_sites_recorded"`
-		Notices           []noticeJSON `json:"notices"`
-	}{Enabled: st.Enabled, WebhookRecordedAt: recordedAt, WebhookDeadAt: optTime(st.WebhookDeadAt),
+		Enabled           bool          `json:"enabled"`
+		WebhookRecordedAt *time.Time    `json:"webhook_recorded_at"`
+		WebhookDeadAt     *time.Time    `json:"webhook_dead_at"`
+		BrowserSites      []string      `json:"browser_sites"`
+		BrowserRecorded   bool          `json:"browser_sites_recorded"`
+		Notices           []noticeJSON  `json:"notices"`
+		FailingChannels   []failingJSON `json:"failing_reader_channels"`
+	}{FailingChannels: []failingJSON{}, Enabled: st.Enabled, WebhookRecordedAt: recordedAt, WebhookDeadAt: optTime(st.WebhookDeadAt),
 		BrowserSites: append([]string{}, v.browser...), BrowserRecorded: v.browserKnown, Notices: []noticeJSON{}}
+	for _, f := range v.failing {
+		out.FailingChannels = append(out.FailingChannels, failingJSON{Channel: string(f.Channel), Since: f.Since})
+	}
 	for _, nt := range st.Notices {
 		out.Notices = append(out.Notices, noticeJSON{
 			Condition:      string(nt.Kind),
@@ -273,4 +292,10 @@ func writeNoticesJSON(w io.Writer, v serverView) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// failingJSON is a Reader channel failing for ReaderChannelFailing or more.
+type failingJSON struct {
+	Channel string    `json:"channel"`
+	Since   time.Time `json:"since"`
 }

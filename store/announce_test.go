@@ -1,0 +1,107 @@
+package store_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
+)
+
+func TestAReaderChannelFailingForTwelveHoursIsListed(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	storetest.Insert(t, s.Pool(), storetest.Reader{ID: "111"})
+	storetest.Insert(t, s.Pool(), storetest.Series{Site: "comix", ID: "s1", LatestChapter: "100", CheckedAt: t0})
+	storetest.Insert(t, s.Pool(), storetest.Bookmark{Reader: "111", Site: "comix", Series: "s1", Progress: "99"})
+	storetest.Insert(t, s.Pool(), storetest.ReaderSettings{Reader: "111", Discord: true})
+	storetest.Insert(t, s.Pool(), storetest.Arrival{Site: "comix", Series: "s1", Chapter: "100", ConfirmedAt: t0})
+	if n, err := s.RecordAnnouncements(ctx, "comix", t0.Add(-time.Hour), t0, true); n != 1 || err != nil {
+		t.Fatalf("recorded %d, %v", n, err)
+	}
+	if n, _ := s.RecordAnnouncements(ctx, "comix", t0.Add(-time.Hour), t0.Add(time.Minute), true); n != 0 {
+		t.Fatalf("a second decision recorded %d more", n)
+	}
+	if _, err := s.Pool().Exec(ctx, `UPDATE announcements SET failed_at = $1, attempts = 3, last_error = 'Discord answered 500'`, t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.FailingChannels(ctx, t0.Add(-time.Minute)); err != nil || len(got) != 0 {
+		t.Fatalf("failing for less than the span: %+v %v", got, err)
+	}
+	got, err := s.FailingChannels(ctx, t0.Add(time.Minute))
+	if err != nil || len(got) != 1 || got[0].Channel != word.ChannelDiscord || !got[0].Since.Equal(t0) {
+		t.Fatalf("failing channels %+v %v", got, err)
+	}
+	counts, err := s.DeliveryCounts(ctx, t0, "")
+	if err != nil || len(counts) != 2 || counts[0].Channel != word.ChannelDiscord || counts[0].Failed != 1 || counts[0].Sent != 0 {
+		t.Fatalf("counts %+v %v", counts, err)
+	}
+}
+
+// TestTheAnnouncementPlans holds each statement to its index on a database
+// with years of sent announcements.
+func TestTheAnnouncementPlans(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	pool := s.Pool()
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for _, q := range []string{
+		`INSERT INTO readers (discord_id, created_at) SELECT g::text, now() FROM generate_series(1, 200) g`,
+		`INSERT INTO reader_settings (reader_id, discord, updated_at) SELECT discord_id, true, now() FROM readers`,
+		`INSERT INTO series (site, series_id, url, title, kind, created_at)
+		   SELECT 'comix', 's' || g, 'https://x/' || g, 't', 'manga', now() FROM generate_series(1, 5000) g`,
+		`INSERT INTO bookmarks (reader_id, site, series_id, progress_num, created_at, updated_at)
+		   SELECT (1 + (g + r * 50) % 200)::text, 'comix', 's' || g, 1, now(), now()
+		   FROM generate_series(1, 5000) g, generate_series(0, 3) r`,
+		`INSERT INTO chapter_arrivals (site, series_id, chapter_num, confirmed_at, noticed_at)
+		   SELECT 'comix', 's' || (1 + g % 5000), g, $1::timestamptz - g * interval '10 minutes', $1::timestamptz - g * interval '10 minutes'
+		   FROM generate_series(1, 10000) g`,
+		`INSERT INTO announcements (reader_id, channel, site, series_id, chapter_num, arrival_id, created_at, sent_at)
+		   SELECT b.reader_id, 'discord', a.site, a.series_id, a.chapter_num, a.id, a.confirmed_at, a.confirmed_at
+		   FROM chapter_arrivals a JOIN bookmarks b ON b.site = a.site AND b.series_id = a.series_id`,
+		`ANALYZE`,
+	} {
+		var args []any
+		if strings.Contains(q, "$1") {
+			args = []any{t0}
+		}
+		if _, err := pool.Exec(ctx, q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	noKeys := []string{}
+	args := map[string][]any{
+		"record":  {"comix", t0.Add(-24 * time.Hour), t0, true},
+		"unsent":  {"comix", "discord"},
+		"claim":   {"discord", "comix", noKeys, noKeys, noKeys, t0},
+		"sent":    {"discord", "comix", noKeys, noKeys, noKeys, t0, t0},
+		"failed":  {"discord", "comix", noKeys, noKeys, noKeys, t0, t0, "x"},
+		"settle":  {"discord", "comix", t0},
+		"counts":  {t0.Add(-24 * time.Hour), t0.Add(-48 * time.Hour), "h"},
+		"failing": {t0, []string{"discord", "push"}},
+	}
+	for name, sql := range store.AnnounceStatements {
+		rows, err := pool.Query(ctx, "EXPLAIN "+sql, args[name]...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := strings.Join(lines, "\n")
+		for _, table := range []string{"announcements", "chapter_arrivals", "bookmarks", "series"} {
+			if strings.Contains(plan, "Seq Scan on "+table) {
+				t.Errorf("%s scans %s:\n%s", name, table, plan)
+			}
+		}
+	}
+}

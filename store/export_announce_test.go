@@ -1,0 +1,13 @@
+package store
+
+// The Reader announcements' statements, for their plan test.
+var AnnounceStatements = map[string]string{
+	"record":  recordAnnouncementsSQL,
+	"unsent":  unsentSQL,
+	"claim":   claimAnnouncementsSQL,
+	"sent":    recordAnnouncementsSentSQL,
+	"failed":  recordAnnouncementsFailedSQL,
+	"settle":  settleAnnouncementsSQL,
+	"counts":  deliveryCountsSQL,
+	"failing": failingChannelsSQL,
+}
