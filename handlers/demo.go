@@ -12,6 +12,10 @@ import (
 type DemoMessage struct {
 	At                        time.Time
 	Footer, Title, Text, Link string
+	// Reader: the message came to the Readers' webhook (READERS_WEBHOOK_URL),
+	// not the owner's; Mentions are the user ids its allowed_mentions names.
+	Reader   bool
+	Mentions []string
 }
 
 // DemoSink is what `mangabookmark demo` tells the pages: the messages its
@@ -21,16 +25,21 @@ type DemoSink interface {
 	Messages() []DemoMessage
 }
 
-// handleDemoNotices is /admin/demo/notices, newest first.
+// handleDemoNotices is /admin/demo/notices: the owner notices and the Reader
+// announcements, each newest first.
 func handleDemoNotices(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		msgs := d.Demo.Messages()
-		items := make([]components.DemoNotice, 0, len(msgs))
-		for _, m := range slices.Backward(msgs) {
-			items = append(items, components.DemoNotice{
-				At: m.At.UTC().Format(time.RFC3339), Footer: m.Footer, Title: m.Title, Text: m.Text, Link: m.Link,
-			})
+		var owner, readers []components.DemoNotice
+		for _, m := range slices.Backward(d.Demo.Messages()) {
+			n := components.DemoNotice{
+				At: m.At.UTC().Format(time.RFC3339), Footer: m.Footer, Title: m.Title, Text: m.Text, Link: m.Link, Mentions: m.Mentions,
+			}
+			if m.Reader {
+				readers = append(readers, n)
+			} else {
+				owner = append(owner, n)
+			}
 		}
-		render(w, r, d.Logger, http.StatusOK, components.DemoNotices(viewerFrom(r.Context()), items))
+		render(w, r, d.Logger, http.StatusOK, components.DemoNotices(viewerFrom(r.Context()), owner, readers))
 	})
 }

@@ -131,17 +131,30 @@ func validZone(z string) bool {
 	return err == nil
 }
 
-// newFeedAddress makes the Reader a feed secret, stores its HMAC (the API
-// tokens' hash under TOKEN_KEY) and answers the address, shown once.
-func newFeedAddress(d Deps, r *http.Request, reader string) (string, error) {
+// NewFeedSecret makes a feed secret and its HMAC (the API tokens' hash
+// under TOKEN_KEY), the only form store.SetFeedSecret keeps. The demo makes
+// its Reader's feed address with it, as /settings does.
+func NewFeedSecret(tokenKey []byte) (secret string, hash []byte) {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
-	secret := base64.RawURLEncoding.EncodeToString(b)
-	if err := d.Store.SetFeedSecret(r.Context(), reader, apiTokenHash(d.TokenKey, secret), d.now()); err != nil {
+	secret = base64.RawURLEncoding.EncodeToString(b)
+	return secret, apiTokenHash(tokenKey, secret)
+}
+
+// FeedURL is the feed address that carries secret (CONTEXT.md, Feed address).
+func FeedURL(publicBaseURL, secret string) string {
+	return publicBaseURL + "/feeds/" + secret + ".atom"
+}
+
+// newFeedAddress makes the Reader a feed secret, stores its hash and
+// answers the address, shown once.
+func newFeedAddress(d Deps, r *http.Request, reader string) (string, error) {
+	secret, hash := NewFeedSecret(d.TokenKey)
+	if err := d.Store.SetFeedSecret(r.Context(), reader, hash, d.now()); err != nil {
 		return "", err
 	}
 	d.Logger.Info("feed address made", "discord_id", reader)
-	return d.PublicBaseURL + "/feeds/" + secret + ".atom", nil
+	return FeedURL(d.PublicBaseURL, secret), nil
 }
 
 // handleNewFeedAddress replaces the feed address: the old stops working.

@@ -132,7 +132,10 @@ func startStandIns(o demoOptions, sites []*demoSite, stdout io.Writer) (w *demoW
 		return nil, nil, down, fmt.Errorf("demo: the challenge page: %w", err)
 	}
 	w = &demoWorld{sites: map[string]*demoSite{}, clock: o.clock, out: stdout}
-	w.sink = &demoSink{out: stdout, clock: o.clock.Now}
+	w.sink = &demoSink{out: stdout, clock: o.clock.Now, names: map[string]string{}}
+	for _, rd := range demoReaders {
+		w.sink.names[rd.ID] = rd.Name
+	}
 	for _, ds := range sites {
 		ds.challengePage = challenge
 		var h http.Handler = ds
@@ -156,7 +159,7 @@ func startStandIns(o demoOptions, sites []*demoSite, stdout io.Writer) (w *demoW
 }
 
 // demoEnv is the server's environment in the demo: the stand-ins' addresses,
-// the sink as the webhook, no browser route until a sidecar starts.
+// the sink as both webhooks, no browser route until a sidecar starts.
 func demoEnv(o demoOptions, bases []string, w *demoWorld, dataDir string, getenv func(string) string) map[string]string {
 	return map[string]string{
 		"DATA_DIR":            dataDir,
@@ -164,7 +167,10 @@ func demoEnv(o demoOptions, bases []string, w *demoWorld, dataDir string, getenv
 		"SITE_BASE_URLS":      strings.Join(bases, ","),
 		"BROWSER_SITES":       "none",
 		"BROWSER_WS_URL":      "",
-		"DISCORD_WEBHOOK_URL": w.sinkServer.URL() + "/api/webhooks/demo/sink",
+		"DISCORD_WEBHOOK_URL": w.sinkServer.URL() + demoOwnerHook,
+		// The Readers' channel is a second webhook of the same sink, so
+		// Ada's mention shows beside the owner's notices.
+		"READERS_WEBHOOK_URL": w.sinkServer.URL() + demoReadersHook,
 		"POLL_SPACING":        demoSpacing.String(),
 		"LISTING_EVERY":       cmp.Or(o.listingEvery, demoListingEvery).String(),
 		// The Lanes log every failed Poll, and the demo fails many on
@@ -179,6 +185,7 @@ func demoEnv(o demoOptions, bases []string, w *demoWorld, dataDir string, getenv
 func runDemoServer(ctx context.Context, o demoOptions, cfg server.Config, w *demoWorld, seed *demoSeed, script []demoEvent, stdout, stderr io.Writer) error {
 	played := make(chan error, 1)
 	ready := func(st *store.Store) {
+		var err error
 		w.sight = func(ctx context.Context, site, file string) error { return seed.sight(ctx, cfg, st, w, site, file) }
 		w.lastSkip = func(ctx context.Context, site string) (word.Skip, error) {
 			rows, err := st.ListPasses(ctx, site, o.clock.Now().Add(-time.Hour))
@@ -198,6 +205,11 @@ func runDemoServer(ctx context.Context, o demoOptions, cfg server.Config, w *dem
 			played <- err
 			return
 		}
+		if w.feedURL, err = seed.openFeed(ctx, stdout, cfg, st, o.clock.Now()); err != nil {
+			played <- err
+			return
+		}
+		w.feed = func(ctx context.Context) ([]store.FeedEntry, error) { return st.FeedEntries(ctx, demoReaders[0].ID) }
 		if o.started != nil {
 			o.started(w)
 		}
@@ -247,7 +259,8 @@ func printGuide(out io.Writer, cfg server.Config, w *demoWorld, dataDir string, 
 	}
 	fmt.Fprintln(out, "  server log     errors only (set LOG_LEVEL=info to see every Poll that failed on purpose)")
 	fmt.Fprintln(out, "  webhook sink   stands in for Discord: each owner notice is printed here as `owner notice [<word>] ...`")
-	fmt.Fprintln(out, "                 and listed on /admin/demo/notices")
+	fmt.Fprintln(out, "                 and listed on /admin/demo/notices; it is the Readers' channel too (READERS_WEBHOOK_URL):")
+	fmt.Fprintln(out, "                 Ada's mentions are printed as `reader announcement: Ada mentioned ...` and listed beside them")
 	for _, site := range word.SiteNames() { // every Site has a stand-in
 		fmt.Fprintf(out, "  stand-in       %-15s %s\n", site, w.sites[site].server.URL())
 	}

@@ -27,12 +27,19 @@ type demoReader struct {
 
 // demoReaders read different things at different points, so / shows embers
 // lit, unlit and Progress unset. Ada has caught up with every Series that
-// publishes during the demo: her embers light when the new chapters appear.
+// publishes during the demo: her embers light when the new chapters appear,
+// and, with Discord mentions and the feed turned on (openFeed), she is
+// mentioned in the Readers' channel and her feed gains the entries. Her id
+// is a Discord user id (digits), as a Reader signed in with Discord has:
+// only such a Reader can be mentioned (CONTEXT.md, Reader channel).
 var demoReaders = []demoReader{
-	{ID: "demo-ada", Name: "Ada", behind: map[string]int{"ongoing.html": 0, "ongoing.json": 0, "completed.html": 0, "decimal.html": 2}},
+	{ID: demoAdaID, Name: "Ada", behind: map[string]int{"ongoing.html": 0, "ongoing.json": 0, "completed.html": 0, "decimal.html": 2}},
 	{ID: "demo-ben", Name: "Ben", behind: map[string]int{"ongoing.html": 3, "no-status.html": 1, "completed.json": 0}},
 	{ID: "demo-cy", Name: "Cy", behind: map[string]int{"decimal.json": -1, "no-status.html": -1, "completed.html": 5}},
 }
+
+// demoAdaID is Ada's made-up Discord user id.
+const demoAdaID = "100000000000000001"
 
 // demoSeed is what the demo wrote at start and needs again later.
 type demoSeed struct {
@@ -193,4 +200,28 @@ func (seed *demoSeed) openRoom(ctx context.Context, out io.Writer, cfg server.Co
 	start := int(latest) - rd.behind[demoRoomFile] + 1
 	fmt.Fprintf(out, "demo: the reading room (the userscript on a stand-in chapter page, read as %s): %s%s%d\n", rd.Name, ds.server.URL(), demoRoomPath, start)
 	return nil
+}
+
+// openFeed turns on Ada's Discord mentions and her feed, as her /settings
+// would, gives the feed a fresh address (store.SetFeedSecret keeps only its
+// hash, so each start prints a new one) and prints it, like the sign-in
+// links.
+func (seed *demoSeed) openFeed(ctx context.Context, out io.Writer, cfg server.Config, st *store.Store, now time.Time) (string, error) {
+	ada := demoReaders[0]
+	on := store.DefaultReaderSettings
+	on.Discord, on.Feed = true, true
+	if err := st.SaveReaderSettings(ctx, ada.ID, on, now); err != nil {
+		return "", err
+	}
+	tokenKey, err := server.KeyFor(cfg.TokenKey, cfg.DataDir, "token.key")
+	if err != nil {
+		return "", err
+	}
+	secret, hash := handlers.NewFeedSecret(tokenKey)
+	if err := st.SetFeedSecret(ctx, ada.ID, hash, now); err != nil {
+		return "", err
+	}
+	feedURL := handlers.FeedURL(cfg.PublicBaseURL, secret)
+	fmt.Fprintf(out, "demo: %s has Discord mentions and the feed on; her private feed (Atom): %s\n", ada.Name, feedURL)
+	return feedURL, nil
 }

@@ -1,11 +1,13 @@
 package demo
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,44 +37,94 @@ type demoWorld struct {
 	links func(ctx context.Context) error
 	// series reads one Series as the server holds it.
 	series func(ctx context.Context, site, id string) (store.Series, error)
+	// feed reads Ada's feed entries (FeedEntries, what her feed address
+	// serves); feedURL is that address.
+	feed    func(ctx context.Context) ([]store.FeedEntry, error)
+	feedURL string
 	// listingEvery and pace are the server's LISTING_EVERY and poll pace,
 	// for the lines that say how a chapter was found.
 	listingEvery, pace time.Duration
 }
 
+// The sink's two webhook paths: the owner's (DISCORD_WEBHOOK_URL) and the
+// Readers' channel (READERS_WEBHOOK_URL), two webhooks of one stand-in.
+const (
+	demoOwnerHook   = "/api/webhooks/demo/sink"
+	demoReadersHook = "/api/webhooks/demo/readers"
+)
+
 // demoSink stands in for Discord: it accepts each message, prints what the
-// owner would read on their phone, and keeps it for the demo's own page.
+// owner (or a mentioned Reader) would read on their phone, and keeps it for
+// the demo's own page.
 type demoSink struct {
 	out   io.Writer
 	clock func() time.Time
+	// names are the demo Readers' names by Discord id, for the console.
+	names map[string]string
 
 	mu       sync.Mutex
 	messages []handlers.DemoMessage
 }
 
+// demoWebhookMessage is what the sink reads of a webhook message: the
+// owner's embeds carry a footer word, the Readers' a mention and
+// allowed_mentions.
+type demoWebhookMessage struct {
+	Content string `json:"content"`
+	Embeds  []struct {
+		Title       string `json:"title"`
+		URL         string `json:"url"`
+		Description string `json:"description"`
+		Footer      struct {
+			Text string `json:"text"`
+		} `json:"footer"`
+	} `json:"embeds"`
+	AllowedMentions struct {
+		Users []string `json:"users"`
+	} `json:"allowed_mentions"`
+}
+
 func (s *demoSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var p struct {
-		Embeds []struct {
-			Title       string `json:"title"`
-			URL         string `json:"url"`
-			Description string `json:"description"`
-			Footer      struct {
-				Text string `json:"text"`
-			} `json:"footer"`
-		} `json:"embeds"`
-	}
+	var p demoWebhookMessage
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&p); err != nil {
 		http.Error(w, "not a webhook message", http.StatusBadRequest)
+		return
+	}
+	reader := r.URL.Path == demoReadersHook
+	if !reader && r.URL.Path != demoOwnerHook {
+		http.NotFound(w, r)
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, e := range p.Embeds {
 		m := handlers.DemoMessage{At: s.clock(), Footer: e.Footer.Text, Title: e.Title, Text: e.Description, Link: e.URL}
+		if !reader {
+			s.messages = append(s.messages, m)
+			fmt.Fprintf(s.out, "owner notice [%s] %s: %s (%s)\n", m.Footer, m.Title, m.Text, m.Link)
+			continue
+		}
+		// The description's first line says the chapters; the next is the
+		// "Open in mangabookmark" link, which the page shows as the link.
+		m.Reader, m.Mentions = true, p.AllowedMentions.Users
+		m.Text, _, _ = strings.Cut(m.Text, "\n")
+		m.Footer = "mentions " + s.named(m.Mentions)
 		s.messages = append(s.messages, m)
-		fmt.Fprintf(s.out, "owner notice [%s] %s: %s (%s)\n", m.Footer, m.Title, m.Text, m.Link)
+		fmt.Fprintf(s.out, "reader announcement: %s mentioned (%s): %s, %s (%s)\n", s.named(m.Mentions), p.Content, m.Title, m.Text, m.Link)
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// named says the mentioned Readers by name.
+func (s *demoSink) named(ids []string) string {
+	if len(ids) == 0 {
+		return "nobody"
+	}
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = cmp.Or(s.names[id], id)
+	}
+	return strings.Join(names, ", ")
 }
 
 // Messages returns what the sink has received, oldest first.
@@ -122,6 +174,7 @@ func (w *demoWorld) reportFound(ctx context.Context, site, id, chapter string, r
 		}
 		if s.LatestChapter != nil && *s.LatestChapter == chapter {
 			fmt.Fprintln(w.out, foundLine(s, chapter, released, w.listingEvery, w.pace))
+			w.reportFeed(ctx, s, chapter)
 			return
 		}
 		select {
@@ -140,4 +193,30 @@ func foundLine(s store.Series, chapter string, released time.Time, listingEvery,
 		return line + fmt.Sprintf(", named by the listing %v after it (LISTING_EVERY %v)", s.ListedAt.Sub(released).Round(time.Second), listingEvery)
 	}
 	return line + fmt.Sprintf(", by the Series' own read (poll pace %v), before a listing named it", pace)
+}
+
+// reportFeed prints, once Ada's feed holds the chapter, that it does: the
+// Arrival is her feed's entry as soon as it is written (CONTEXT.md, Feed
+// address), so this follows the found line at once.
+func (w *demoWorld) reportFeed(ctx context.Context, s store.Series, chapter string) {
+	if w.feed == nil {
+		return
+	}
+	for {
+		entries, err := w.feed(ctx)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if e.Site == s.Site && e.SeriesID == s.SeriesID && e.Chapter == chapter {
+				fmt.Fprintf(w.out, "demo: Ada's feed now has %s %q chapter %s (%s)\n", s.Site, s.Title, chapter, w.feedURL)
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
