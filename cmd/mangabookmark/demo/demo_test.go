@@ -367,6 +367,11 @@ func TestTheDemoCommandStartsWithItsGuideAndStopsEverything(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// The sign-in links and Ada's feed address follow /healthz: the server
+	// answers before its ready hook has printed them.
+	for !strings.Contains(stdout.String(), "her private feed (Atom)") && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
 	guide := stdout.String()
 	for _, want := range []string{
 		"everything runs on this machine's loopback",
