@@ -366,3 +366,27 @@ func TestChapterWords(t *testing.T) {
 		}
 	}
 }
+
+// A chapter the Reader reads while its announcement waits for the digest
+// is not announced: only Bo, who has not read it, hears of it.
+func TestAChapterReadWhileItsDigestWaitsIsNotAnnounced(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	world(t, st.Pool())
+	exec(t, st, `UPDATE reader_settings SET digest = true, digest_hour = 0, zone = 'UTC' WHERE reader_id IN ('111', '222')`)
+	arrive(t, st.Pool(), "101", t0)
+	s := newSink(t, nil)
+	a := announcer(t, st, s.url(), nil)
+	pass(t, a, t0.Add(time.Minute)) // recorded, waiting for 00:00 UTC
+	exec(t, st, `UPDATE bookmarks SET progress_num = 101 WHERE reader_id = '111'`)
+	pass(t, a, t0.Add(12*time.Hour+time.Minute))
+	got := s.messages()
+	if len(got) != 1 || got[0]["content"] != "<@222>" {
+		t.Fatalf("after Ada read chapter 101: %v", got)
+	}
+	var left int
+	if err := st.Pool().QueryRow(context.Background(),
+		`SELECT count(*) FROM announcements WHERE reader_id = '111'`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("Ada's moot announcement: %d rows, %v", left, err)
+	}
+}

@@ -20,6 +20,7 @@ import (
 type Store interface {
 	RecordAnnouncements(ctx context.Context, site string, since, now time.Time, discord bool) (int64, error)
 	SettleStaleAnnouncements(ctx context.Context, ch word.Channel, site string, staleBefore time.Time) (int64, error)
+	DropMootAnnouncements(ctx context.Context, ch word.Channel, site string) (int64, error)
 	UnsentAnnouncements(ctx context.Context, site string, ch word.Channel) ([]store.Unsent, error)
 	ClaimAnnouncements(ctx context.Context, ch word.Channel, site string, keys []store.AnnouncementKey, at time.Time) ([]store.AnnouncementKey, error)
 	RecordAnnounced(ctx context.Context, ch word.Channel, site string, claimedAt time.Time, res store.AnnounceResult) error
@@ -202,6 +203,11 @@ func (a *Announcer) sendChannel(ctx context.Context, s Sender, site string, pass
 	} else if n > 0 {
 		a.log.Warn("reader announcements counted as sent: the process that claimed them stopped before recording the answer",
 			"channel", string(ch), "site", site, "count", n)
+	}
+	// A chapter read while its announcement waited (a digest, a retry) is
+	// not announced: the "never a chapter the Reader has read".
+	if _, err := a.store.DropMootAnnouncements(ctx, ch, site); err != nil {
+		return err
 	}
 	rows, err := a.store.UnsentAnnouncements(ctx, site, ch)
 	if err != nil {

@@ -216,6 +216,29 @@ func (s *Store) SettleStaleAnnouncements(ctx context.Context, ch word.Channel, s
 	return tag.RowsAffected(), nil
 }
 
+// dropMootSQL deletes the Site's unsent, unclaimed announcements that are
+// no longer news: the Reader has read that chapter since (a digest waits up
+// to a day), removed the Bookmark, or the Series was Finished. Nothing was
+// sent, so nothing is lost; the decision would not be taken again.
+const dropMootSQL = `
+DELETE FROM announcements n
+WHERE n.channel = $1 AND n.site = $2 AND n.sent_at IS NULL AND n.claimed_at IS NULL
+  AND NOT EXISTS (
+    SELECT 1 FROM bookmarks b JOIN series s ON s.site = b.site AND s.series_id = b.series_id
+    WHERE b.reader_id = n.reader_id AND b.site = n.site AND b.series_id = n.series_id
+      AND s.finished_at IS NULL
+      AND (b.progress_num IS NULL OR b.progress_num < n.chapter_num))`
+
+// DropMootAnnouncements deletes the Site's unsent announcements on ch that
+// are no longer news (dropMootSQL) and says how many.
+func (s *Store) DropMootAnnouncements(ctx context.Context, ch word.Channel, site string) (int64, error) {
+	tag, err := s.pool.Exec(ctx, dropMootSQL, ch, site)
+	if err != nil {
+		return 0, fmt.Errorf("store: drop moot announcements of %s: %w", site, translate(err))
+	}
+	return tag.RowsAffected(), nil
+}
+
 // ChannelDelivery is one channel's announcements sent and failed (unsent,
 // last attempt failed) in a window, for the owner's Lanes page.
 type ChannelDelivery struct {

@@ -8,6 +8,7 @@ var AnnounceStatements = map[string]string{
 	"sent":    recordAnnouncementsSentSQL,
 	"failed":  recordAnnouncementsFailedSQL,
 	"settle":  settleAnnouncementsSQL,
+	"moot":    dropMootSQL,
 	"counts":  deliveryCountsSQL,
 	"failing": failingChannelsSQL,
 }

@@ -334,3 +334,41 @@ func TestTheNoticesCommandSaysWhenTheServerRecordedNoBrowserSites(t *testing.T) 
 		t.Errorf("output:\n%s", stdout.String())
 	}
 }
+
+// A Reader channel whose announcement has failed and gone unsent for over
+// twelve hours is listed; a younger failure is not yet.
+func TestTheNoticesCommandListsAReaderChannelFailingForTwelveHours(t *testing.T) {
+	t.Parallel()
+	url := noticesDB(t, true, false)
+	ctx := context.Background()
+	s, err := store.Open(ctx, url, store.Pools{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.Insert(t, s.Pool(), storetest.Webhook{RecordedAt: storetest.Milli(1)})
+	now := time.Now()
+	storetest.Insert(t, s.Pool(), storetest.Reader{ID: "111", Name: "Ada"})
+	storetest.Insert(t, s.Pool(), storetest.Series{Site: "comix", ID: "s1", URL: "https://comix.to/title/s1"})
+	storetest.Insert(t, s.Pool(), storetest.Arrival{Site: "comix", Series: "s1", Chapter: "101", ConfirmedAt: now.Add(-13 * time.Hour)})
+	for _, r := range []struct {
+		channel, chapter string
+		age              time.Duration
+	}{{"discord", "101", 13 * time.Hour}, {"push", "101", time.Hour}} {
+		if _, err := s.Pool().Exec(ctx, `INSERT INTO announcements (reader_id, channel, site, series_id, chapter_num, arrival_id, created_at, failed_at, attempts, last_error)
+			SELECT '111', $1, 'comix', 's1', $2::numeric, id, $3, $3, 1, 'status 500' FROM chapter_arrivals`,
+			r.channel, r.chapter, now.Add(-r.age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	env := map[string]string{"DATABASE_URL": url}
+	_ = runNotices(ctx, nil, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] })
+	out := stdout.String()
+	if !strings.Contains(out, "Reader channel discord is failing") {
+		t.Errorf("the failing Discord channel is not listed:\n%s", out)
+	}
+	if strings.Contains(out, "Reader channel push") {
+		t.Errorf("a channel failing for an hour is listed:\n%s", out)
+	}
+}
