@@ -111,6 +111,7 @@ type pushService struct {
 	status map[string]int
 	got    map[string]*http.Request
 	bodies map[string][]byte
+	posts  int // every request, whatever its path
 }
 
 func newPushService(t *testing.T) *pushService {
@@ -119,6 +120,7 @@ func newPushService(t *testing.T) *pushService {
 		b, _ := io.ReadAll(r.Body)
 		p.mu.Lock()
 		p.got[r.URL.Path], p.bodies[r.URL.Path] = r, b
+		p.posts++
 		status := p.status[r.URL.Path]
 		p.mu.Unlock()
 		if status == 0 {

@@ -123,7 +123,7 @@ func SettingsPageView(v Viewer, p SettingsPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, " data-testid=\"settings-push\"> <span>Web Push notifications in this browser and others you subscribe <span class=\"note muted\">Turn this on, save, then subscribe each browser below.</span></span></label></fieldset><fieldset><legend>When</legend> <label class=\"switch\"><input type=\"checkbox\" name=\"digest\" value=\"1\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, " data-testid=\"settings-push\"> <span>Web Push notifications in this browser and others you subscribe <span class=\"note muted\">Subscribing a browser below turns this on; turning it off here stops every browser.</span></span></label></fieldset><fieldset><legend>When</legend> <label class=\"switch\"><input type=\"checkbox\" name=\"digest\" value=\"1\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -79,6 +79,12 @@ func handleSubscribePush(d Deps) http.Handler {
 			pushStoreFailed(d, w, r, err, "push: subscribe")
 			return
 		}
+		// Subscribing is asking for Web Push: the switch on /settings
+		// follows, so the sentence below is true.
+		if err := d.Store.TurnPushOn(r.Context(), reader, d.now()); err != nil {
+			pushStoreFailed(d, w, r, err, "push: turn on")
+			return
+		}
 		d.Logger.Info("push subscribed", "discord_id", reader)
 		pushReply(w, http.StatusCreated, "This browser gets a notification when a chapter of your Bookmarks is out.")
 	})

@@ -143,6 +143,10 @@ func TestSubscribingABrowserToWebPush(t *testing.T) {
 	if got := h.pushEndpoints("ada"); len(got) != 1 || got[0] != endpoint {
 		t.Fatalf("stored %v", got)
 	}
+	// Subscribing a browser turns Ada's Web Push on, as the button says.
+	if set, err := h.store.ReaderSettings(context.Background(), "ada"); err != nil || !set.Push {
+		t.Fatalf("after subscribing, push is %v (%v)", set.Push, err)
+	}
 	unsubscribe := `{"endpoint":"` + endpoint + `"}`
 	if a := h.postJSON(bo, "/push/subscriptions/delete", unsubscribe); a.status != http.StatusNotFound {
 		t.Fatalf("Bo unsubscribing Ada's browser: %d", a.status)

@@ -66,6 +66,20 @@ func (s *Store) SaveReaderSettings(ctx context.Context, readerID string, v Reade
 	return nil
 }
 
+// pushOnSQL turns the Reader's Web Push on, keeping every other setting.
+const pushOnSQL = `
+INSERT INTO reader_settings (reader_id, push, updated_at) VALUES ($1, true, $2)
+ON CONFLICT (reader_id) DO UPDATE SET push = true, updated_at = excluded.updated_at`
+
+// TurnPushOn turns the Reader's Web Push on: subscribing a browser is
+// asking for it, so the subscribe button's sentence is true at once.
+func (s *Store) TurnPushOn(ctx context.Context, readerID string, now time.Time) error {
+	if _, err := s.pool.Exec(ctx, pushOnSQL, readerID, instant(now)); err != nil {
+		return fmt.Errorf("store: turn push on %s: %w", readerID, translate(err))
+	}
+	return nil
+}
+
 // setFeedSecretSQL replaces the feed address (nil hash: revokes it, and
 // turns the feed off, since a feed without an address reaches nobody).
 const setFeedSecretSQL = `
