@@ -382,6 +382,34 @@ func TestAPIErrorsAnswerTheirStableWordAndChangeNothing(t *testing.T) {
 	}
 }
 
+// An Idempotency-Key that is not UTF-8 text is the client's mistake: 400
+// bad_request, and nothing applied.
+func TestAnIdempotencyKeyThatIsNotTextIsABadRequest(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedAsura()
+	tok := h.apiToken("r1", "")
+	before := h.progressRows()
+	for _, key := range []string{"k-\xff", "k-\xc3\x28"} {
+		a := h.api("POST", "/api/v1/progress", tok, `{"url":"`+asuraSeries+`","chapter":10}`, "Idempotency-Key", key)
+		if a.status != http.StatusBadRequest || a.json["error"] != "bad_request" {
+			t.Fatalf("key %q: %d %s", key, a.status, a.raw)
+		}
+	}
+	if after := h.progressRows(); after != before {
+		t.Fatalf("a refused request applied progress: %d rows with progress, %d before", after, before)
+	}
+}
+
+func (h *harness) progressRows() int {
+	h.t.Helper()
+	var n int
+	if err := h.pool.QueryRow(context.Background(), `SELECT count(*) FROM bookmarks WHERE progress_num IS NOT NULL`).Scan(&n); err != nil {
+		h.t.Fatal(err)
+	}
+	return n
+}
+
 func TestAPIIdempotencyKeyReplaysTheFirstAnswerAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mangabookmark/mangabookmark/store"
 )
@@ -44,6 +45,12 @@ func (api *apiServer) write(h writeHandler) http.HandlerFunc {
 		key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
 		if len(key) > maxIdempotencyKey {
 			api.fail(w, r, apiErr(http.StatusBadRequest, apiBadRequest, "The Idempotency-Key header is longer than 255 characters."))
+			return
+		}
+		if !utf8.ValidString(key) || strings.ContainsRune(key, 0) {
+			// PostgreSQL would refuse the bytes (SQLSTATE 22021): a 500 for
+			// the client's mistake.
+			api.fail(w, r, apiErr(http.StatusBadRequest, apiBadRequest, "The Idempotency-Key header must be UTF-8 text without NUL."))
 			return
 		}
 		if key == "" {

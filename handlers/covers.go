@@ -10,6 +10,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // Covers are served from our own origin (a Reader's browser never talks to a
@@ -38,6 +39,12 @@ func coverSrc(site, id, coverTried string) string {
 func handleCover(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		site, id := chi.URLParam(r, "site"), chi.URLParam(r, "id")
+		if !word.KnownSite(site) {
+			// No Series of an unknown Site exists: a drawn initial would
+			// answer 200 for any address.
+			handleNotFound(d).ServeHTTP(w, r)
+			return
+		}
 		c, err := d.Store.GetCover(r.Context(), site, id)
 		if errors.Is(err, store.ErrNotFound) {
 			servePlaceholder(w, r, d, site, id)

@@ -93,4 +93,7 @@ func TestACoverNotKeptIsTheDrawnInitialNeverABrokenImage(t *testing.T) {
 	if a := h.get(c, "/covers/asurascans/no-such-series"); a.status != 200 || !strings.Contains(a.body, ">N</text>") {
 		t.Fatalf("an unknown Series: %d %s", a.status, a.body)
 	}
+	if a := h.get(c, "/covers/no-such-site/failed"); a.status != http.StatusNotFound || strings.Contains(a.body, "</text>") {
+		t.Fatalf("a cover of an unknown Site: %d %s", a.status, a.body)
+	}
 }
