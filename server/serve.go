@@ -112,7 +112,14 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	if err != nil {
 		return err
 	}
-	announcer, err := ReaderAnnouncements(cfg, o, st, log, &deps)
+	// The Web Push keys are read (or made) once: the pages show the public
+	// key, the Announcer's push Sender signs with the pair.
+	vapid, err := VAPIDKeysFor(cfg.DataDir)
+	if err != nil {
+		return fmt.Errorf("web push keys: %w", err)
+	}
+	deps.PushPublicKey = vapid.Public
+	announcer, err := ReaderAnnouncements(cfg, o, st, log, &deps, vapid)
 	if err != nil {
 		return err
 	}
@@ -140,10 +147,6 @@ func handlerDeps(cfg Config, o Options, st *store.Store, log *slog.Logger) (hand
 	if err != nil {
 		return handlers.Deps{}, fmt.Errorf("TOKEN_KEY: %w", err)
 	}
-	vapid, err := VAPIDKeysFor(cfg.DataDir)
-	if err != nil {
-		return handlers.Deps{}, fmt.Errorf("web push keys: %w", err)
-	}
 	deps := handlers.Deps{
 		Store:         st,
 		Logger:        log,
@@ -153,7 +156,6 @@ func handlerDeps(cfg Config, o Options, st *store.Store, log *slog.Logger) (hand
 		OwnerID:       cfg.OwnerDiscordID,
 		SessionKey:    sessionKey,
 		TokenKey:      tokenKey,
-		PushPublicKey: vapid.Public,
 		// The Lanes page names each Site's route (plain or browser): the set
 		// the Reader was given, BROWSER_SITES=none (the demo's setting) being
 		// the empty set.
@@ -214,8 +216,8 @@ func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, l
 
 // ReaderAnnouncements builds the Lanes' Announcer: the Discord channel when
 // READERS_WEBHOOK_URL is set (its dead_webhooks key goes into deps, for the
-// Lanes page), and Web Push with the keys kept in DATA_DIR.
-func ReaderAnnouncements(cfg Config, o Options, st *store.Store, log *slog.Logger, deps *handlers.Deps) (*announce.Announcer, error) {
+// Lanes page), and Web Push signing with keys (kept in DATA_DIR).
+func ReaderAnnouncements(cfg Config, o Options, st *store.Store, log *slog.Logger, deps *handlers.Deps, keys announce.VAPIDKeys) (*announce.Announcer, error) {
 	discord, err := announce.NewDiscord(cfg.ReadersWebhookURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("reader announcements: %w", err)
@@ -225,10 +227,6 @@ func ReaderAnnouncements(cfg Config, o Options, st *store.Store, log *slog.Logge
 		senders = append(senders, discord)
 		deps.ReadersWebhookHash = discord.WebhookHash()
 		log.Info("reader announcements: Discord channel on")
-	}
-	keys, err := VAPIDKeysFor(cfg.DataDir)
-	if err != nil {
-		return nil, fmt.Errorf("reader announcements: web push keys: %w", err)
 	}
 	push, err := PushSender(cfg, st.Lanes(), keys, log)
 	if err != nil {
