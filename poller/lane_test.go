@@ -669,6 +669,47 @@ func TestAReadCutShortByShutdownWritesNothingAboutTheSeries(t *testing.T) {
 	}
 }
 
+// A Forced Poll whose read our own shutdown (SIGTERM) cut short was never
+// served: the Series keeps the check it had, so it is still due first, with
+// its Forced Poll pending, for whichever process passes next (issue 22,
+// item 7).
+func TestAForcedPollCutShortByShutdownStaysPending(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	r.pass() // a is read once; nothing is due now
+	before := r.get("a")
+	r.clk.Advance(time.Minute)
+	if err := r.st.ForceSeriesPoll(r.ctx, site, "a", r.clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	r.clk.Advance(time.Second)
+	ctx, cancel := context.WithCancel(r.ctx)
+	r.rd.script(url("a"), failResult(word.Errors, 0, false))
+	r.rd.before = func(string) { cancel() }
+	if pass := r.p.RunPass(ctx, site); pass.Counts.Errors != 0 || pass.Checked != 0 {
+		t.Fatalf("the interrupted pass: %+v", pass)
+	}
+	after := r.get("a")
+	if !after.CheckedAt.Equal(before.CheckedAt) || !after.NextReadAt.Equal(before.NextReadAt) {
+		t.Fatalf("the interrupted read kept its check stamp: %v/%v -> %v/%v",
+			before.CheckedAt, before.NextReadAt, after.CheckedAt, after.NextReadAt)
+	}
+	due, err := r.st.DueSeries(r.ctx, site, store.DueAsk{Now: r.clk.Now(), Floor: time.Hour, Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(due) != 1 || due[0].SeriesID != "a" || due[0].Rank != 0 {
+		t.Fatalf("the Forced Poll is not pending: %+v", due)
+	}
+	// The next pass serves it.
+	r.rd.before = nil
+	r.rd.script(url("a"), okResult("10"))
+	if pass := r.p.RunPass(r.ctx, site); pass.Checked != 1 {
+		t.Fatalf("the next pass: %+v", pass)
+	}
+}
+
 func TestRequestsToOneSiteAreSpaced(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)

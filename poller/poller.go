@@ -693,8 +693,16 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 	cancel()
 	l.requested()
 	if ctx.Err() != nil && res.Outcome != word.OK {
-		// Shutdown cut the read short: that says nothing about the Series.
+		// Shutdown cut the read short: that says nothing about the Series,
+		// and it is no read of it. The stamp is taken back, so a Forced
+		// Poll (or any urgent mark) stays pending for the next process
+		// instead of counting as served (CONTEXT.md, Forced Poll).
 		p.log().Info("poll interrupted by shutdown", "site", s.Site, "series_id", s.SeriesID)
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := p.st.UnstampChecked(wctx, s.Site, s.SeriesID, now, s.CheckedAt, s.NextReadAt); err != nil {
+			p.log().Error("check stamp not taken back", "site", s.Site, "series_id", s.SeriesID, "err", err)
+		}
 		return adapters.Result{}, false, false
 	}
 	// The read happened; its writes should land even if shutdown began.

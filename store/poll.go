@@ -289,6 +289,25 @@ func (s *Store) StampChecked(ctx context.Context, site, id string, prev, now, ne
 	return failing, nil
 }
 
+// unstampSQL takes back a check stamp whose read never finished: the
+// Series reads as it did before the stamp, so a Forced Poll, a Sighting or
+// a listing mark that made it due is still pending (CONTEXT.md, Forced
+// Poll). Conditional on the stamp being ours, so a later pass's stamp is
+// never undone.
+const unstampSQL = `
+UPDATE series SET checked_at = $4, next_read_at = $5
+WHERE site = $1 AND series_id = $2 AND checked_at = $3`
+
+// UnstampChecked undoes StampChecked(prev, now, ...) for a read our own
+// shutdown cut short: checked_at goes back to prev and next_read_at to
+// prevNext, unless the stamp moved since.
+func (s *Store) UnstampChecked(ctx context.Context, site, id string, now, prev, prevNext time.Time) error {
+	if _, err := s.exec(ctx, unstampSQL, site, id, stamp(now), stamp(prev), stamp(prevNext)); err != nil {
+		return fmt.Errorf("store: unstamp %s/%s: %w", site, id, translate(err))
+	}
+	return nil
+}
+
 // recordFailureSQL is the failure write (CONTEXT.md, Rules: Failure write): failing_since is
 // never touched by the conflict update, and an identical word writes nothing.
 const recordFailureSQL = `
