@@ -175,7 +175,8 @@ func writeTarget(q string) string {
 // after its first due query and before the pass's own bookkeeping (the
 // next-due probe, a Lane refusal, the pass-log row), the due queries
 // between batches aside. Any statement counts, whatever its form: a write
-// hidden in a CTE or an extra read is a cost too.
+// hidden in a CTE or an extra read is a cost too. The Lane's lease
+// renewals are not a Poll's: the renewer runs on its own tick (ADR 0018).
 func (s *stmts) polls() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -187,7 +188,7 @@ func (s *stmts) polls() []string {
 			if !in {
 				in, out = true, nil
 			}
-		case !in:
+		case !in, isLease(q):
 		case strings.Contains(q, "SELECT least("),
 			strings.HasPrefix(q, "UPDATE poll_lanes"), strings.HasPrefix(q, "INSERT INTO poll_passes"):
 			in = false
@@ -197,6 +198,9 @@ func (s *stmts) polls() []string {
 	}
 	return out
 }
+
+// isLease reports whether q claims, renews or releases a Lane's lease.
+func isLease(q string) bool { return strings.Contains(q, "lane_leases") }
 
 // isStamp reports whether q is the check stamp.
 func isStamp(q string) bool { return strings.HasPrefix(q, "UPDATE series s SET checked_at") }

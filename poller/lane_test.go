@@ -527,7 +527,7 @@ func TestTwoPollersOnOneDatabaseRunEachLaneOnce(t *testing.T) {
 	waitFor(t, "the takeover", all(2))
 }
 
-func TestALeaderWhoseLockSessionDiesStepsDown(t *testing.T) {
+func TestALeaderWhoseLeaseWasTakenStepsDown(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	r.series("a")
@@ -535,18 +535,9 @@ func TestALeaderWhoseLockSessionDiesStepsDown(t *testing.T) {
 	if p := r.pass(); p.Skip != "" {
 		t.Fatalf("first leader: %+v", p)
 	}
-	// Terminate the session holding the advisory lock (a failover). The
-	// backend lets its locks go as it exits, a moment after the signal.
-	const heldLocks = `FROM pg_locks
-		WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
-	r.exec(`SELECT pg_terminate_backend(pid) ` + heldLocks)
-	waitFor(t, "the terminated session to let its lock go", func() bool {
-		var n int
-		if err := r.pool.QueryRow(r.ctx, `SELECT count(*) `+heldLocks).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n == 0
-	})
+	// The leader could not renew in time (its host was suspended): its
+	// lease ran out.
+	r.exec(`UPDATE lane_leases SET expires_at = now() - interval '1 second'`)
 	r.clk.Advance(time.Hour)
 	if p := b.RunPass(r.ctx, site); p.Skip != "" || p.Counts.OK != 1 {
 		t.Fatalf("the other process did not take over: %+v", p)
@@ -555,7 +546,7 @@ func TestALeaderWhoseLockSessionDiesStepsDown(t *testing.T) {
 		t.Fatalf("the old leader did not step down: %+v", p)
 	}
 	if !strings.Contains(r.logs.String(), "lane lock lost") {
-		t.Fatal("losing the lock was not logged")
+		t.Fatal("losing the lease was not logged")
 	}
 }
 
@@ -853,7 +844,8 @@ func TestTheLanePrunesAtMostHourly(t *testing.T) {
 }
 
 // After every session of the database is cut (what a PostgreSQL restart
-// does), the resting leader takes its lock and LISTEN back within seconds,
+// does), the resting leader takes its LISTEN back within seconds, keeping
+// its lease,
 // so a Forced Poll the owner asks for then is served, not left to the
 // Lane's hour-long rest.
 func TestAfterTheDatabaseCutsEverySessionAForcedPollIsStillServed(t *testing.T) {
@@ -881,20 +873,14 @@ func TestAfterTheDatabaseCutsEverySessionAForcedPollIsStillServed(t *testing.T) 
 		err := other.Pool().QueryRow(r.ctx, `SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1)`, cut).Scan(&n)
 		return err == nil && n == 0
 	})
-	waitFor(t, "the lock taken again", func() bool {
-		var n int
-		err := other.Pool().QueryRow(r.ctx, `SELECT count(*) FROM pg_locks
-			WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&n)
-		return err == nil && n == 1
+	waitFor(t, "the wake session taken again", func() bool {
+		return strings.Contains(r.logs.String(), "lane wake session taken again")
 	})
 	// The admin's control writes through the database alone.
 	if err := other.ForceSeriesPoll(r.ctx, site, "a", r.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the Forced Poll", func() bool { return r.rd.readsOf(url("a")) == 2 })
-	if !strings.Contains(r.logs.String(), "lane lock taken again") {
-		t.Errorf("the re-take was not logged:\n%s", r.logs)
-	}
 }
 
 // outage cuts the rig's database: every session ends and no new one is let
@@ -922,9 +908,9 @@ func TestAtShutdownHeldBackPassRowsGetOneLastTry(t *testing.T) {
 	r := newRig(t)
 	r.series("a")
 	// A session of the test's own on the rig's database, as a superuser (the
-	// outage does not shut it out): it takes the Lane's lock once the
-	// leader's session is cut, so the Lane stops passing and its held-back
-	// row can only be written by the shutdown.
+	// outage does not shut it out): it gives the Lane's lease to another
+	// holder while the leader is cut off, so the Lane stops passing and its
+	// held-back row can only be written by the shutdown.
 	u, _ := neturl.Parse(storetest.ServerURL(t))
 	u.Path = "/" + r.pool.Config().ConnConfig.Database
 	var holder *pgx.Conn
@@ -940,8 +926,8 @@ func TestAtShutdownHeldBackPassRowsGetOneLastTry(t *testing.T) {
 		if holder, err = pgx.Connect(r.ctx, u.String()); err != nil {
 			panic(err)
 		}
-		// Waits for the leader's cut session to let the lock go.
-		if _, err := holder.Exec(r.ctx, `SELECT pg_advisory_lock(hashtext('mangabookmark.lane'), hashtext($1))`, site); err != nil {
+		if _, err := holder.Exec(r.ctx, `UPDATE lane_leases SET holder = 'another process', expires_at = now() + interval '1 hour'
+			WHERE site = $1`, site); err != nil {
 			panic(err)
 		}
 	}
@@ -950,7 +936,7 @@ func TestAtShutdownHeldBackPassRowsGetOneLastTry(t *testing.T) {
 	go func() { r.p.Run(ctx); close(done) }()
 	waitFor(t, "the pass row held back", func() bool { return strings.Contains(r.logs.String(), "pass not logged") })
 	back()
-	waitFor(t, "the lock found taken", func() bool { return strings.Contains(r.logs.String(), "leader=false") })
+	waitFor(t, "the lease found taken", func() bool { return strings.Contains(r.logs.String(), "lane lock lost") })
 	if rows := r.passes(site); len(rows) != 0 {
 		t.Fatalf("the held-back row was written before shutdown: %+v", rows)
 	}

@@ -9,9 +9,12 @@ package poller
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -36,6 +39,9 @@ const (
 	DefaultMinRest        = 30 * time.Second
 	DefaultErrorRest      = time.Minute
 	DefaultLeaderRetry    = 30 * time.Second
+	// DefaultLeaderLease is how long a Lane's lease lasts unrenewed: the
+	// bound on a takeover after its holder vanished (ADR 0018).
+	DefaultLeaderLease = 30 * time.Second
 	// DefaultPassLength bounds a pass of a Lane that reads no listing.
 	DefaultPassLength = 5 * time.Minute
 	// batchSize is how many Series a pass reads between two due queries: a
@@ -72,9 +78,13 @@ type Config struct {
 	MinRest time.Duration
 	// ErrorRest is the rest after a pass the database stopped.
 	ErrorRest time.Duration
-	// LeaderRetry is how often a Lane that is not leader tries the lock:
-	// the bound on a takeover after the leader dies.
+	// LeaderRetry is the most a Lane that is not leader waits before it
+	// asks for the lease again; it asks as soon as the lease it found
+	// runs out, when that is sooner (ADR 0018).
 	LeaderRetry time.Duration
+	// LeaderLease is how long a Lane's lease lasts unless renewed; its
+	// holder renews it every third of that while it lives (ADR 0018).
+	LeaderLease time.Duration
 	// MaxPerPass bounds the Series one pass polls (0 = all that are due).
 	MaxPerPass int
 	// ListingEvery is how often a Lane reads its Site's latest-updates
@@ -121,6 +131,7 @@ func (c Config) normalised() Config {
 	c.MinRest = cmp.Or(c.MinRest, DefaultMinRest)
 	c.ErrorRest = cmp.Or(c.ErrorRest, DefaultErrorRest)
 	c.LeaderRetry = cmp.Or(c.LeaderRetry, DefaultLeaderRetry)
+	c.LeaderLease = cmp.Or(c.LeaderLease, DefaultLeaderLease)
 	c.ListingEvery = max(c.ListingEvery, 0)
 	if c.ListingEvery > 0 {
 		// A Lane reads its listing at a pass's start: its least rest never
@@ -156,6 +167,10 @@ type Poller struct {
 	st     *store.Store
 	reader Reader
 	cfg    Config // normalised: every default filled in
+	// holder names this Poller in the Lanes' leases: unique to the
+	// process, so a process whose sessions were cut takes its own Lanes
+	// back at once (ADR 0018).
+	holder string
 
 	mu    sync.Mutex
 	lanes map[string]*lane
@@ -166,13 +181,16 @@ type Poller struct {
 // New returns a Poller reading through r and writing through st, with c's
 // zero fields at their defaults.
 func New(st *store.Store, r Reader, c Config) *Poller {
-	return &Poller{st: st, reader: r, cfg: c.normalised(), lanes: map[string]*lane{}}
+	return &Poller{st: st, reader: r, cfg: c.normalised(), lanes: map[string]*lane{}, holder: newHolder()}
 }
 
 // lane is one Site's in-process state.
 type lane struct {
-	pass      sync.Mutex // one pass of a Lane at a time in this process
-	lock      *store.LaneLock
+	pass sync.Mutex // one pass of a Lane at a time in this process
+	lock *store.LaneLock
+	// leaseLeft is what the lease another holder has was found to have
+	// left, when this process last asked (leaderWait).
+	leaseLeft time.Duration
 	lastPrune time.Time
 	readMu    sync.Mutex // guards lastRead: a Test read spaces itself against the pass
 	lastRead  time.Time  // real time of the last request to the Site (spacing)
@@ -253,14 +271,15 @@ func (p *Poller) markBrowserDown(at time.Time) {
 	p.browserDownUntil = at.Add(p.cfg.BrowserDownFor)
 }
 
-// leading reports whether this process holds site's Lane lock, taking it
-// when free; an error means the lock could not even be asked for. A held
-// lock is re-checked on its own connection first: a lock whose session died
-// (database restart, terminated backend) is gone, and the Lane steps down
-// until it takes the lock again. The caller holds l.pass.
+// leading reports whether this process holds site's Lane lease, taking it
+// when free; an error means the lease could not even be asked for. A held
+// lease is renewed first: one that another holder took (this process could
+// not renew it in time), or that the database could not renew, is given up,
+// and the Lane steps down until it takes the lease again (ADR 0018). The
+// caller holds l.pass.
 func (p *Poller) leading(ctx context.Context, site string, l *lane) (bool, error) {
 	if l.lock != nil {
-		err := l.lock.Alive(ctx)
+		err := l.lock.Renew(ctx)
 		if err == nil {
 			return true, nil
 		}
@@ -268,12 +287,13 @@ func (p *Poller) leading(ctx context.Context, site string, l *lane) (bool, error
 		l.lock.Release()
 		l.lock = nil
 	}
-	lock, err := p.st.TryLockLane(ctx, site)
+	lock, left, err := p.st.TryLockLane(ctx, site, p.holder, p.cfg.LeaderLease)
 	if err != nil {
 		p.log().Warn("lane lock not taken", "site", site, "err", err)
 		return false, err
 	}
 	if lock == nil {
+		l.leaseLeft = left
 		return false, nil
 	}
 	l.lock = lock
@@ -375,7 +395,7 @@ func (p *Poller) skip(ctx context.Context, site string, l *lane, led bool, start
 		case err != nil:
 			return store.Lane{}, word.SkipLockError, errorRest
 		case !lead:
-			return store.Lane{}, word.SkipNotLeader, p.cfg.LeaderRetry
+			return store.Lane{}, word.SkipNotLeader, p.leaderWait(l)
 		}
 	}
 	ln, err := p.st.GetLane(ctx, site)
@@ -511,8 +531,9 @@ func (p *Poller) passLength() time.Duration {
 func (p *Poller) pollBatch(ctx context.Context, site string, l *lane, batch []store.Due, res *polled, refusals *int) {
 	browser := p.reader.Route(site) == word.RouteBrowser
 	for i, d := range batch {
-		if ctx.Err() != nil || (browser && p.BrowserDownUntil().After(p.now())) || !p.space(ctx, l) {
-			// Shutdown, or a sibling browser Lane lost the sidecar mid-pass.
+		if ctx.Err() != nil || (browser && p.BrowserDownUntil().After(p.now())) || l.lost() || !p.space(ctx, l) {
+			// Shutdown, a sibling browser Lane lost the sidecar mid-pass,
+			// or another process took the Lane's lease (ADR 0018).
 			res.stopped = true
 			return
 		}
@@ -847,4 +868,14 @@ func latestChanges(s store.Series, f adapters.Facts) bool {
 	default:
 		return false
 	}
+}
+
+// newHolder names this Poller in the Lanes' leases: the host and process,
+// for the owner reading the Lanes page, and a random part, so two Pollers
+// never share a name (two in one test process, or a pid reused).
+func newHolder() string {
+	host, _ := os.Hostname()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s/%d/%s", cmp.Or(host, "host"), os.Getpid(), hex.EncodeToString(b[:]))
 }

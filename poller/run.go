@@ -2,9 +2,12 @@ package poller
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/store"
 )
 
 // Run starts one Lane per Site and blocks until ctx is cancelled and every
@@ -58,7 +61,7 @@ func (p *Poller) flushUnlogged() {
 }
 
 // runLane is one Lane: pass, rest, pass. A Lane of a process that is not the
-// leader waits for the lock without writing pass rows, so the pass log of a
+// leader waits for the lease without writing pass rows, so the pass log of a
 // Site reads as one Lane's history whatever the number of replicas.
 func (p *Poller) runLane(ctx context.Context, site string) {
 	l := p.lane(site)
@@ -74,7 +77,7 @@ func (p *Poller) runLane(ctx context.Context, site string) {
 		}
 		l.pass.Unlock()
 		if !lead {
-			p.rest(ctx, site, l, p.cfg.LeaderRetry, nil)
+			p.rest(ctx, site, l, p.leaderWait(l), nil)
 			continue
 		}
 		p.prune(ctx, site, l)
@@ -101,12 +104,14 @@ func (p *Poller) safePass(ctx context.Context, site string, l *lane) (pass Pass)
 
 // rest waits d (at most DefaultRest), or until the Lane is woken, or ctx
 // ends. A wake comes through the database, and only there: the leader's
-// lock session LISTENs, so a Forced Poll, Pause or Resume written by any
+// wake session LISTENs, so a Forced Poll, Pause or Resume written by any
 // process (this one's own admin pages included) ends the rest at once
 // (ADR 0004). When that session dies (a database restart, a terminated
-// backend), the Lane takes its lock and its LISTEN again at once (retake)
-// instead of resting on the timer alone. A Lane that does not hold the lock
-// has no session to hear a wake: it rests its LeaderRetry and asks again.
+// backend, a silent cut), the Lane replaces it at once, keeping its lease
+// (retake), instead of resting on the timer alone; when another process
+// took the lease, the rest ends and the Lane steps down (ADR 0018). A Lane
+// that does not lead has no session to hear a wake: it rests until the
+// lease it found runs out (leaderWait) and asks again.
 // meanwhile (nil: nothing) runs during the rest under a context that ends
 // with it, so a wake also cancels whatever it has in flight; rest returns
 // only after it has.
@@ -137,38 +142,57 @@ func (p *Poller) awaitWake(wctx context.Context, site string, l *lane) {
 	}
 }
 
-// The backoff between attempts to take a lost Lane lock again.
+// The backoff between attempts to replace a lost wake session.
 const (
 	retakeFirst = 250 * time.Millisecond
 	retakeMax   = 5 * time.Second
 )
 
-// retake replaces a lock whose session died: it tries the lock again with a
-// backoff from retakeFirst to retakeMax until the database answers or ctx
-// ends. It returns so the Lane passes at once: a Forced Poll written while
-// no session listened sent its wake to nobody, and the pass is what serves
-// it. If another process took the lock
-// meanwhile, that pass finds out and the Lane waits as a non-leader. One log
-// line when the session is lost and one when the lock is back, however long
-// the database is away.
+// leaseSlack is added to the time another holder's lease has left, so the
+// Lane asks just after it ran out rather than just before.
+const leaseSlack = 100 * time.Millisecond
+
+// leaderWait is how long a Lane that is not leader waits before it asks for
+// the lease again: until the lease it found runs out, never longer than
+// LeaderRetry. A holder that vanished is replaced within its lease, not
+// within a fixed retry on top of it (ADR 0018).
+func (p *Poller) leaderWait(l *lane) time.Duration {
+	return min(max(l.leaseLeft, 0)+leaseSlack, p.cfg.LeaderRetry)
+}
+
+// lost reports whether another process took the Lane's lease from this
+// one. The caller holds l.pass.
+func (l *lane) lost() bool { return l.lock != nil && l.lock.Lost() }
+
+// retake handles a wait that ended on its session or its lease. A lease
+// another process took is given up at once, and the Lane waits as a
+// non-leader. A wake session that died (a database restart, a terminated
+// backend, a connection cut without a word) is replaced, keeping the lease,
+// with a backoff from retakeFirst to retakeMax until the database answers
+// or ctx ends. It returns so the Lane passes at once: a Forced Poll written
+// while no session listened sent its wake to nobody, and the pass is what
+// serves it. One log line when the session is lost and one when it is
+// back, however long the database is away.
 func (p *Poller) retake(ctx context.Context, site string, l *lane, cause error) {
-	p.log().Warn("lane wake session lost; taking the lock again", "site", site, "err", cause)
-	l.pass.Lock()
-	if l.lock != nil {
-		l.lock.Release()
-		l.lock = nil
+	if errors.Is(cause, store.ErrLaneLost) {
+		p.stepDown(site, l, cause)
+		return
 	}
-	l.pass.Unlock()
+	p.log().Warn("lane wake session lost; taking it again", "site", site, "err", cause)
 	delay := retakeFirst
 	for attempts := 1; ; attempts++ {
 		l.pass.Lock()
-		lock, err := p.st.TryLockLane(ctx, site)
-		if err == nil {
-			l.lock = lock
+		err := store.ErrLaneLost
+		if l.lock != nil {
+			err = l.lock.Rewake(ctx)
 		}
 		l.pass.Unlock()
-		if err == nil {
-			p.log().Info("lane lock taken again", "site", site, "attempts", attempts, "leader", lock != nil)
+		switch {
+		case err == nil:
+			p.log().Info("lane wake session taken again", "site", site, "attempts", attempts)
+			return
+		case errors.Is(err, store.ErrLaneLost):
+			p.stepDown(site, l, err)
 			return
 		}
 		t := time.NewTimer(delay)
@@ -179,6 +203,17 @@ func (p *Poller) retake(ctx context.Context, site string, l *lane, cause error) 
 		case <-t.C:
 		}
 		delay = min(2*delay, retakeMax)
+	}
+}
+
+// stepDown gives up a lease another process took.
+func (p *Poller) stepDown(site string, l *lane, cause error) {
+	l.pass.Lock()
+	defer l.pass.Unlock()
+	if l.lock != nil {
+		p.log().Warn("lane lock lost", "site", site, "err", cause)
+		l.lock.Release()
+		l.lock = nil
 	}
 }
 

@@ -253,9 +253,12 @@ func TestAHealthyUnchangedPollWritesExactlyOneStatement(t *testing.T) {
 	if next := r.get("t").NextReadAt; !next.Equal(r.clk.Now().Add(6 * time.Hour)) {
 		t.Fatalf("t's next read %v, want a quarter cadence on: the stamp did not carry its schedule", next)
 	}
-	// Everything else the pass wrote is its own pass-log row.
-	if w := r.trace.writes(); len(w) != 4 || len(r.trace.touching("poll_passes")) != 1 {
-		t.Fatalf("%d write statements, want three stamps and the pass-log row: %q", len(w), w)
+	// Everything else the pass wrote is its own pass-log row, and the
+	// renewal of the Lane's lease at its start: once per pass, not per
+	// Poll (ADR 0018).
+	lease := len(r.trace.touching("lane_leases"))
+	if w := r.trace.writes(); len(w)-lease != 4 || len(r.trace.touching("poll_passes")) != 1 || lease < 1 {
+		t.Fatalf("%d write statements, want three stamps, the pass-log row and the lease: %q", len(w), w)
 	}
 }
 

@@ -57,3 +57,10 @@ func MigrateDown(url string) error {
 
 // FeedEntriesSQL exposes the feed's statement to its EXPLAIN test.
 const FeedEntriesSQL = feedEntriesSQL
+
+// StopRenewing stops the lease's renewer without ending the lease: what a
+// holder that vanished leaves behind.
+func (l *LaneLock) StopRenewing() {
+	l.stop()
+	l.renewed.Wait()
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -10,7 +11,8 @@ import (
 )
 
 // This file holds the Lanes' rows (poll_lanes: Forced Poll, Pause, refusal)
-// and the Lane lock, the session that leads a Lane and hears its wakes.
+// and the Lane lock: the lease that says who leads a Lane (ADR 0018), and
+// the session on which the leader hears its wakes.
 
 // LaneWakeChannel is the LISTEN channel a Lane's leader waits on; the
 // payload is the Site. The owner's controls notify it in the same statement
@@ -120,128 +122,303 @@ func (s *Store) ServeLaneForce(ctx context.Context, site string, at time.Time) e
 	return nil
 }
 
-// LaneLock is one Site's session advisory lock, held on a connection of its
-// own (not a pooled one: a pooled connection returned to the pool would carry
-// the lock with it, and six held connections would starve a small pool).
-// The lock dies with the session, so a process that dies hands its Lanes
-// over as soon as PostgreSQL notices the connection is gone.
+// LaneLock is one Site's Lane leadership: a lease row (lane_leases, ADR
+// 0018) that names this process's holder until it expires, renewed in the
+// background while the lock lives, and a session of its own (not a pooled
+// one) that LISTENs on LaneWakeChannel, so the leader is the one woken by a
+// Forced Poll, a Pause or a Resume written by any process.
 //
-// The same session LISTENs on LaneWakeChannel, so the leader is the one
-// woken by a Forced Poll, a Pause or a Resume written by any process.
+// Leadership belongs to the holder, not to a session: a session that dies
+// (a database restart, a network cut the database never noticed) costs the
+// holder nothing, and it takes its Lane back at once with a new session; a
+// holder that vanishes (a host suspended, a process killed) stops renewing,
+// and the Lane is free to any other process at the lease's expiry.
 type LaneLock struct {
-	site  string
-	mu    sync.Mutex // a pgx.Conn is not safe for concurrent use
-	conn  *pgx.Conn
-	store *Store
-	// pid and started name the lock session's backend, so Release can make
+	site, holder string
+	ttl          time.Duration
+	store        *Store
+
+	mu   sync.Mutex // a pgx.Conn is not safe for concurrent use
+	conn *pgx.Conn  // the wake session; nil between a lost session and Rewake
+	// pid and started name the wake session's backend, so Release can make
 	// sure it is gone even when the session broke under us.
 	pid     uint32
 	started time.Time
+
+	// lost is closed when a renewal found the lease held by another holder;
+	// stop ends the renewer (Release).
+	lost     chan struct{}
+	lostOnce sync.Once
+	stop     context.CancelFunc
+	renewed  sync.WaitGroup
 }
 
-// laneLockSQL keys the lock on (hash of a fixed namespace, hash of the
-// Site). Advisory locks are per database, so two deployments sharing a
-// server do not collide.
-const laneLockSQL = `SELECT pg_try_advisory_lock(hashtext('mangabookmark.lane'), hashtext($1))`
+// ErrLaneLost: the Lane's lease is held by another holder now.
+var ErrLaneLost = errors.New("lane lease held by another process")
 
-const laneUnlockSQL = `SELECT pg_advisory_unlock(hashtext('mangabookmark.lane'), hashtext($1))`
+// laneClaimSQL takes or renews site's lease for holder ($2) for $3
+// milliseconds, by the database's clock (one clock for every replica):
+// the row is taken when it is absent, already this holder's, or expired.
+// It answers whether the lease is held, and how many seconds the lease it
+// found has left (what a Lane that is not leader waits before asking
+// again). The outer SELECT reads the row as it was before the claim.
+const laneClaimSQL = `
+WITH c AS (
+  INSERT INTO lane_leases (site, holder, expires_at)
+  VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+  ON CONFLICT (site) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+  WHERE lane_leases.holder = excluded.holder OR lane_leases.expires_at <= now()
+  RETURNING 1)
+SELECT EXISTS (SELECT FROM c),
+  coalesce((SELECT extract(epoch FROM expires_at - now()) FROM lane_leases WHERE site = $1), 0)::float8`
+
+// laneReleaseSQL ends a lease at once; the row stays, so when nobody has
+// led the Lane since stays readable.
+const laneReleaseSQL = `UPDATE lane_leases SET expires_at = now() WHERE site = $1 AND holder = $2 AND expires_at > now()`
 
 const laneKeepaliveSQL = `SELECT set_config('tcp_keepalives_idle', '30', false),
 	set_config('tcp_keepalives_interval', '10', false), set_config('tcp_keepalives_count', '3', false)`
 
-// TryLockLane takes site's Lane lock without waiting. It returns nil and no
-// error when another session holds it.
-func (s *Store) TryLockLane(ctx context.Context, site string) (*LaneLock, error) {
-	cfg := s.pool.Config().ConnConfig.Copy()
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+// claimLane runs laneClaimSQL.
+func (s *Store) claimLane(ctx context.Context, site, holder string, ttl time.Duration) (held bool, left time.Duration, err error) {
+	var secs float64
+	err = s.again(func() error {
+		return s.pool.QueryRow(ctx, laneClaimSQL, site, holder, ttl.Milliseconds()).Scan(&held, &secs)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("store: lock lane %s: connect: %w", site, redactConnErr(err))
+		return false, 0, fmt.Errorf("store: claim lane %s: %w", site, translate(err))
 	}
-	// Server-side keepalives bound how long a vanished holder (a host that
-	// died without closing its socket) keeps the lock: about a minute,
-	// where the operating system's default is hours. No-ops on a socket.
-	if _, err := conn.Exec(ctx, laneKeepaliveSQL); err != nil {
-		conn.Close(context.Background())
-		return nil, fmt.Errorf("store: lock lane %s: keepalive: %w", site, translate(err))
-	}
-	var got bool
-	if err := conn.QueryRow(ctx, laneLockSQL, site).Scan(&got); err != nil {
-		conn.Close(context.Background())
-		return nil, fmt.Errorf("store: lock lane %s: %w", site, translate(err))
-	}
-	if !got {
-		conn.Close(context.Background())
-		return nil, nil
-	}
-	if _, err := conn.Exec(ctx, `LISTEN `+LaneWakeChannel); err != nil {
-		conn.Close(context.Background())
-		return nil, fmt.Errorf("store: lock lane %s: listen: %w", site, translate(err))
-	}
-	var started time.Time
-	if err := conn.QueryRow(ctx, `SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()`).Scan(&started); err != nil {
-		conn.Close(context.Background())
-		return nil, fmt.Errorf("store: lock lane %s: %w", site, translate(err))
-	}
-	return &LaneLock{site: site, conn: conn, store: s, pid: conn.PgConn().PID(), started: started}, nil
+	return held, time.Duration(secs * float64(time.Second)), nil
 }
 
+// TryLockLane takes site's Lane lease for holder (a name unique to the
+// process) for ttl, without waiting, and opens its wake session. It
+// returns a nil lock and no error when another holder's lease has not
+// expired, with the time that lease has left.
+func (s *Store) TryLockLane(ctx context.Context, site, holder string, ttl time.Duration) (*LaneLock, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	held, left, err := s.claimLane(ctx, site, holder, ttl)
+	if err != nil || !held {
+		return nil, left, err
+	}
+	l := &LaneLock{site: site, holder: holder, ttl: ttl, store: s, lost: make(chan struct{})}
+	if err := l.connect(ctx); err != nil {
+		_, _ = s.pool.Exec(ctx, laneReleaseSQL, site, holder)
+		return nil, 0, err
+	}
+	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	l.stop = stop
+	l.renewed.Go(func() { l.renew(rctx) })
+	return l, 0, nil
+}
+
+// connect opens the wake session. The caller holds l.mu or owns l alone.
+func (l *LaneLock) connect(ctx context.Context) error {
+	conn, err := pgx.ConnectConfig(ctx, l.store.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return fmt.Errorf("store: lane wake session %s: connect: %w", l.site, redactConnErr(err))
+	}
+	// Server-side keepalives end a session whose client vanished within
+	// about a minute; no-ops on a socket. The lease, not this session, is
+	// what leadership hangs on (ADR 0018).
+	var started time.Time
+	_, err = conn.Exec(ctx, laneKeepaliveSQL)
+	if err == nil {
+		_, err = conn.Exec(ctx, `LISTEN `+LaneWakeChannel)
+	}
+	if err == nil {
+		err = conn.QueryRow(ctx, `SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()`).Scan(&started)
+	}
+	if err != nil {
+		conn.Close(context.Background())
+		return fmt.Errorf("store: lane wake session %s: %w", l.site, translate(err))
+	}
+	l.conn, l.pid, l.started = conn, conn.PgConn().PID(), started
+	return nil
+}
+
+// renew renews the lease every third of its time until ctx ends, and marks
+// the lock lost when another holder has the Lane. A renewal that fails
+// (the database away) is tried again on the next tick: the lease is lost
+// only when someone else took it.
+func (l *LaneLock) renew(ctx context.Context) {
+	t := time.NewTicker(max(l.ttl/3, time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := l.Renew(ctx); errors.Is(err, ErrLaneLost) {
+			return
+		}
+	}
+}
+
+// Renew renews the lease now: nil while it is this holder's, ErrLaneLost
+// once another holder took it (for good: the lock stays lost), another
+// error when the database could not answer.
+func (l *LaneLock) Renew(ctx context.Context) error {
+	select {
+	case <-l.lost:
+		return ErrLaneLost
+	default:
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	held, _, err := l.store.claimLane(ctx, l.site, l.holder, l.ttl)
+	if err != nil {
+		return err
+	}
+	if !held {
+		l.lostOnce.Do(func() { close(l.lost) })
+		return ErrLaneLost
+	}
+	return nil
+}
+
+// Lost reports whether a renewal found another holder leading the Lane.
+func (l *LaneLock) Lost() bool {
+	select {
+	case <-l.lost:
+		return true
+	default:
+		return false
+	}
+}
+
+// wakeCheck is how long a wait listens before it makes sure its session
+// still answers: a session cut without a word (a half-open connection)
+// would otherwise wait out the whole rest deaf to every wake.
+const wakeCheck = 10 * time.Second
+
 // WaitWake blocks until a wake for this Lane's Site arrives (nil), ctx ends
-// (ctx's error), or the session fails (another error). Wakes for other
+// (ctx's error), the lease is lost (ErrLaneLost), or the wake session fails
+// or stops answering (another error; Rewake replaces it). Wakes for other
 // Sites are skipped. A wake sent while the Lane was busy is kept by the
 // session and returned at once.
 func (l *LaneLock) WaitWake(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.conn == nil {
+		return fmt.Errorf("store: lane wake %s: no session", l.site)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-l.lost:
+			cancel(ErrLaneLost)
+		case <-ctx.Done():
+		}
+	}()
 	for {
-		n, err := l.conn.WaitForNotification(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+		sctx, scancel := context.WithTimeout(ctx, wakeCheck)
+		n, err := l.conn.WaitForNotification(sctx)
+		scancel()
+		switch {
+		case err == nil:
+			if n != nil && n.Payload == l.site {
+				return nil
 			}
-			return fmt.Errorf("store: lane wake %s: %w", l.site, err)
+			continue
+		case ctx.Err() != nil:
+			return context.Cause(ctx)
+		case errors.Is(err, context.DeadlineExceeded) || sctx.Err() != nil:
+			pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
+			err = l.conn.Ping(pctx)
+			pcancel()
+			if err == nil {
+				continue
+			}
 		}
-		if n != nil && n.Payload == l.site {
-			return nil
-		}
+		return fmt.Errorf("store: lane wake %s: %w", l.site, err)
 	}
 }
 
-// Alive reports whether the session holding the lock still answers. A dead
-// session means the lock is gone (another process may hold it by now).
-func (l *LaneLock) Alive(ctx context.Context) error {
+// Rewake replaces a wake session that failed, keeping the lease: the lease
+// is the holder's, whatever became of the session (ADR 0018).
+func (l *LaneLock) Rewake(ctx context.Context) error {
+	if err := l.Renew(ctx); err != nil {
+		return err
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	l.endSession(true)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := l.conn.Ping(ctx); err != nil {
-		return fmt.Errorf("store: lane lock lost: %w", err)
-	}
-	return nil
+	return l.connect(ctx)
 }
 
-// Release ends the session, which releases the lock.
+// Release ends the lease at once, so another process may take the Lane,
+// and closes the wake session.
 func (l *LaneLock) Release() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.stop()
+	l.renewed.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	// Unlock before closing: closing only asks the backend to exit, and it
-	// holds the lock until it has, so another session could still find the
-	// Lane taken right after Release returned.
-	_, err := l.conn.Exec(ctx, laneUnlockSQL, l.site)
-	_ = l.conn.Close(ctx)
-	if err != nil {
-		// The session broke under us (a wait cut short, a lost socket): its
-		// backend may still be holding the lock. End it and wait for it, so
-		// the Lane is free when Release returns. Nothing to do if the
-		// database is away: the server frees the lock with the session.
-		_, _ = l.store.pool.Exec(ctx, laneTerminateSQL, int64(l.pid), l.started)
-	}
+	_, _ = l.store.pool.Exec(ctx, laneReleaseSQL, l.site, l.holder)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.endSession(false)
 }
 
-// laneTerminateSQL ends a lock session's backend and waits (up to 5 s) for
+// endSession closes the wake session, and ends its backend when the
+// session broke under us or is being replaced (a half-open session's
+// backend would linger, deaf). The caller holds l.mu.
+func (l *LaneLock) endSession(replaced bool) {
+	if l.conn == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	broken := l.conn.IsClosed()
+	_ = l.conn.Close(ctx)
+	if broken || replaced {
+		_, _ = l.store.pool.Exec(ctx, laneTerminateSQL, int64(l.pid), l.started)
+	}
+	l.conn = nil
+}
+
+// laneTerminateSQL ends a wake session's backend and waits (up to 5 s) for
 // it to exit; matching backend_start too means a reused pid is never hit.
 const laneTerminateSQL = `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
 WHERE pid = $1 AND backend_start = $2`
+
+// LaneLeader is who leads a Lane, as its lease row says.
+type LaneLeader struct {
+	Holder string
+	// Until is when the lease ends (or ended); zero: no process ever led
+	// the Lane.
+	Until time.Time
+}
+
+// LaneLeaders returns every Lane's lease, by Site, and the database's now.
+func (s *Store) LaneLeaders(ctx context.Context) (map[string]LaneLeader, time.Time, error) {
+	rows, err := s.pool.Query(ctx, `SELECT site, holder, expires_at, now() FROM lane_leases`)
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("store: lane leaders: %w", translate(err))
+	}
+	defer rows.Close()
+	out := map[string]LaneLeader{}
+	var now time.Time
+	for rows.Next() {
+		var site string
+		var v LaneLeader
+		if err := rows.Scan(&site, &v.Holder, &v.Until, &now); err != nil {
+			return nil, time.Time{}, fmt.Errorf("store: lane leaders: %w", translate(err))
+		}
+		out[site] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, time.Time{}, fmt.Errorf("store: lane leaders: %w", translate(err))
+	}
+	if now.IsZero() {
+		if err := s.pool.QueryRow(ctx, `SELECT now()`).Scan(&now); err != nil {
+			return nil, time.Time{}, fmt.Errorf("store: lane leaders: %w", translate(err))
+		}
+	}
+	return out, now, nil
+}

@@ -257,14 +257,18 @@ func TestTheLaneLockIsExclusiveAndItsSessionHearsItsOwnWakes(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)
 	ctx := context.Background()
-	lock, err := s.TryLockLane(ctx, "comix")
+	lock, _, err := s.TryLockLane(ctx, "comix", "a", time.Minute)
 	if err != nil || lock == nil {
 		t.Fatalf("first lock: %v %v", lock, err)
 	}
-	if other, err := s.TryLockLane(ctx, "comix"); err != nil || other != nil {
-		t.Fatalf("a second session took a held lock: %v %v", other, err)
+	other, left, err := s.TryLockLane(ctx, "comix", "b", time.Minute)
+	if err != nil || other != nil {
+		t.Fatalf("another holder took a held lease: %v %v", other, err)
 	}
-	if other, err := s.TryLockLane(ctx, "kagane"); err != nil || other == nil {
+	if left < 50*time.Second || left > time.Minute {
+		t.Fatalf("the held lease has %v left, want about a minute", left)
+	}
+	if other, _, err := s.TryLockLane(ctx, "kagane", "b", time.Minute); err != nil || other == nil {
 		t.Fatalf("another Site's lock: %v %v", other, err)
 	} else {
 		other.Release()
@@ -279,8 +283,8 @@ func TestTheLaneLockIsExclusiveAndItsSessionHearsItsOwnWakes(t *testing.T) {
 			t.Fatalf("an idle wait: %v", err)
 		}
 	}
-	if err := lock.Alive(ctx); err != nil {
-		t.Fatalf("session unusable after timed-out waits: %v", err)
+	if err := lock.Renew(ctx); err != nil {
+		t.Fatalf("lease not renewed after timed-out waits: %v", err)
 	}
 
 	// A wake for another Site is skipped; one for this Site ends the wait,
@@ -298,11 +302,58 @@ func TestTheLaneLockIsExclusiveAndItsSessionHearsItsOwnWakes(t *testing.T) {
 	}
 
 	lock.Release()
-	again, err := s.TryLockLane(ctx, "comix")
+	again, _, err := s.TryLockLane(ctx, "comix", "b", time.Minute)
 	if err != nil || again == nil {
-		t.Fatalf("the released lock was not free: %v %v", again, err)
+		t.Fatalf("the released lease was not free: %v %v", again, err)
 	}
 	again.Release()
+}
+
+// A lease belongs to its holder, not to a session: the holder takes it back
+// at once whatever became of its sessions, while another holder waits for
+// its expiry; a holder that stops renewing (it vanished) loses the Lane at
+// the expiry, and learns so on its next renewal (ADR 0018).
+func TestALaneLeaseIsTheHoldersUntilItExpires(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	const ttl = 400 * time.Millisecond
+	a, _, err := s.TryLockLane(ctx, "comix", "a", ttl)
+	if err != nil || a == nil {
+		t.Fatalf("first lock: %v %v", a, err)
+	}
+	defer a.Release()
+	// The same holder asking again (its sessions were cut) gets it.
+	again, _, err := s.TryLockLane(ctx, "comix", "a", ttl)
+	if err != nil || again == nil {
+		t.Fatalf("the holder could not take its own lease back: %v %v", again, err)
+	}
+	// a's renewer keeps the lease past its time while a lives.
+	time.Sleep(2 * ttl)
+	if b, _, err := s.TryLockLane(ctx, "comix", "b", ttl); err != nil || b != nil {
+		t.Fatalf("a living holder's lease was taken: %v %v", b, err)
+	}
+	// a vanishes: nobody renews its lease (the test stops both renewers
+	// without ending the lease, as a suspended host would).
+	a.StopRenewing()
+	again.StopRenewing()
+	var b *store.LaneLock
+	deadline := time.Now().Add(3 * ttl)
+	for b == nil && time.Now().Before(deadline) {
+		var left time.Duration
+		b, left, err = s.TryLockLane(ctx, "comix", "b", ttl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(left + 10*time.Millisecond)
+	}
+	if b == nil {
+		t.Fatal("the vanished holder's lease was not taken within its time")
+	}
+	defer b.Release()
+	if err := a.Renew(ctx); !errors.Is(err, store.ErrLaneLost) || !a.Lost() {
+		t.Fatalf("the old holder's renewal: %v, lost %v", err, a.Lost())
+	}
 }
 
 func TestTheOwnersLaneControlsRefuseAnUnknownSite(t *testing.T) {
