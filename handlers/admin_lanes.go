@@ -194,6 +194,13 @@ func oneLane(d Deps, r *http.Request, site string, now time.Time) (row component
 // laneState sets the row's state, its end and what it means.
 func laneState(d Deps, l store.AdminLane, now time.Time, row *components.LaneRow) {
 	switch {
+	case !l.UnledSince.IsZero():
+		// No process holds the Lane's lease (ADR 0018): nothing polls it,
+		// and no pass is written to say so.
+		row.State, row.StateFault = "nobody leads this Lane", true
+		row.StateNote = fmt.Sprintf("No server has led this Lane for %s, longer than its pace (%s): nothing polls it. "+
+			"To fix: make sure a server is running and can reach the database.",
+			since(now, l.UnledSince), word.Age(time.Duration(l.UnledPaceS)*time.Second))
 	case l.PausedUntil.After(now):
 		row.State, row.StateUntil, row.Paused = "paused until", stamp(now, l.PausedUntil), true
 		row.StateNote = "Your own Pause: no Poll of this Site until then. Resume to poll it now."

@@ -305,6 +305,38 @@ func TestEachLaneNamesTheRouteTheReaderWasGiven(t *testing.T) {
 	}
 }
 
+// A Lane whose lease ran out longer ago than its holder's pace is led by
+// nobody: nothing polls it and no pass says so, so the Lanes page names it
+// as a fault; one whose lease ended more recently, or still runs, is not
+// (ADR 0018; issue 22, item 8).
+func TestTheLanesPageNamesALaneNobodyLeadsForLongerThanItsPace(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	lease := `INSERT INTO lane_leases (site, holder, expires_at, pace_s) VALUES ($1, 'host/1/ab', $2, 3600)`
+	h.exec(lease, "comix", t0.Add(-3*time.Hour))        // nobody for 3 hours, pace 1 hour
+	h.exec(lease, "kagane", t0.Add(-10*time.Minute))    // nobody for 10 minutes: within its pace
+	h.exec(lease, "asurascans", t0.Add(30*time.Second)) // led
+	a := h.get(h.owner(), "/admin/lanes")
+	row := func(site string) *goquery.Selection {
+		return a.find(`[data-testid="lane-row"][data-site="` + site + `"]`)
+	}
+	state, note := row("comix").Find(`[data-testid="lane-state"]`), row("comix").Find(`[data-testid="lane-state-note"]`)
+	if !strings.Contains(state.Text(), "nobody leads this Lane") || !state.HasClass("fault") {
+		t.Errorf("comix state: %q", state.Text())
+	}
+	if !strings.Contains(note.Text(), "for 3 hours, longer than its pace (1 hour)") {
+		t.Errorf("comix note: %q", note.Text())
+	}
+	for _, site := range []string{"kagane", "asurascans", "novelfull"} {
+		if got := row(site).Find(`[data-testid="lane-state"]`).Text(); strings.Contains(got, "nobody") {
+			t.Errorf("%s named un-led: %q", site, got)
+		}
+	}
+	if first := a.find(`[data-testid="lane-row"]`).First().AttrOr("data-site", ""); first != "comix" {
+		t.Errorf("the un-led Lane is not among the problems first: %q first", first)
+	}
+}
+
 func TestTheUnverifiedSentenceSitsBesideTheCorrectionControl(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

@@ -7,5 +7,8 @@
 CREATE TABLE lane_leases (
     site       text PRIMARY KEY,
     holder     text NOT NULL,
-    expires_at timestamptz NOT NULL
+    expires_at timestamptz NOT NULL,
+    -- The holder's pace for the Lane (POLL_EVERY): a Lane nobody has led
+    -- for longer than this is named on the Lanes page.
+    pace_s     integer NOT NULL DEFAULT 0
 );

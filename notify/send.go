@@ -38,8 +38,12 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 	for _, r := range rows {
 		open[subject{r.Kind, r.Site}] = r
 	}
+	subjects, err := n.withUnled(ctx, site, passAt)
+	if err != nil {
+		return fmt.Errorf("notify: check %s: %w", site, err)
+	}
 	var errs []error
-	for _, s := range n.subjectsFor(site) {
+	for _, s := range subjects {
 		c, holds, err := n.derive(ctx, s, passAt)
 		if err != nil {
 			errs = append(errs, err)
@@ -181,4 +185,22 @@ func (n *Notifier) logDead() {
 	if n.deadLogged.CompareAndSwap(false, true) {
 		n.log.Error("owner notices stopped: " + deadReason)
 	}
+}
+
+// withUnled is what a pass of site evaluates (subjectsFor), and the stall of
+// every other Lane nobody has led since before the window: such a Lane
+// writes no pass, so no pass of its own would ever tell its stall (ADR
+// 0018). Once a process leads it again, its own passes close the notice.
+func (n *Notifier) withUnled(ctx context.Context, site string, passAt time.Time) ([]subject, error) {
+	out := n.subjectsFor(site)
+	unled, err := n.store.UnledLanes(ctx, passAt.Add(-n.window))
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range unled {
+		if u != site && word.KnownSite(u) {
+			out = append(out, subject{word.Stall, u})
+		}
+	}
+	return out, nil
 }

@@ -287,7 +287,7 @@ func (p *Poller) leading(ctx context.Context, site string, l *lane) (bool, error
 		l.lock.Release()
 		l.lock = nil
 	}
-	lock, left, err := p.st.TryLockLane(ctx, site, p.holder, p.cfg.LeaderLease)
+	lock, left, err := p.st.TryLockLane(ctx, site, store.LeaseAsk{Holder: p.holder, TTL: p.cfg.LeaderLease, Pace: p.cfg.PollEvery[site]})
 	if err != nil {
 		p.log().Warn("lane lock not taken", "site", site, "err", err)
 		return false, err

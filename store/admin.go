@@ -383,6 +383,12 @@ type AdminLane struct {
 	// Pause was asked for was skipped as paused (CONTEXT.md, Pause); a Pause
 	// from before migration 0014 reads as served.
 	PauseServed bool `db:"pause_served"`
+	// UnledSince is when the Lane's last lease ended, when nobody has led
+	// it since for longer than that holder's pace (ADR 0018); zero while
+	// it is led, or not yet that long.
+	UnledSince time.Time `db:"unled_since"`
+	// UnledPace is that pace.
+	UnledPaceS int64 `db:"unled_pace_s"`
 }
 
 // The laterals ride poll_passes_site_started (site, started_at): a range
@@ -396,8 +402,11 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
        p.started_at AS last_started_at, p.finished_at AS last_finished_at,
        coalesce(p.due, 0)::bigint AS last_due, coalesce(p.checked, 0)::bigint AS last_checked,
        coalesce(p.skip, '') AS last_skip,
-       coalesce(ps.served, l.paused_at IS NULL) AS pause_served
+       coalesce(ps.served, l.paused_at IS NULL) AS pause_served,
+       CASE WHEN ll.expires_at + ll.pace_s * interval '1 second' <= $2 THEN ll.expires_at END AS unled_since,
+       coalesce(ll.pace_s, 0)::bigint AS unled_pace_s
   FROM poll_lanes l
+  LEFT JOIN lane_leases ll ON ll.site = l.site
   CROSS JOIN LATERAL (
        SELECT count(*) AS passes, ` + outcomeSums("pp") + `
          FROM poll_passes pp WHERE pp.site = l.site AND pp.started_at >= $1) c
@@ -415,5 +424,5 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
 // AdminLanes queues the Lanes page's read of every Lane into dst; counts
 // cover (now − ownerWindow, now].
 func (b *Batch) AdminLanes(now time.Time, dst *[]AdminLane) {
-	queueMany(b, "admin lanes", dst, adminLanesSQL, instant(now.Add(-word.OwnerWindow)))
+	queueMany(b, "admin lanes", dst, adminLanesSQL, instant(now.Add(-word.OwnerWindow)), instant(now))
 }

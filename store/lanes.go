@@ -134,9 +134,9 @@ func (s *Store) ServeLaneForce(ctx context.Context, site string, at time.Time) e
 // holder that vanishes (a host suspended, a process killed) stops renewing,
 // and the Lane is free to any other process at the lease's expiry.
 type LaneLock struct {
-	site, holder string
-	ttl          time.Duration
-	store        *Store
+	site  string
+	ask   LeaseAsk
+	store *Store
 
 	mu   sync.Mutex // a pgx.Conn is not safe for concurrent use
 	conn *pgx.Conn  // the wake session; nil between a lost session and Rewake
@@ -153,6 +153,19 @@ type LaneLock struct {
 	renewed  sync.WaitGroup
 }
 
+// LeaseAsk is how a process asks for a Lane's lease.
+type LeaseAsk struct {
+	// Holder names the process, uniquely: a process taking its own lease
+	// back gets it at once.
+	Holder string
+	// TTL is how long the lease lasts unrenewed; the lock renews it every
+	// third of that.
+	TTL time.Duration
+	// Pace is the holder's pace for the Lane, kept with the lease so the
+	// Lanes page can tell a Lane nobody has led for longer than it.
+	Pace time.Duration
+}
+
 // ErrLaneLost: the Lane's lease is held by another holder now.
 var ErrLaneLost = errors.New("lane lease held by another process")
 
@@ -164,9 +177,9 @@ var ErrLaneLost = errors.New("lane lease held by another process")
 // again). The outer SELECT reads the row as it was before the claim.
 const laneClaimSQL = `
 WITH c AS (
-  INSERT INTO lane_leases (site, holder, expires_at)
-  VALUES ($1, $2, now() + $3 * interval '1 millisecond')
-  ON CONFLICT (site) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+  INSERT INTO lane_leases (site, holder, expires_at, pace_s)
+  VALUES ($1, $2, now() + $3 * interval '1 millisecond', $4)
+  ON CONFLICT (site) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at, pace_s = excluded.pace_s
   WHERE lane_leases.holder = excluded.holder OR lane_leases.expires_at <= now()
   RETURNING 1)
 SELECT EXISTS (SELECT FROM c),
@@ -180,10 +193,11 @@ const laneKeepaliveSQL = `SELECT set_config('tcp_keepalives_idle', '30', false),
 	set_config('tcp_keepalives_interval', '10', false), set_config('tcp_keepalives_count', '3', false)`
 
 // claimLane runs laneClaimSQL.
-func (s *Store) claimLane(ctx context.Context, site, holder string, ttl time.Duration) (held bool, left time.Duration, err error) {
+func (s *Store) claimLane(ctx context.Context, site string, ask LeaseAsk) (held bool, left time.Duration, err error) {
 	var secs float64
 	err = s.again(func() error {
-		return s.pool.QueryRow(ctx, laneClaimSQL, site, holder, ttl.Milliseconds()).Scan(&held, &secs)
+		return s.pool.QueryRow(ctx, laneClaimSQL, site, ask.Holder, ask.TTL.Milliseconds(),
+			int64(ask.Pace/time.Second)).Scan(&held, &secs)
 	})
 	if err != nil {
 		return false, 0, fmt.Errorf("store: claim lane %s: %w", site, translate(err))
@@ -191,20 +205,19 @@ func (s *Store) claimLane(ctx context.Context, site, holder string, ttl time.Dur
 	return held, time.Duration(secs * float64(time.Second)), nil
 }
 
-// TryLockLane takes site's Lane lease for holder (a name unique to the
-// process) for ttl, without waiting, and opens its wake session. It
-// returns a nil lock and no error when another holder's lease has not
-// expired, with the time that lease has left.
-func (s *Store) TryLockLane(ctx context.Context, site, holder string, ttl time.Duration) (*LaneLock, time.Duration, error) {
+// TryLockLane takes site's Lane lease as ask says, without waiting, and
+// opens its wake session. It returns a nil lock and no error when another
+// holder's lease has not expired, with the time that lease has left.
+func (s *Store) TryLockLane(ctx context.Context, site string, ask LeaseAsk) (*LaneLock, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	held, left, err := s.claimLane(ctx, site, holder, ttl)
+	held, left, err := s.claimLane(ctx, site, ask)
 	if err != nil || !held {
 		return nil, left, err
 	}
-	l := &LaneLock{site: site, holder: holder, ttl: ttl, store: s, lost: make(chan struct{})}
+	l := &LaneLock{site: site, ask: ask, store: s, lost: make(chan struct{})}
 	if err := l.connect(ctx); err != nil {
-		_, _ = s.pool.Exec(ctx, laneReleaseSQL, site, holder)
+		_, _ = s.pool.Exec(ctx, laneReleaseSQL, site, ask.Holder)
 		return nil, 0, err
 	}
 	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
@@ -243,7 +256,7 @@ func (l *LaneLock) connect(ctx context.Context) error {
 // (the database away) is tried again on the next tick: the lease is lost
 // only when someone else took it.
 func (l *LaneLock) renew(ctx context.Context) {
-	t := time.NewTicker(max(l.ttl/3, time.Millisecond))
+	t := time.NewTicker(max(l.ask.TTL/3, time.Millisecond))
 	defer t.Stop()
 	for {
 		select {
@@ -268,7 +281,7 @@ func (l *LaneLock) Renew(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	held, _, err := l.store.claimLane(ctx, l.site, l.holder, l.ttl)
+	held, _, err := l.store.claimLane(ctx, l.site, l.ask)
 	if err != nil {
 		return err
 	}
@@ -359,7 +372,7 @@ func (l *LaneLock) Release() {
 	l.renewed.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, _ = l.store.pool.Exec(ctx, laneReleaseSQL, l.site, l.holder)
+	_, _ = l.store.pool.Exec(ctx, laneReleaseSQL, l.site, l.ask.Holder)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.endSession(false)
@@ -387,38 +400,26 @@ func (l *LaneLock) endSession(replaced bool) {
 const laneTerminateSQL = `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
 WHERE pid = $1 AND backend_start = $2`
 
-// LaneLeader is who leads a Lane, as its lease row says.
-type LaneLeader struct {
-	Holder string
-	// Until is when the lease ends (or ended); zero: no process ever led
-	// the Lane.
-	Until time.Time
+// unledExpr is the moment from which nobody has led site at now: the end
+// of its last lease, when that is past (no earlier than from, the
+// lookback's start); NULL while a lease runs or when no process ever led
+// the Lane. The stall condition reads it: a Lane nobody leads polls
+// nothing, and writes no pass to say so (ADR 0018).
+func unledExpr(site, now, from string) string {
+	return `(SELECT greatest(ll.expires_at, ` + from + `::timestamptz) FROM lane_leases ll
+        WHERE ll.site = ` + site + ` AND ll.expires_at <= ` + now + `)`
 }
 
-// LaneLeaders returns every Lane's lease, by Site, and the database's now.
-func (s *Store) LaneLeaders(ctx context.Context) (map[string]LaneLeader, time.Time, error) {
-	rows, err := s.pool.Query(ctx, `SELECT site, holder, expires_at, now() FROM lane_leases`)
+// UnledLanes returns the Sites whose last lease ended at or before before:
+// nobody has led them since (ADR 0018). The table holds a row per Lane.
+func (s *Store) UnledLanes(ctx context.Context, before time.Time) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT site FROM lane_leases WHERE expires_at <= $1 ORDER BY site`, instant(before))
 	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("store: lane leaders: %w", translate(err))
+		return nil, fmt.Errorf("store: unled lanes: %w", translate(err))
 	}
-	defer rows.Close()
-	out := map[string]LaneLeader{}
-	var now time.Time
-	for rows.Next() {
-		var site string
-		var v LaneLeader
-		if err := rows.Scan(&site, &v.Holder, &v.Until, &now); err != nil {
-			return nil, time.Time{}, fmt.Errorf("store: lane leaders: %w", translate(err))
-		}
-		out[site] = v
+	sites, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("store: unled lanes: %w", translate(err))
 	}
-	if err := rows.Err(); err != nil {
-		return nil, time.Time{}, fmt.Errorf("store: lane leaders: %w", translate(err))
-	}
-	if now.IsZero() {
-		if err := s.pool.QueryRow(ctx, `SELECT now()`).Scan(&now); err != nil {
-			return nil, time.Time{}, fmt.Errorf("store: lane leaders: %w", translate(err))
-		}
-	}
-	return out, now, nil
+	return sites, nil
 }

@@ -107,14 +107,29 @@ ORDER BY p.started_at LIMIT 1`
 }
 
 var (
-	stallRunSQL    = runStartSQL(stallPassPred)
+	stallRunSQL    = `SELECT ` + stallExpr("$1", "$2", "$3")
 	refusingRunSQL = runStartSQL(refusingPassPred)
 )
 
-// StallRun returns when the Site's current run of stall passes began, and
-// false when its newest pass at or before now is not a stall pass.
+// stallExpr is when the Site's stall began: the start of its run of stall
+// passes, or the moment from which nobody has led its Lane (ADR 0018),
+// whichever is earlier; NULL when neither. A Lane nobody leads polls
+// nothing and writes no pass; its stall is told from its lease, and never
+// read as another replica's turn. An un-led moment older than the lookback
+// reads as the lookback, as a run does.
+func stallExpr(site, now, from string) string {
+	return `least((` + runStartExpr(stallPassPred, site, now, from) + `), ` + unledExpr(site, now, from) + `)`
+}
+
+// StallRun returns when the Site's stall began (stallExpr), and false when
+// its newest pass at or before now is not a stall pass and its Lane is led.
 func (s *Store) StallRun(ctx context.Context, site string, now, lookbackFrom time.Time) (time.Time, bool, error) {
-	return s.runStart(ctx, string(word.Stall), stallRunSQL, site, now, lookbackFrom)
+	var since time.Time // NULL, the zero time: no stall
+	err := s.pool.QueryRow(ctx, stallRunSQL, site, instant(now), instant(lookbackFrom)).Scan(&since)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("store: %s run of %s: %w", word.Stall, site, translate(err))
+	}
+	return since, !since.IsZero(), nil
 }
 
 // RefusingRun returns when the Site's current run of refusing passes began,
@@ -237,7 +252,7 @@ type SiteConditions struct {
 // adapterBrokenExpr); sidecar-down is uncorrelated and runs once.
 var conditionsSQL = `
 SELECT l.site,
-       (` + runStartExpr(stallPassPred, "l.site", "@now", "@from") + `) AS stall_since,
+       ` + stallExpr("l.site", "@now", "@from") + ` AS stall_since,
        CASE WHEN l.site = ANY(@refusal_sites) THEN (` + runStartExpr(refusingPassPred, "l.site", "@now", "@from") + `) END AS refusing_since,
        ` + adapterBrokenExpr("l.site") + ` AS broken_since,
        CASE WHEN cardinality(@browser_sites::text[]) > 0 THEN (` + sidecarDownExpr("@browser_sites", "@now", "@from") + `) END AS sidecar_since

@@ -247,7 +247,9 @@ func TestThePlans(t *testing.T) {
 				t.Errorf("%s: plan lacks %s:\n%s", c.name, n, c.plan)
 			}
 		}
-		if strings.Contains(c.plan, "Seq Scan") {
+		// lane_leases holds one row per Site, six at most (ADR 0018): a
+		// scan of it is bounded by construction.
+		if strings.Contains(strings.ReplaceAll(c.plan, "Seq Scan on lane_leases", ""), "Seq Scan") {
 			t.Errorf("%s: sequential scan:\n%s", c.name, c.plan)
 		}
 	}
@@ -257,18 +259,18 @@ func TestTheLaneLockIsExclusiveAndItsSessionHearsItsOwnWakes(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)
 	ctx := context.Background()
-	lock, _, err := s.TryLockLane(ctx, "comix", "a", time.Minute)
+	lock, _, err := s.TryLockLane(ctx, "comix", store.LeaseAsk{Holder: "a", TTL: time.Minute})
 	if err != nil || lock == nil {
 		t.Fatalf("first lock: %v %v", lock, err)
 	}
-	other, left, err := s.TryLockLane(ctx, "comix", "b", time.Minute)
+	other, left, err := s.TryLockLane(ctx, "comix", store.LeaseAsk{Holder: "b", TTL: time.Minute})
 	if err != nil || other != nil {
 		t.Fatalf("another holder took a held lease: %v %v", other, err)
 	}
 	if left < 50*time.Second || left > time.Minute {
 		t.Fatalf("the held lease has %v left, want about a minute", left)
 	}
-	if other, _, err := s.TryLockLane(ctx, "kagane", "b", time.Minute); err != nil || other == nil {
+	if other, _, err := s.TryLockLane(ctx, "kagane", store.LeaseAsk{Holder: "b", TTL: time.Minute}); err != nil || other == nil {
 		t.Fatalf("another Site's lock: %v %v", other, err)
 	} else {
 		other.Release()
@@ -302,7 +304,7 @@ func TestTheLaneLockIsExclusiveAndItsSessionHearsItsOwnWakes(t *testing.T) {
 	}
 
 	lock.Release()
-	again, _, err := s.TryLockLane(ctx, "comix", "b", time.Minute)
+	again, _, err := s.TryLockLane(ctx, "comix", store.LeaseAsk{Holder: "b", TTL: time.Minute})
 	if err != nil || again == nil {
 		t.Fatalf("the released lease was not free: %v %v", again, err)
 	}
@@ -318,19 +320,19 @@ func TestALaneLeaseIsTheHoldersUntilItExpires(t *testing.T) {
 	s := storetest.New(t)
 	ctx := context.Background()
 	const ttl = 400 * time.Millisecond
-	a, _, err := s.TryLockLane(ctx, "comix", "a", ttl)
+	a, _, err := s.TryLockLane(ctx, "comix", store.LeaseAsk{Holder: "a", TTL: ttl})
 	if err != nil || a == nil {
 		t.Fatalf("first lock: %v %v", a, err)
 	}
 	defer a.Release()
 	// The same holder asking again (its sessions were cut) gets it.
-	again, _, err := s.TryLockLane(ctx, "comix", "a", ttl)
+	again, _, err := s.TryLockLane(ctx, "comix", store.LeaseAsk{Holder: "a", TTL: ttl})
 	if err != nil || again == nil {
 		t.Fatalf("the holder could not take its own lease back: %v %v", again, err)
 	}
 	// a's renewer keeps the lease past its time while a lives.
 	time.Sleep(2 * ttl)
-	if b, _, err := s.TryLockLane(ctx, "comix", "b", ttl); err != nil || b != nil {
+	if b, _, err := s.TryLockLane(ctx, "comix", store.LeaseAsk{Holder: "b", TTL: ttl}); err != nil || b != nil {
 		t.Fatalf("a living holder's lease was taken: %v %v", b, err)
 	}
 	// a vanishes: nobody renews its lease (the test stops both renewers
@@ -341,7 +343,7 @@ func TestALaneLeaseIsTheHoldersUntilItExpires(t *testing.T) {
 	deadline := time.Now().Add(3 * ttl)
 	for b == nil && time.Now().Before(deadline) {
 		var left time.Duration
-		b, left, err = s.TryLockLane(ctx, "comix", "b", ttl)
+		b, left, err = s.TryLockLane(ctx, "comix", store.LeaseAsk{Holder: "b", TTL: ttl})
 		if err != nil {
 			t.Fatal(err)
 		}
