@@ -153,8 +153,8 @@ func Tune(cfg *pgxpool.Config) {
 }
 
 // Pool exposes the pool to tests that set up or inspect rows directly; the
-// server itself goes through the methods (the Lane locks open their own
-// connections, see TryLockLane).
+// server itself goes through the methods (a Lane lock opens its own wake
+// session, see TryLockLane).
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // Close closes the pools.

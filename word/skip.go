@@ -8,11 +8,11 @@ type Skip string
 // The Skip values.
 const (
 	SkipNone Skip = ""
-	// SkipNotLeader: another process holds this Lane's lock (replicas). The
-	// Lane loop waits for the lock instead of passing, so in steady state
-	// only a direct pass call writes it.
+	// SkipNotLeader: another process holds this Lane's lease (replicas;
+	// ADR 0018). The Lane loop waits for the lease instead of passing, so
+	// in steady state only a direct pass call writes it.
 	SkipNotLeader Skip = "not-leader"
-	// SkipLockError: the Lane lock could not be asked for (no connection).
+	// SkipLockError: the Lane lease could not be asked for (no connection).
 	SkipLockError Skip = "lock-error"
 	// SkipNoLane: the Site has no poll_lanes row (not one of the six).
 	SkipNoLane Skip = "no-lane"
