@@ -75,9 +75,10 @@ func (p *Poller) runLane(ctx context.Context, site string) {
 			// Still under l.pass, so the answer holds for the whole pass.
 			pass = p.safePass(ctx, site, l)
 		}
+		wait := p.leaderWait(l)
 		l.pass.Unlock()
 		if !lead {
-			p.rest(ctx, site, l, p.leaderWait(l), nil)
+			p.rest(ctx, site, l, wait, nil)
 			continue
 		}
 		p.prune(ctx, site, l)
@@ -155,7 +156,7 @@ const leaseSlack = 100 * time.Millisecond
 // leaderWait is how long a Lane that is not leader waits before it asks for
 // the lease again: until the lease it found runs out, never longer than
 // LeaderRetry. A holder that vanished is replaced within its lease, not
-// within a fixed retry on top of it (ADR 0018).
+// within a fixed retry on top of it (ADR 0018). The caller holds l.pass.
 func (p *Poller) leaderWait(l *lane) time.Duration {
 	return min(max(l.leaseLeft, 0)+leaseSlack, p.cfg.LeaderRetry)
 }
