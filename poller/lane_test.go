@@ -518,7 +518,7 @@ func TestTwoPollersOnOneDatabaseRunEachLaneOnce(t *testing.T) {
 	<-doneA
 	r.clk.Advance(time.Hour)
 	// A Lane b already leads rests until the database wakes it; one it
-	// does not lead yet takes the lock within LeaderRetry.
+	// does not lead yet takes the lease once the released one is seen free (ADR 0018).
 	for _, s := range []string{site, "comix"} {
 		if err := r.st.ForceLanePoll(r.ctx, s, r.clk.Now()); err != nil {
 			t.Fatal(err)
