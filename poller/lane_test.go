@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
@@ -666,6 +667,40 @@ func TestAReadCutShortByShutdownWritesNothingAboutTheSeries(t *testing.T) {
 	}
 	if rows := r.passes(site); len(rows) != 1 || rows[0].Due != 2 {
 		t.Fatalf("the interrupted pass was not recorded: %+v", rows)
+	}
+}
+
+// A pass that shutdown interrupts logs no error: a step the stop cut short
+// (the due query after the batch, the next-due probe) is the stop, not a
+// fault, and a clean stop must not read like a crash (issue 22, item 10).
+// The pass is still recorded.
+func TestAPassInterruptedByShutdownLogsNoError(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		series []string
+		read   adapters.Result
+	}{
+		{"the last read of the batch answers as the stop begins", []string{"a"}, okResult("11")},
+		{"the stop cuts a read short with more Series due", []string{"a", "b"}, failResult(word.Errors, 0, false)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t)
+			r.series(c.series...)
+			ctx, cancel := context.WithCancel(r.ctx)
+			r.rd.script(url("a"), c.read)
+			r.rd.before = func(string) { cancel() }
+			r.clk.Advance(time.Hour)
+			r.p.RunPass(ctx, site)
+			if logs := r.logs.String(); strings.Contains(logs, "level=ERROR") {
+				t.Fatalf("a clean stop logged an error:\n%s", logs)
+			}
+			if rows := r.passes(site); len(rows) != 1 {
+				t.Fatalf("the interrupted pass was not recorded: %+v", rows)
+			}
+		})
 	}
 }
 
