@@ -218,7 +218,7 @@ func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, l
 	}
 	// The notices command reports this, not its own environment's settings.
 	if err := st.RecordServerWebhook(ctx, store.ServerWebhook{Configured: notifier.Enabled(), Hash: notifier.WebhookHash(),
-		RecordedAt: time.Now(), BrowserSites: deps.BrowserSites.Names()}); err != nil {
+		RecordedAt: time.Now(), BrowserSites: deps.BrowserSites.Names()}); err != nil && ctx.Err() == nil {
 		log.Error("owner notices: the webhook state could not be recorded for the notices command", "err", err)
 	}
 	return notifier, nil
@@ -287,9 +287,12 @@ func serveHTTP(ctx context.Context, ln net.Listener, cfg Config, o Options, st *
 	}
 	if !cfg.OAuth() && !o.OwnLinks {
 		link, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, cfg.OwnerDiscordID, o.Now())
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
+			// Stopped while starting: no link, and no fault either.
+		case err != nil:
 			log.Error("could not create the owner sign-in link", "err", err)
-		} else {
+		default:
 			fmt.Fprintf(stdout, "Discord sign-in is not configured. Owner sign-in link (single use, valid %s):\n  %s\n", handlers.LoginLinkTTL, link)
 		}
 	}
