@@ -103,7 +103,7 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	}
 	defer ln.Close() // on an early return; after Serve, srv.Shutdown has closed it
 
-	dbURL, stopDB, err := OpenMigrated(ctx, cfg, log)
+	dbURL, stopDB, err := OpenMigrated(ctx, cfg, log, "serve")
 	if err != nil {
 		return err
 	}

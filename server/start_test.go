@@ -2,12 +2,17 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/internal/citest"
 	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/store/localpg"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
 
@@ -61,5 +66,100 @@ func TestABusyListenAddressStopsTheStartBeforeTheStartUpRecord(t *testing.T) {
 	}
 	if strings.Contains(stdout.String(), "running on") {
 		t.Fatalf("a server that never served said it runs:\n%s", stdout.String())
+	}
+}
+
+// Two servers on one embedded cluster: the second refuses to start with a
+// sentence that says why and what to do, and the first keeps its database
+// (issue 22, item 9). Before, the second attached, and the first one's stop
+// took PostgreSQL from under it. The lock's record of the first server,
+// left in the lock file after it stops, does not block the next start.
+func TestASecondServeOnOneEmbeddedClusterRefusesToStart(t *testing.T) {
+	if _, err := localpg.FindBinaries(); err != nil {
+		citest.Skip(t, "no PostgreSQL binaries here: %v", err)
+	}
+	dataDir := embeddedDataDir(t)
+	first := startServe(t, dataDir)
+	waitHealthy(t, first.base, first.done)
+
+	second := startServe(t, dataDir)
+	var err error
+wait:
+	for deadline := time.Now().Add(90 * time.Second); ; {
+		select {
+		case err = <-second.done:
+			break wait
+		case <-time.After(100 * time.Millisecond):
+		}
+		if resp, herr := http.Get(second.base + "/healthz"); herr == nil {
+			resp.Body.Close()
+			t.Fatal("a second server started on the first one's cluster")
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the second server neither started nor refused")
+		}
+	}
+	want := fmt.Sprintf("another mangabookmark serve (pid %d) is using the embedded database in DATA_DIR (%s); stop it first, or point DATABASE_URL at a shared PostgreSQL", os.Getpid(), dataDir)
+	if err == nil || err.Error() != want {
+		t.Fatalf("second serve: %v\nwant: %s\nits log:\n%s", err, want, second.stderr.String())
+	}
+	if resp, err := http.Get(first.base + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the first server lost its database: %v %v", resp, err)
+	}
+	first.stop(t)
+
+	third := startServe(t, dataDir)
+	waitHealthy(t, third.base, third.done)
+	third.stop(t)
+}
+
+// embeddedDataDir is a DATA_DIR for the embedded cluster that the postgres
+// user can enter when the tests run as root, and short enough for its socket.
+func embeddedDataDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "serve-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// aServe is one `serve` running in the test on the embedded cluster; done
+// gets Run's answer once.
+type aServe struct {
+	base           string
+	cancel         func()
+	done           chan error
+	stdout, stderr *syncBuffer
+}
+
+func startServe(t *testing.T, dataDir string) *aServe {
+	t.Helper()
+	addr := freeAddr(t)
+	env := map[string]string{"DATA_DIR": dataDir, "LISTEN_ADDR": addr}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &aServe{base: "http://" + addr, cancel: cancel, done: make(chan error, 1), stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		s.done <- Run(ctx, func(k string) string { return env[k] }, s.stdout, s.stderr)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-ended // the cluster is stopped before the directory goes
+	})
+	return s
+}
+
+// stop stops the server and waits for it, cluster included.
+func (s *aServe) stop(t *testing.T) {
+	t.Helper()
+	s.cancel()
+	if err := <-s.done; err != nil {
+		t.Fatalf("serve: %v\n%s", err, s.stderr.String())
 	}
 }
