@@ -127,6 +127,10 @@ test('answers are classified: retried, token, refused or done', () => {
   for (const s of [0, 408, 425, 429, 500, 502, 503, 504]) assert.equal(mb.classify(s), 'retry', String(s));
   for (const s of [401, 403]) assert.equal(mb.classify(s), 'token', String(s));
   for (const s of [400, 404, 409, 413, 415, 422]) assert.equal(mb.classify(s), 'refused', String(s));
+  assert.equal(mb.classify(409, 'idempotency_key_reused'), 'refused');
+  // A key still in flight (or left claimed by an outage) is taken over by the
+  // server after Retry-After: the write waits, it is not dropped.
+  assert.equal(mb.classify(409, 'idempotency_key_in_flight'), 'retry');
   for (const s of [200, 201, 204]) assert.equal(mb.classify(s), 'done', String(s));
 });
 
@@ -202,6 +206,31 @@ test('the server\'s database outage (503 unavailable) queues the write quietly; 
   await h.s.drain(false);
   assert.equal(h.requests.length, 2);
   assert.equal(h.requests[1].headers['Idempotency-Key'], h.requests[0].headers['Idempotency-Key']);
+  assert.equal(h.queue().length, 0);
+});
+
+test('a key an outage left in flight (409 idempotency_key_in_flight) keeps the write; it is sent again after Retry-After, with the same key', async () => {
+  // The server's sequence: the first try's key claimed and then stranded by
+  // the outage (503), the retry too early for the takeover (409), the retry
+  // after Retry-After taken over and applied.
+  const answers = [
+    { status: 503, headers: { 'Retry-After': '5' }, body: { error: 'unavailable', message: 'The database is unavailable just now; send the request again after Retry-After seconds.' } },
+    { status: 409, headers: { 'Retry-After': '12' }, body: { error: 'idempotency_key_in_flight', message: 'The first request with this Idempotency-Key is still running; send again after Retry-After seconds.' } },
+    { status: 200, body: { applied: true } },
+  ];
+  const h = harness(() => answers.shift());
+  assert.equal(await h.s.write(progress('a', '5')), 'queued');
+  h.tick(5000);
+  await h.s.drain(false);
+  assert.equal(h.requests.length, 2);
+  const [e] = h.queue();
+  assert.ok(e, 'the 409 dropped the write');
+  assert.equal(e.nextAt, 6000 + 12000, 'the retry waits the Retry-After of the 409');
+  assert.deepEqual(h.notices, [], 'a key in flight is not a refusal: nothing is said');
+  h.tick(12000);
+  await h.s.drain(false);
+  assert.equal(h.requests.length, 3);
+  assert.equal(new Set(h.requests.map((r) => r.headers['Idempotency-Key'])).size, 1);
   assert.equal(h.queue().length, 0);
 });
 
