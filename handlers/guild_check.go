@@ -30,10 +30,10 @@ const (
 type guildVerdict int
 
 const (
-	guildUnknown   guildVerdict = iota // Discord did not answer plainly: change nothing
-	guildMember                        // still a member: the next check in a day
-	guildGone                          // left the guild, or revoked the grant
-	guildNoGrant                       // no refresh token kept: sign in again
+	guildUnknown guildVerdict = iota // Discord did not answer plainly: change nothing
+	guildMember                      // still a member: the next check in a day
+	guildGone                        // left the guild, or revoked the grant
+	guildNoGrant                     // no refresh token kept: sign in again
 )
 
 // endsSessions: the Reader's sessions were ended by the check.
