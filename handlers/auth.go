@@ -124,9 +124,20 @@ func (a *auth) requireOwner(next http.Handler) http.Handler {
 	}))
 }
 
-func (a *auth) signIn(w http.ResponseWriter, r *http.Request, rd store.Reader) error {
+// signIn records the Reader and gives this browser a session. A Discord
+// sign-in passes its OAuth grant: the refresh token is kept (sealed) and the
+// next guild re-check set before the cookie is given, so no Discord Reader
+// holds a session the re-check cannot reach (CONTEXT.md, Guild re-check). A
+// link sign-in passes nil and keeps none.
+func (a *auth) signIn(w http.ResponseWriter, r *http.Request, rd store.Reader, grant *oauth2.Token) error {
 	if err := a.d.Store.UpsertReader(r.Context(), rd, a.d.now()); err != nil {
 		return err
+	}
+	if grant != nil {
+		sealed := sealGrant(a.d.TokenKey, rd.DiscordID, grant.RefreshToken)
+		if err := a.d.Store.SaveDiscordGrant(r.Context(), rd.DiscordID, sealed, a.d.now().Add(GuildCheckEvery)); err != nil {
+			return err
+		}
 	}
 	epoch, err := a.d.Store.SessionEpoch(r.Context(), rd.DiscordID)
 	if err != nil {
@@ -222,21 +233,16 @@ func (a *auth) handleDiscordCallback() http.Handler {
 		// Discord's calls have their own client timeout; the request's
 		// database deadline starts again once they are done (below).
 		ctx := context.WithValue(context.WithoutCancel(r.Context()), oauth2.HTTPClient, a.client)
-		reader, refresh, status, msg := a.discordMember(ctx, q.Get("code"), verifier)
+		reader, grant, status, msg := a.discordMember(ctx, q.Get("code"), verifier)
 		if status != 0 {
 			fail(w, r, log, status, msg)
 			return
 		}
 		dbCtx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), a.d.requestTimeout())
 		defer cancel()
-		if err := a.signIn(w, r.WithContext(dbCtx), reader); err != nil {
+		if err := a.signIn(w, r.WithContext(dbCtx), reader, grant); err != nil {
 			failStore(w, r, log, err, "Sign-in could not be recorded. Try again.", "sign-in: record reader")
 			return
-		}
-		// The grant that lets the guild be asked again tomorrow; without
-		// it the first re-check asks the Reader to sign in again.
-		if err := a.d.Store.SaveDiscordGrant(dbCtx, reader.DiscordID, sealGrant(a.d.TokenKey, reader.DiscordID, refresh), a.d.now().Add(GuildCheckEvery)); err != nil {
-			log.Warn("sign-in: keep discord grant", "discord_id", reader.DiscordID, "err", err)
 		}
 		log.Info("signed in", "discord_id", reader.DiscordID, "via", "discord")
 		http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
@@ -250,28 +256,28 @@ type discordGuild struct {
 
 // discordMember exchanges the code and asks Discord who signed in and
 // whether they are a member of the guild. It answers the Reader and the
-// OAuth refresh token, or a refusal's status and the sentence the page
-// shows (status 0: the Reader may sign in).
-func (a *auth) discordMember(ctx context.Context, code, verifier string) (store.Reader, string, int, string) {
+// OAuth grant, or a refusal's status and the sentence the page shows
+// (status 0: the Reader may sign in).
+func (a *auth) discordMember(ctx context.Context, code, verifier string) (store.Reader, *oauth2.Token, int, string) {
 	log := a.d.Logger
 	tok, err := a.oauth.Exchange(ctx, code, oauth2.VerifierOption(verifier))
 	if err != nil {
 		log.Warn("oauth: code exchange failed", "err", redactOAuthErr(err))
-		return store.Reader{}, "", http.StatusBadGateway, "Discord did not accept the sign-in. Try again."
+		return store.Reader{}, nil, http.StatusBadGateway, "Discord did not accept the sign-in. Try again."
 	}
 	var u discordUser
 	if err := discordGet(ctx, a.client, a.d.Discord.APIBase, tok, "/users/@me", &u); err != nil || u.ID == "" {
 		log.Warn("oauth: read user failed", "err", err)
-		return store.Reader{}, "", http.StatusBadGateway, "Discord did not say who you are. Try again."
+		return store.Reader{}, nil, http.StatusBadGateway, "Discord did not say who you are. Try again."
 	}
 	var guilds []discordGuild
 	if err := discordGet(ctx, a.client, a.d.Discord.APIBase, tok, "/users/@me/guilds", &guilds); err != nil {
 		log.Warn("oauth: read guilds failed", "err", err)
-		return store.Reader{}, "", http.StatusBadGateway, "Discord did not list your servers. Try again."
+		return store.Reader{}, nil, http.StatusBadGateway, "Discord did not list your servers. Try again."
 	}
 	if !slices.ContainsFunc(guilds, func(g discordGuild) bool { return g.ID == a.d.Discord.GuildID }) {
 		log.Info("sign-in refused: not a member of the guild", "discord_id", u.ID)
-		return store.Reader{}, "", http.StatusForbidden, "This server is for members of one Discord server, and your account is not in it."
+		return store.Reader{}, nil, http.StatusForbidden, "This server is for members of one Discord server, and your account is not in it."
 	}
 	name := u.GlobalName
 	if name == "" {
@@ -281,7 +287,7 @@ func (a *auth) discordMember(ctx context.Context, code, verifier string) (store.
 	if u.Avatar != "" {
 		avatar = "https://cdn.discordapp.com/avatars/" + url.PathEscape(u.ID) + "/" + url.PathEscape(u.Avatar) + ".png"
 	}
-	return store.Reader{DiscordID: u.ID, Name: name, AvatarURL: avatar}, tok.RefreshToken, 0, ""
+	return store.Reader{DiscordID: u.ID, Name: name, AvatarURL: avatar}, tok, 0, ""
 }
 
 func discordGet(ctx context.Context, client *http.Client, apiBase string, tok *oauth2.Token, path string, into any) error {
@@ -363,7 +369,7 @@ func (a *auth) handleLinkSignIn() http.Handler {
 			}
 			rd, home = store.Reader{DiscordID: id, Name: named.Name, AvatarURL: named.AvatarURL}, "/"
 		}
-		if err := a.signIn(w, r, rd); err != nil {
+		if err := a.signIn(w, r, rd, nil); err != nil {
 			failStore(w, r, log, err, "Sign-in could not be recorded. Try again.", "sign-in: record reader")
 			return
 		}

@@ -114,6 +114,9 @@ func (g *guildChecker) ask(ctx context.Context, id string, sealed []byte) (guild
 		log.Warn("guild re-check: kept grant unreadable", "discord_id", id, "err", err)
 		return guildNoGrant, ""
 	}
+	if refresh == "" { // Discord gave no refresh token at sign-in
+		return guildNoGrant, ""
+	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), guildCheckTimeout)
 	defer cancel()
 	dctx = context.WithValue(dctx, oauth2.HTTPClient, g.client)
