@@ -44,15 +44,19 @@ const (
 	apiKeyInFlight     apiWord = "idempotency_key_in_flight" // 409: the first request with this key is still running
 	apiTooLarge        apiWord = "body_too_large"            // 413: a body over maxAPIBody
 	apiKeyReused       apiWord = "idempotency_key_reused"    // 422: the key was used with another body
+	apiChapterMismatch apiWord = "chapter_mismatch"          // 422: the chapter address names another chapter than "chapter"
 	apiRateLimited     apiWord = "rate_limited"              // 429: over apiWritesPerMinute
 	apiInternal        apiWord = "internal"                  // 500
+	apiUnavailable     apiWord = "unavailable"               // 503: the database is down or too slow (store.Unavailable)
 )
 
-// apiError is an answer other than success: its status, word and sentence.
+// apiError is an answer other than success: its status, word and sentence,
+// and the Retry-After it carries ("" for none).
 type apiError struct {
-	status  int
-	word    apiWord
-	message string
+	status     int
+	word       apiWord
+	message    string
+	retryAfter string
 }
 
 func apiErr(status int, word apiWord, message string) *apiError {
@@ -176,10 +180,18 @@ func (e *apiError) body() []byte {
 	return b
 }
 
+// setHeaders sets the headers an error answer carries beside its body.
+func (e *apiError) setHeaders(w http.ResponseWriter) {
+	if e.retryAfter != "" {
+		w.Header().Set("Retry-After", e.retryAfter)
+	}
+}
+
 // fail answers an API error. One log line per refused request comes from the
 // request log (route and status); the word is added at debug level.
 func (api *apiServer) fail(w http.ResponseWriter, r *http.Request, e *apiError) {
 	api.d.Logger.Debug("api refused", "route", routePattern(r), "error", string(e.word))
+	e.setHeaders(w)
 	writeJSON(w, e.status, e.body())
 }
 
@@ -189,7 +201,17 @@ func (api *apiServer) internal(w http.ResponseWriter, r *http.Request, what stri
 	api.fail(w, r, api.internalErr(r, what, err))
 }
 
+// internalErr is the answer to a failed store call: 503 unavailable with
+// Retry-After when the database is down, restarting or slower than the
+// request's deadline (store.Unavailable, as the pages' failStore decides),
+// so the userscript queues the write and tries again; else 500 internal.
 func (api *apiServer) internalErr(r *http.Request, what string, err error) *apiError {
+	if store.Unavailable(err) {
+		api.d.Logger.Warn("database unavailable", "method", r.Method, "route", routePattern(r), "api", what, "err", err)
+		e := apiErr(http.StatusServiceUnavailable, apiUnavailable, "The database is unavailable just now; send the request again after Retry-After seconds.")
+		e.retryAfter = unavailableRetryAfter
+		return e
+	}
 	api.d.Logger.Error("api: "+what, "route", routePattern(r), "err", err)
 	return apiErr(http.StatusInternalServerError, apiInternal, "Something went wrong on the server; try again later.")
 }
