@@ -93,11 +93,11 @@ func tokenFrom(ctx context.Context) store.TokenUse {
 }
 
 // apiRoutes is the /api/v1 sub-router.
-func apiRoutes(d Deps) http.Handler {
+func apiRoutes(d Deps, guild *guildChecker) http.Handler {
 	if d.UserscriptVersion == "" {
 		d.UserscriptVersion = static.UserscriptVersion()
 	}
-	api := &apiServer{d: d, limit: newRateLimiter(apiWritesPerMinute)}
+	api := &apiServer{d: d, limit: newRateLimiter(apiWritesPerMinute), guild: guild}
 	r := chi.NewRouter()
 	r.Use(api.userscriptVersion, api.bearer)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -121,6 +121,7 @@ func apiRoutes(d Deps) http.Handler {
 type apiServer struct {
 	d     Deps
 	limit *rateLimiter
+	guild *guildChecker // nil without Discord sign-in
 }
 
 // bearer authenticates every API request by its token alone, on every
@@ -135,6 +136,11 @@ func (api *apiServer) bearer(next http.Handler) http.Handler {
 			return
 		}
 		use, err := api.d.Store.ReaderByToken(r.Context(), apiTokenHash(api.d.TokenKey, tok), api.d.now())
+		// A userscript is a Reader using the product too: a due guild
+		// re-check runs here as on a page (CONTEXT.md, Guild re-check).
+		if err == nil && use.GuildCheckDue && api.guild.check(r.Context(), use.ReaderID) == guildGone {
+			err = store.ErrNotFound
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mangabookmark", error="invalid_token"`)
 			api.fail(w, r, apiErr(http.StatusUnauthorized, apiTokenInvalid, "This token is not known here: it was revoked or never issued. Create a new one on the Tokens page."))
