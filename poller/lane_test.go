@@ -732,6 +732,39 @@ func TestRequestsToOneSiteAreSpaced(t *testing.T) {
 	}
 }
 
+// A pass that outlasts its length after reading every due Series asks for
+// no pass at once: the pass that followed one spacing later found nothing
+// due, and a pass with nothing due ends a stall run (store.StallRun), so a
+// Site whose reads hang past the pass's length never showed a stall. Under
+// load the demo's clock skip landed inside such a pass and its stall embed
+// never came.
+func TestAPassThatOutlastsItsLengthDoesNotBreakAStallRun(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b")
+	r.with(func(c *poller.Config) { c.ListingEvery = time.Minute }) // the pass's length
+	r.rd.script(url("a"), failResult(word.Errors, 0, false))
+	r.rd.script(url("b"), failResult(word.Errors, 0, false))
+	var hang sync.Once
+	r.rd.before = func(string) { hang.Do(func() { r.clk.Advance(2 * time.Minute) }) }
+	first := r.pass()
+	r.clk.Advance(first.Rest)
+	second := r.p.RunPass(r.ctx, site)
+	rows := r.passes(site)
+	if len(rows) != 2 {
+		t.Fatalf("pass log: %+v", rows)
+	}
+	for _, row := range rows {
+		if row.Due == 0 || row.Checked != 0 || row.Skip != word.SkipNone || row.Counts.Refused != 0 {
+			t.Fatalf("a pass of the stalled Site is not a stall pass (the first rested %s): %+v", first.Rest, rows)
+		}
+	}
+	since, ok, err := r.st.StallRun(r.ctx, site, second.StartedAt, time.Time{})
+	if err != nil || !ok || !since.Equal(rows[0].StartedAt) {
+		t.Fatalf("stall run: since %v ok %v err %v, want since the first pass %v", since, ok, err, rows[0].StartedAt)
+	}
+}
+
 func TestABoundedPassServesAForcedLaneOnlyWhenItReachedEverySeries(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)

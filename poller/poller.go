@@ -456,10 +456,13 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lan
 		if p.cfg.MaxPerPass > 0 {
 			limit = min(limit, p.cfg.MaxPerPass-res.due)
 		}
-		if limit <= 0 || (res.due > 0 && !p.now().Before(until)) {
-			res.more = true
-			break
-		}
+		// The pass has lasted its length or read MaxPerPass: it ends, with
+		// more only when the due query still names an untried Series. A
+		// pass that had read everything due and claimed more anyway was
+		// followed, one spacing later, by a pass with nothing due, and such
+		// a pass ends a stall run (store.StallRun), so a Site whose passes
+		// outlast their length (reads that hang) never showed a stall.
+		spent := limit <= 0 || (res.due > 0 && !p.now().Before(until))
 		// One more than the batch tells whether the Lane's Forced Poll
 		// is served once this batch is read.
 		ask := limit + 1 + stale
@@ -481,6 +484,10 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lan
 				break
 			}
 			continue
+		}
+		if spent {
+			res.more = true
+			break
 		}
 		served := (whole && len(batch) <= limit) || (len(batch) > limit && batch[limit].Rank > int(schedule.LaneForced))
 		batch = batch[:min(limit, len(batch))]
