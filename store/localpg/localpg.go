@@ -255,14 +255,16 @@ func (c *Cluster) ownOrAttach(ctx context.Context, server string) (*os.File, err
 		if server != "" && holder != "" {
 			return nil, &HeldError{PID: pid, Server: holder, Dir: c.dir}
 		}
-		if port, ok := c.runningPort(ctx); ok && server == "" {
-			c.port, c.owned = port, false
-			c.log.Info("attached to the local PostgreSQL cluster already running", "dir", c.dir, "port", port)
-			return nil, nil
+		if server == "" {
+			if port, ok := c.runningPort(ctx); ok {
+				c.port, c.owned = port, false
+				c.log.Info("attached to the local PostgreSQL cluster already running", "dir", c.dir, "port", port)
+				return nil, nil
+			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			if server != "" {
-				return nil, fmt.Errorf("localpg: another process (pid %d) has held %s for a minute; stop it first", pid, path)
+				return nil, fmt.Errorf("localpg: another process%s has held %s for a minute; stop it first", pidOf(pid), path)
 			}
 			return nil, fmt.Errorf("localpg: another process holds %s but its cluster is not running", path)
 		}
@@ -280,6 +282,15 @@ func writeHolder(lock *os.File, server string) error {
 	}
 	_, err := lock.WriteAt([]byte(fmt.Sprintf("%d %s\n", os.Getpid(), cmp.Or(server, "-"))), 0)
 	return err
+}
+
+// pidOf is " (pid N)", or "" when the holder's record gave none (one
+// written by an older version, or not yet written).
+func pidOf(pid int) string {
+	if pid <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (pid %d)", pid)
 }
 
 // readHolder reads the lock file's holder: its pid, and its server name,
