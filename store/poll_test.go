@@ -151,6 +151,44 @@ func TestSightingsCorrectionsAndAttribution(t *testing.T) {
 	}
 }
 
+func TestASightingFarAboveWhatThePageShowedIsRefused(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "r1"}, storetest.Milli(1)); err != nil {
+		t.Fatal(err)
+	}
+	// A Poll read 271 on the page (issue 22, item 11).
+	pollSeries(t, s, "novelfull", "a", "latest_chapter_num = 271, polled_chapter_num = 271")
+	latest := func() string {
+		t.Helper()
+		v, err := s.GetSeries(ctx, "novelfull", "a")
+		if err != nil || v.LatestChapter == nil {
+			t.Fatalf("%+v %v", v, err)
+		}
+		return *v.LatestChapter
+	}
+	for _, num := range []string{"9999999", "321.5"} {
+		raised, err := s.RaiseLatest(ctx, "novelfull", "a", num, "", "r1", storetest.Milli(5))
+		var imp *store.ImplausibleError
+		if !errors.As(err, &imp) || imp.Bound != "321" || raised {
+			t.Fatalf("a Sighting of %s above a page that showed 271: raised %v, %v", num, raised, err)
+		}
+		if got := latest(); got != "271" {
+			t.Fatalf("a refused Sighting of %s moved Latest Chapter to %s", num, got)
+		}
+	}
+	if raised, err := s.RaiseLatest(ctx, "novelfull", "a", "321", "", "r1", storetest.Milli(5)); err != nil || !raised || latest() != "321" {
+		t.Fatalf("a Sighting at the bound: raised %v, %v, latest %s", raised, err, latest())
+	}
+	// A Series no read has shown a number for has no bound: its Sightings
+	// are the only numbers it gets, and unverified lists them.
+	pollSeries(t, s, "novelfull", "b", "")
+	if raised, err := s.RaiseLatest(ctx, "novelfull", "b", "9999999", "", "r1", storetest.Milli(5)); err != nil || !raised {
+		t.Fatalf("a Sighting on a Series no read showed a number for: %v %v", raised, err)
+	}
+}
+
 func TestThePlans(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)
