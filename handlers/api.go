@@ -44,6 +44,7 @@ const (
 	apiKeyInFlight     apiWord = "idempotency_key_in_flight" // 409: the first request with this key is still running
 	apiTooLarge        apiWord = "body_too_large"            // 413: a body over maxAPIBody
 	apiKeyReused       apiWord = "idempotency_key_reused"    // 422: the key was used with another body
+	apiImplausible     apiWord = "implausible"               // 422: a Sighting above the Sighting bound
 	apiRateLimited     apiWord = "rate_limited"              // 429: over apiWritesPerMinute
 	apiInternal        apiWord = "internal"                  // 500
 )
