@@ -32,7 +32,7 @@ func Routes(d Deps) chi.Router {
 	r.Method(http.MethodGet, "/userscript/mangabookmark.user.js", handleUserscript(d, false))
 	r.Method(http.MethodGet, "/userscript/mangabookmark.meta.js", handleUserscript(d, true))
 	// The token API reads no session: outside the cookie group on purpose.
-	r.Mount("/api/v1", apiRoutes(d))
+	r.Mount("/api/v1", apiRoutes(d, a.guild))
 	// A Reader's feed reads no session either: its secret is its credential.
 	r.Method(http.MethodGet, "/feeds/{secret}.atom", handleFeed(d))
 
@@ -89,6 +89,8 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodGet, "/readers", handleAdminReaders(d))
 			r.Method(http.MethodPost, "/readers", handleCreateReaderLink(d))
 			r.Method(http.MethodPost, "/readers/{id}/signout", handleSignOutReader(d))
+			r.Method(http.MethodPost, "/readers/{id}/link", handleNewReaderLink(d))
+			r.Method(http.MethodPost, "/readers/{id}/remove", handleRemoveReader(d))
 			if d.Demo != nil {
 				r.Method(http.MethodGet, "/demo/notices", handleDemoNotices(d))
 			}

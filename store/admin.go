@@ -53,7 +53,7 @@ const failingSQL = `(s.latest_chapter_num IS NOT NULL AND s.failing_since < @cut
 // filter): a Reader's Sighting raised Latest Chapter (the attribution goes
 // when a Poll reads that number or more), and either the Series is failing
 // or the raise is more than ownerWindow old, so reads that succeed keep
-// showing less. Its index, series_unverified (migration 0019), holds the
+// showing less. Its index, series_unverified (migration 0020), holds the
 // raised rows with both times, so each arm is read from the index alone.
 const unverifiedSQL = `(s.latest_raised_by IS NOT NULL AND s.latest_chapter_num IS NOT NULL AND ` +
 	`(s.failing_since < @cutoff OR s.sighted_at < @cutoff))`

@@ -49,7 +49,7 @@ func seedWide(tb testing.TB, pool *pgxpool.Pool, n int, now time.Time) {
 		}
 		if in(m, 86, 87) {
 			// Raised a month ago, read healthy since, never confirmed:
-			// unverified by its second arm (migration 0019).
+			// unverified by its second arm (migration 0020).
 			r.RaisedBy, r.SightedAt = "r1", old
 		}
 		switch {

@@ -57,3 +57,10 @@ func MigrateDown(url string) error {
 
 // FeedEntriesSQL exposes the feed's statement to its EXPLAIN test.
 const FeedEntriesSQL = feedEntriesSQL
+
+// The Idempotency-Key statements, for their EXPLAIN test.
+var (
+	ClaimKeySQL   = claimKeySQL
+	FinishKeySQL  = finishKeySQL
+	ReleaseKeySQL = releaseKeySQL
+)

@@ -229,7 +229,7 @@ func TestThePlans(t *testing.T) {
 		`UPDATE series SET bookmark_count = 1, next_read_at = checked_at + interval '1 hour' WHERE series_id NOT LIKE '%7'`,
 		`UPDATE series SET listed_at = checked_at + interval '1 minute', listed_chapter_num = 2 WHERE series_id LIKE '%11'`,
 		`UPDATE series SET sighted_at = checked_at + interval '1 minute' WHERE series_id LIKE '%23'`,
-		// A few numbers a Reader raised (migration 0019's index holds them).
+		// A few numbers a Reader raised (migration 0020's index holds them).
 		`INSERT INTO readers (discord_id, name, created_at) VALUES ('r1', 'Reader One', now())`,
 		`UPDATE series SET latest_chapter_num = 9, latest_raised_by = 'r1', polled_chapter_num = 5 WHERE series_id LIKE '%23'`,
 		`UPDATE series SET latest_chapter_num = 5, polled_chapter_num = 5 WHERE series_id NOT LIKE '%23'`,

@@ -151,7 +151,7 @@ type Series struct {
 	NextReadAt, SightedAt, ListedAt time.Time
 	Bookmarks                       int
 	// Polled is the highest number a read of the page showed (migration
-	// 0019). Left "", it is LatestChapter when no Reader raised it (a Poll
+	// 0020). Left "", it is LatestChapter when no Reader raised it (a Poll
 	// stands behind that number), else NULL.
 	Polled string
 }
