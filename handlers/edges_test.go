@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
@@ -192,4 +194,179 @@ func FuzzRouteParams(f *testing.F) {
 		send(http.MethodGet, "/admin/series?filter=all&after="+url.QueryEscape(raw))
 		send(http.MethodGet, "/admin/series?filter=all&after=asurascans:"+url.QueryEscape(raw))
 	})
+}
+
+// formRoutes are the browser's POST routes that read a form, each with a
+// form it takes; the hostile-form test and FuzzFormFields put bytes in each
+// field in turn. noFormRoutes read no form (a JSON body, or nothing).
+var formRoutes = map[string]url.Values{
+	"/":                                           {"urls": {addr}},
+	"/admin/series":                               {"urls": {addr}},
+	"/admin/series/bulk":                          {"action": {"finish"}, "back": {"/admin/series?filter=all"}, "pick": {"asurascans:healthy"}, "step": {"confirm"}, "confirm": {"yes"}},
+	"/admin/series/{site}/{id}/finish":            {"step": {"confirm"}, "confirm": {"yes"}},
+	"/admin/series/{site}/{id}/latest":            {"num": {"12"}},
+	"/admin/series/{site}/{id}/unfinish":          {"x": {"1"}},
+	"/admin/series/{site}/{id}/clear-attribution": {"x": {"1"}},
+	"/admin/series/{site}/{id}/poll":              {"x": {"1"}},
+	"/admin/series/{site}/{id}/test-read":         {"x": {"1"}},
+	"/admin/lanes/{site}/poll":                    {"x": {"1"}},
+	"/admin/lanes/{site}/pause":                   {"for": {"1h"}},
+	"/admin/lanes/{site}/resume":                  {"x": {"1"}},
+	"/admin/readers":                              {"name": {"Ada"}},
+	"/bookmarks/{site}/{id}/progress":             {"num": {"3"}},
+	"/bookmarks/{site}/{id}/caught-up":            {"x": {"1"}},
+	"/bookmarks/{site}/{id}/restore":              {"progress": {"3"}, "progress_url": {addr}},
+	"/tokens":                                     {"name": {"phone"}},
+	"/settings":                                   {"feed": {"1"}, "digest": {"1"}, "digest_hour": {"8"}, "zone": {"UTC"}},
+}
+
+var noFormRoutes = []string{"/login/{token}", "/logout", "/tokens/{id}/revoke", "/settings/feed/new", "/settings/feed/off",
+	"/push/subscriptions", "/push/subscriptions/delete", "/admin/series/{site}/{id}/delete", "/bookmarks/{site}/{id}/remove",
+	"/admin/readers/{id}/signout"}
+
+// TestEveryPostRouteIsSortedByWhetherItReadsAForm keeps formRoutes whole: a
+// new POST route must be listed, so the hostile-form test reaches it.
+func TestEveryPostRouteIsSortedByWhetherItReadsAForm(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for route, ms := range routeTable(t, h.deps) {
+		if !slices.Contains(ms, http.MethodPost) {
+			continue
+		}
+		if _, ok := formRoutes[route]; !ok && !slices.Contains(noFormRoutes, route) {
+			t.Errorf("POST %s is in neither formRoutes nor noFormRoutes", route)
+		}
+	}
+}
+
+// TestHostileBytesInAFormFieldAnswer400NamingIt sends each form field of
+// every route that reads a form with bytes PostgreSQL refuses (a NUL,
+// invalid UTF-8) or far too many: each answers 400 naming the field, before
+// any SQL reads it (issue 22, item 1).
+func TestHostileBytesInAFormFieldAnswer400NamingIt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(dataset)
+	owner := h.owner()
+	for route, valid := range formRoutes {
+		path := fill(route, plainParam)
+		for field := range valid {
+			bad := []string{"\x00", "a\x00b", "\xff", "asurascans:\x00", "/admin/series?q=\x00", "\xc0\xaf"}
+			if field != "urls" { // the paste is bounded by its body instead
+				bad = append(bad, strings.Repeat("a", 5000))
+			}
+			for _, v := range bad {
+				for _, htmx := range []bool{false, true} {
+					form := url.Values{}
+					for k, vs := range valid {
+						form[k] = vs
+					}
+					form.Set(field, v)
+					var hdr []string
+					if htmx {
+						hdr = []string{"HX-Request", "true"}
+					}
+					a := h.post(owner, path, form, hdr...)
+					if a.status != http.StatusBadRequest || !strings.Contains(a.body, "The field "+field+" ") {
+						t.Errorf("%s %s=%.12q (htmx %v): %d %.300q; want 400 naming the field", path, field, v, htmx, a.status, a.body)
+					}
+				}
+			}
+		}
+		// A field's name is checked as its value is, and not echoed.
+		for _, k := range []string{"\x00", "\xff", strings.Repeat("k", 300)} {
+			a := h.post(owner, path, url.Values{k: {"1"}})
+			if a.status != http.StatusBadRequest || !strings.Contains(a.body, "A field name in this form") {
+				t.Errorf("%s with a field named %.12q: %d %.300q; want 400", path, k, a.status, a.body)
+			}
+		}
+	}
+	if strings.Contains(h.logs.String(), "level=ERROR") {
+		t.Errorf("hostile form bytes reached an ERROR line:\n%s", h.logs)
+	}
+}
+
+// TestABulkBackAddressIsHeldToTheAddressRules: the list address the bulk
+// form returns to is a query of its own; one holding a NUL once it is
+// decoded is dropped for the plain list, never handed to SQL.
+func TestABulkBackAddressIsHeldToTheAddressRules(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(dataset)
+	owner := h.owner()
+	for _, back := range []string{"/admin/series?q=%00", "/admin/series?q=%FF", "/admin/series?after=asurascans:%00", "/admin/series?q=" + strings.Repeat("a", 2000)} {
+		for _, htmx := range []bool{false, true} {
+			var hdr []string
+			if htmx {
+				hdr = []string{"HX-Request", "true"}
+			}
+			a := h.post(owner, "/admin/series/bulk", url.Values{"action": {"poll"}, "pick": {"asurascans:healthy"}, "back": {back}}, hdr...)
+			switch {
+			case !htmx && (a.status != http.StatusSeeOther || a.header.Get("Location") != "/admin/series"):
+				t.Errorf("back %q: %d to %q; want the poll done and a 303 to the plain list", back, a.status, a.header.Get("Location"))
+			case htmx && (a.status != http.StatusOK || !strings.Contains(a.body, "Poll requested for 1 Series")):
+				t.Errorf("back %q (htmx): %d %.300q; want the poll done and the plain list", back, a.status, a.body)
+			}
+		}
+	}
+	if strings.Contains(h.logs.String(), "level=ERROR") {
+		t.Errorf("a hostile back address reached an ERROR line:\n%s", h.logs)
+	}
+}
+
+// postRaw posts body as a form, byte for byte.
+func (h *harness) postRaw(c *http.Client, path, body string, headers ...string) answer {
+	h.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, h.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return answer{status: resp.StatusCode, header: resp.Header, body: string(b), doc: mustDoc(h.t, b)}
+}
+
+func mustDoc(t testing.TB, b []byte) *goquery.Document {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// TestAMalformedFormIs400AndOnlyAnOversizedOneIs413: a body that is not a
+// form is "could not be read", not "too large" (issue 22, item 3).
+func TestAMalformedFormIs400AndOnlyAnOversizedOneIs413(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(dataset)
+	owner := h.owner()
+	for route := range formRoutes {
+		path := fill(route, plainParam)
+		for _, body := range []string{"urls=%zz", "name=%", "a=1;b=2", "%zz=1"} {
+			for _, htmx := range []bool{false, true} {
+				var hdr []string
+				if htmx {
+					hdr = []string{"HX-Request", "true"}
+				}
+				a := h.postRaw(owner, path, body, hdr...)
+				if a.status != http.StatusBadRequest || !strings.Contains(a.body, "form could not be read") || strings.Contains(a.body, "too large") {
+					t.Errorf("%s %q (htmx %v): %d %.300q; want 400, the form could not be read", path, body, htmx, a.status, a.body)
+				}
+			}
+		}
+		a := h.postRaw(owner, path, "urls="+strings.Repeat("a", 1<<20))
+		if a.status != http.StatusRequestEntityTooLarge || !strings.Contains(a.body, "too large") {
+			t.Errorf("%s, 1 MiB: %d %.300q; want 413", path, a.status, a.body)
+		}
+	}
 }
