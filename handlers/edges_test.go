@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/static"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
@@ -76,7 +78,11 @@ func TestEveryRouteAnswersEveryWrongMethodWith405AfterItsGate(t *testing.T) {
 	for route, registered := range table {
 		path := fill(route, plainParam)
 		for _, m := range allMethods {
-			if slices.Contains(registered, m) || router.Match(chi.NewRouteContext(), m, path) {
+			asked := m
+			if m == http.MethodHead {
+				asked = http.MethodGet // HEAD is taken wherever GET is
+			}
+			if slices.Contains(registered, asked) || router.Match(chi.NewRouteContext(), asked, path) {
 				continue // taken by this route, or by another (POST /login/discord is /login/{token})
 			}
 			if gated(route) {
@@ -368,5 +374,114 @@ func TestAMalformedFormIs400AndOnlyAnOversizedOneIs413(t *testing.T) {
 		if a.status != http.StatusRequestEntityTooLarge || !strings.Contains(a.body, "too large") {
 			t.Errorf("%s, 1 MiB: %d %.300q; want 413", path, a.status, a.body)
 		}
+	}
+}
+
+// TestAnUnknownPathIs404WhateverTheMethod: a method chi does not know is
+// no reason to answer 405 for a path nothing serves (issue 22, item 4).
+func TestAnUnknownPathIs404WhateverTheMethod(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	owner := h.owner()
+	for _, p := range []string{"/nosuch", "/admin/nosuch", "/tokens/nosuch/x", "/static-nosuch", "/healthz/x"} {
+		for _, m := range append(slices.Clone(allMethods), "FOO", "PROPFIND", "BREW") {
+			a := h.do(owner, m, p, nil)
+			if a.status != http.StatusNotFound || a.header.Get("Allow") != "" || strings.Contains(a.body, "it takes") {
+				t.Errorf("%s %s: %d, Allow %q, %.200q; want 404", m, p, a.status, a.header.Get("Allow"), a.body)
+			}
+		}
+	}
+	// The owner's paths are behind the owner's gate whatever the method.
+	if a := h.do(anonymous(), "FOO", "/admin/nosuch", nil); a.status != http.StatusSeeOther || !strings.HasPrefix(a.header.Get("Location"), "/login") {
+		t.Errorf("anonymous FOO /admin/nosuch: %d; want the gate's 303", a.status)
+	}
+}
+
+// TestAnUnknownMethodOnARouteIs405NamingWhatItTakes: the Allow header and
+// the sentence list the route's own methods, HEAD wherever GET is.
+func TestAnUnknownMethodOnARouteIs405NamingWhatItTakes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	owner := h.owner()
+	for path, allow := range map[string]string{"/admin/series": "GET, HEAD, POST", "/healthz": "GET, HEAD, OPTIONS", "/admin/series/asurascans/x/finish": "POST", "/tokens": "GET, HEAD, POST"} {
+		for _, m := range []string{"FOO", http.MethodPut} {
+			a := h.do(owner, m, path, nil)
+			if a.status != http.StatusMethodNotAllowed || a.header.Get("Allow") != allow || !strings.Contains(a.body, "does not take a "+m+" request") {
+				t.Errorf("%s %s: %d, Allow %q, %.200q; want 405, Allow %q", m, path, a.status, a.header.Get("Allow"), a.body, allow)
+			}
+		}
+	}
+}
+
+// TestHeadAnswersWhereverGetDoes: every GET route answers HEAD with GET's
+// status and headers and no body (issue 22, item 4).
+func TestHeadAnswersWhereverGetDoes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(dataset)
+	owner := h.owner()
+	var paths []string
+	for route, ms := range routeTable(t, h.deps) {
+		if slices.Contains(ms, http.MethodGet) {
+			paths = append(paths, fill(route, plainParam))
+		}
+	}
+	paths = append(paths, static.URL("css/app.css"), "/admin/series?filter=all")
+	for _, p := range paths {
+		for _, c := range []*http.Client{owner, anonymous()} {
+			get, head := h.do(c, http.MethodGet, p, nil), h.do(c, http.MethodHead, p, nil)
+			if head.status != get.status || head.body != "" || head.header.Get("Content-Type") != get.header.Get("Content-Type") {
+				t.Errorf("HEAD %s: %d %q, %.80q; GET %d %q", p, head.status, head.header.Get("Content-Type"), head.body, get.status, get.header.Get("Content-Type"))
+			}
+		}
+	}
+	for _, p := range []string{"/", "/admin/series", static.URL("css/app.css"), "/userscript/mangabookmark.user.js", "/covers/asurascans/healthy"} {
+		if a := h.do(owner, http.MethodHead, p, nil); a.status != http.StatusOK {
+			t.Errorf("HEAD %s: %d; want 200", p, a.status)
+		}
+	}
+}
+
+// TestEveryAPIRefusalIsJSONWithAWord: under /api/v1 a wrong method, an
+// unknown path and a query no route takes answer the API's error shape,
+// never the pages' HTML or text (issue 22, item 4).
+func TestEveryAPIRefusalIsJSONWithAWord(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedAsura()
+	tok := h.apiToken("r1", "phone")
+	for _, c := range []struct {
+		name, method, path, token string
+		status                    int
+		word                      string
+	}{
+		{"a known method a path does not take", http.MethodPost, "/api/v1/me", tok, 405, "method_not_allowed"},
+		{"a method chi does not know", "FOO", "/api/v1/me", tok, 405, "method_not_allowed"},
+		{"a method chi does not know on a POST path", "FOO", "/api/v1/progress", tok, 405, "method_not_allowed"},
+		{"an unknown path", http.MethodGet, "/api/v1/nosuch", tok, 404, "not_found"},
+		{"an unknown path with a method chi does not know", "FOO", "/api/v1/nosuch", tok, 404, "not_found"},
+		{"a lookup address that is not UTF-8", http.MethodGet, "/api/v1/lookup?url=%ff", tok, 400, "bad_request"},
+		{"a lookup address with a NUL", http.MethodGet, "/api/v1/lookup?url=%00", tok, 400, "bad_request"},
+		{"a query that cannot be read", http.MethodGet, "/api/v1/lookup?url=%zz", tok, 400, "bad_request"},
+		{"a path that is not UTF-8", http.MethodGet, "/api/v1/%ff", tok, 400, "bad_request"},
+		{"a method chi does not know, without a token", "FOO", "/api/v1/me", "", 401, "token_missing"},
+	} {
+		hdr := []string{}
+		if c.token != "" {
+			hdr = []string{"Authorization", "Bearer " + c.token}
+		}
+		a := h.do(anonymous(), c.method, c.path, nil, hdr...)
+		var body struct{ Error, Message string }
+		err := json.Unmarshal([]byte(a.body), &body)
+		if a.status != c.status || !strings.HasPrefix(a.header.Get("Content-Type"), "application/json") || err != nil || body.Error != c.word || body.Message == "" {
+			t.Errorf("%s: %d %q %.200q; want %d JSON with %q", c.name, a.status, a.header.Get("Content-Type"), a.body, c.status, c.word)
+		}
+		if c.status == 405 && !strings.Contains(a.header.Get("Allow"), "GET") && !strings.Contains(a.header.Get("Allow"), "POST") {
+			t.Errorf("%s: Allow %q", c.name, a.header.Get("Allow"))
+		}
+	}
+	// HEAD is GET without the body here too.
+	if a := h.do(anonymous(), http.MethodHead, "/api/v1/me", nil, "Authorization", "Bearer "+tok); a.status != http.StatusOK || a.body != "" {
+		t.Errorf("HEAD /api/v1/me: %d %q", a.status, a.body)
 	}
 }
