@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/static"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // routeTable is every (pattern → methods) the router registers, outside the
@@ -147,15 +149,15 @@ func TestHostileBytesInAPathOrCursorAnswer400BeforeSQL(t *testing.T) {
 	}
 }
 
-// FuzzRouteParams puts arbitrary bytes in every parameter of every route
-// and in the list's cursor, as the owner: nothing answers 5xx.
-func FuzzRouteParams(f *testing.F) {
-	for _, s := range []string{"asurascans", "\xff", "\x00", "\xc0\xaf", "a/b", "%", "..", strings.Repeat("z", 300), "ü", "asurascans:x", ""} {
-		f.Add(s)
-	}
-	st := store.New(storetest.Pool(f, nil))
-	ctx := context.Background()
-	link, err := handlers.NewLoginLink(ctx, st, "http://mb.test", ownerID, t0)
+// fuzzOwner is the server the fuzz targets drive, over a Series healthy
+// the owner bookmarks, and the owner's session cookie.
+func fuzzOwner(f *testing.F) (handlers.Deps, http.Handler, string) {
+	pool := storetest.Pool(f, nil)
+	st := store.New(pool)
+	storetest.Ensure(f, pool, storetest.Reader{ID: ownerID, Name: "Owner"})
+	storetest.Insert(f, pool, storetest.Series{Site: word.Asurascans, ID: "healthy", URL: addr, Title: "Healthy", Kind: word.Asurascans.Kind(), LatestChapter: "12", CheckedAt: t0.Add(-time.Minute)})
+	storetest.Insert(f, pool, storetest.Bookmark{Reader: ownerID, Site: word.Asurascans, Series: "healthy", Progress: "2", UpdatedAt: t0.Add(-time.Hour)})
+	link, err := handlers.NewLoginLink(context.Background(), st, "http://mb.test", ownerID, t0)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -168,6 +170,28 @@ func FuzzRouteParams(f *testing.F) {
 	if rec.Code != http.StatusSeeOther || cookie == "" {
 		f.Fatalf("sign-in: %d", rec.Code)
 	}
+	return d, srv, strings.Split(cookie, ";")[0]
+}
+
+// fuzzSeeds are the bytes both fuzz targets start from.
+var fuzzSeeds = []string{"asurascans", "\xff", "\x00", "\xc0\xaf", "a/b", "%", "..", strings.Repeat("z", 300), "ü", "asurascans:x", ""}
+
+// noServerFault fails t on a 5xx; test read without a Reader configured is
+// a deliberate 503.
+func noServerFault(t *testing.T, what string, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	if rec.Code >= 500 && !strings.Contains(rec.Body.String(), "not available on this server") {
+		t.Fatalf("%s: %d %s", what, rec.Code, rec.Body)
+	}
+}
+
+// FuzzRouteParams puts arbitrary bytes in every parameter of every route
+// and in the list's cursor, as the owner: nothing answers 5xx.
+func FuzzRouteParams(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	d, srv, cookie := fuzzOwner(f)
 	table := routeTable(f, d)
 	f.Fuzz(func(t *testing.T, raw string) {
 		esc := url.PathEscape(raw)
@@ -180,14 +204,11 @@ func FuzzRouteParams(f *testing.F) {
 			}
 			req.URL = u
 			req.RequestURI = u.RequestURI()
-			req.Header.Set("Cookie", strings.Split(cookie, ";")[0])
+			req.Header.Set("Cookie", cookie)
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			rec := httptest.NewRecorder()
 			srv.ServeHTTP(rec, req)
-			// Test read without a Reader configured is a deliberate 503.
-			if rec.Code >= 500 && !strings.Contains(rec.Body.String(), "not available on this server") {
-				t.Fatalf("%s %s: %d %s", method, target, rec.Code, rec.Body)
-			}
+			noServerFault(t, method+" "+target, rec)
 		}
 		for route, ms := range table {
 			if !strings.Contains(route, "{") {
@@ -199,6 +220,47 @@ func FuzzRouteParams(f *testing.F) {
 		}
 		send(http.MethodGet, "/admin/series?filter=all&after="+url.QueryEscape(raw))
 		send(http.MethodGet, "/admin/series?filter=all&after=asurascans:"+url.QueryEscape(raw))
+	})
+}
+
+// FuzzFormFields is FuzzRouteParams' twin for form bodies: arbitrary bytes
+// in each field of every route that reads a form (the rest of the form one
+// it takes), as a field's name, and as the whole body, with and without
+// htmx, as the owner: nothing answers 5xx.
+func FuzzFormFields(f *testing.F) {
+	for _, s := range slices.Concat(fuzzSeeds, []string{"%zz", "a=1;b=2", "/admin/series?q=%00", "urls=%ff&urls=%00"}) {
+		f.Add(s)
+	}
+	_, srv, cookie := fuzzOwner(f)
+	f.Fuzz(func(t *testing.T, raw string) {
+		send := func(path, body string) {
+			for _, htmx := range []bool{false, true} {
+				req := httptest.NewRequest(http.MethodPost, "http://mb.test"+path, strings.NewReader(body))
+				req.Header.Set("Cookie", cookie)
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				if htmx {
+					req.Header.Set("HX-Request", "true")
+				}
+				rec := httptest.NewRecorder()
+				srv.ServeHTTP(rec, req)
+				noServerFault(t, fmt.Sprintf("POST %s %.80q (htmx %v)", path, body, htmx), rec)
+			}
+		}
+		for route, valid := range formRoutes {
+			path := fill(route, plainParam)
+			for field := range valid {
+				for _, v := range []string{raw, "asurascans:" + raw, "/admin/series?q=" + raw} {
+					form := url.Values{}
+					for k, vs := range valid {
+						form[k] = vs
+					}
+					form.Set(field, v)
+					send(path, form.Encode())
+				}
+			}
+			send(path, url.Values{raw: {"1"}}.Encode())
+			send(path, raw)
+		}
 	})
 }
 
