@@ -82,6 +82,15 @@ type ReadersPage struct {
 	LinkTTL string
 	Message string
 	Fault   bool
+	// Remove is the removal's confirm step, shown in place of the list's
+	// top; nil: no removal asked.
+	Remove *RemoveConfirm
+}
+
+// RemoveConfirm is the second step of removing a Reader.
+type RemoveConfirm struct {
+	ID, Name  string // ID is path-escaped
+	Bookmarks string // the sentence saying what becomes of their Bookmarks
 }
 
 // ReaderRow is one Reader on the owner's page.

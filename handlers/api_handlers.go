@@ -202,6 +202,18 @@ func recogniseForWrite(raw string) (adapters.Ref, *apiError) {
 	return ref, nil
 }
 
+// chapterAgrees refuses a chapter number the address contradicts: the
+// address is kept as the Progress address, so chapter 7 beside the address of
+// chapter 99 would send the Reader to the wrong chapter. A Series address, or
+// a chapter address without a number (Kagane's), takes the number as sent.
+func chapterAgrees(raw, num string) *apiError {
+	named, ok := adapters.ChapterOf(raw)
+	if num == "" || !ok || word.Chapter(named).Compare(word.Chapter(num)) == 0 {
+		return nil
+	}
+	return apiErr(http.StatusUnprocessableEntity, apiChapterMismatch, "The address is of chapter "+named+" but \"chapter\" says "+num+"; send the chapter the address names.")
+}
+
 type apiProgressAnswer struct {
 	Applied  bool        `json:"applied"`
 	Bookmark apiBookmark `json:"bookmark"`
@@ -217,6 +229,9 @@ func (api *apiServer) progress(r *http.Request, body []byte) (any, *apiError) {
 	}
 	ref, e := recogniseForWrite(req.URL)
 	if e != nil {
+		return nil, e
+	}
+	if e := chapterAgrees(req.URL, num); e != nil {
 		return nil, e
 	}
 	ctx, now, reader := r.Context(), api.d.now(), tokenFrom(r.Context()).ReaderID

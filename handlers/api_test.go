@@ -283,6 +283,53 @@ func TestAPIProgressRisesNeverFallsUnlessAskedAndCanBookmark(t *testing.T) {
 	}
 }
 
+// A chapter address names its chapter: a different "chapter" beside it is
+// refused, since the address is kept as where the Reader's Progress is.
+func TestAPIProgressRefusesAChapterItsAddressContradicts(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedAsura()
+	tok := h.apiToken("r1", "")
+	post := func(body string) apiAnswer { return h.api("POST", "/api/v1/progress", tok, body) }
+	const ch99 = "https://asurascans.com/comics/nano-machine-7f873ca6/chapter/99"
+
+	for _, body := range []string{
+		`{"url":"` + ch99 + `","chapter":7}`,
+		`{"url":"` + ch99 + `","chapter":"99.5","backwards":true}`,
+	} {
+		a := post(body)
+		msg, _ := a.json["message"].(string)
+		if a.status != http.StatusUnprocessableEntity || a.word() != "chapter_mismatch" || !strings.Contains(msg, "chapter 99 ") {
+			t.Fatalf("%s: %d %s; want 422 chapter_mismatch naming chapter 99", body, a.status, a.raw)
+		}
+	}
+	if got := h.progressOf("r1", "asurascans", "nano-machine"); got != "2" {
+		t.Fatalf("a refused write moved Progress to %s", got)
+	}
+	// Refused before anything is created: no Series, no Bookmark.
+	const fresh = "https://demonicscans.org/title/Mr.-Magical-Girl/chapter/29/1"
+	if a := post(`{"url":"` + fresh + `","chapter":30,"bookmark":true}`); a.status != 422 || a.word() != "chapter_mismatch" || !strings.Contains(a.raw, "30") {
+		t.Fatalf("with bookmark: %d %s", a.status, a.raw)
+	}
+	if _, err := h.store.GetSeries(context.Background(), "demonicscans", "Mr.-Magical-Girl"); err == nil {
+		t.Fatal("a refused write created the Series")
+	}
+
+	// The same number, however written, is the chapter read.
+	if a := post(`{"url":"` + ch99 + `","chapter":"099.0"}`); a.status != 200 || a.json["applied"] != true || dig(a.json, "bookmark", "progress_url") != ch99 {
+		t.Fatalf("the chapter the address names: %d %s", a.status, a.raw)
+	}
+	// A Series address, or a chapter address without a number (Kagane's
+	// reader pages), takes the number as sent.
+	if a := post(`{"url":"` + asuraSeries + `","chapter":100}`); a.status != 200 || a.json["applied"] != true {
+		t.Fatalf("a Series address: %d %s", a.status, a.raw)
+	}
+	const kagane = "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162/reader/019c2bda-0000-7000-8000-000000000003"
+	if a := post(`{"url":"` + kagane + `","chapter":5,"bookmark":true}`); a.status != 200 || dig(a.json, "bookmark", "progress") != 5.0 {
+		t.Fatalf("a Kagane reader page: %d %s", a.status, a.raw)
+	}
+}
+
 func TestAPISightingsRaiseLatestWithAttribution(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -360,6 +407,7 @@ func TestAPIErrorsAnswerTheirStableWordAndChangeNothing(t *testing.T) {
 		{"a key in flight", "POST", "/api/v1/progress", tok, good, []string{"Idempotency-Key", "running"}, 409, "idempotency_key_in_flight"},
 		{"a key reused with another body", "POST", "/api/v1/progress", tok, good, []string{"Idempotency-Key", "used"}, 422, "idempotency_key_reused"},
 		{"a key reused on another path", "POST", "/api/v1/sightings", tok, `{"url":"` + asuraSeries + `","chapter":1}`, []string{"Idempotency-Key", "used"}, 422, "idempotency_key_reused"},
+		{"a chapter the address contradicts", "POST", "/api/v1/progress", tok, `{"url":"` + asuraSeries + `/chapter/99","chapter":7}`, nil, 422, "chapter_mismatch"},
 	}
 	for _, c := range cases {
 		a := h.api(c.method, c.path, c.token, c.body, c.headers...)

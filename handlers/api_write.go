@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mangabookmark/mangabookmark/store"
@@ -85,18 +87,31 @@ func (api *apiServer) writeOnce(w http.ResponseWriter, r *http.Request, readerID
 	v, e := h(r, body)
 	status, out := answerBody(v, e)
 	if status >= 500 {
-		// A failure on our side is not an answer worth replaying: a retry
-		// with the same key runs again.
-		if err := api.d.Store.ReleaseIdempotencyKey(ctx, readerID, key); err != nil {
-			api.d.Logger.Error("api: release idempotency key", "err", err)
-		}
+		api.release(r, readerID, key)
 	} else if err := api.d.Store.FinishIdempotencyKey(ctx, readerID, key, status, out, api.d.now()); err != nil {
 		api.d.Logger.Error("api: finish idempotency key", "err", err)
 	}
 	if e != nil {
 		api.d.Logger.Debug("api refused", "route", routePattern(r), "error", string(e.word))
+		e.setHeaders(w)
 	}
 	writeJSON(w, status, out)
+}
+
+// releaseTimeout bounds giving a key back after a failure on our side.
+const releaseTimeout = 2 * time.Second
+
+// release gives a claimed key back: a failure on our side is not an answer
+// worth replaying, so a retry with the same key runs again. It runs on a
+// context of its own: when the request's deadline is what failed (a frozen
+// database, dbDeadline), the request's context is already over, and a key
+// left claimed would answer the userscript's retry 409 in flight for a day.
+func (api *apiServer) release(r *http.Request, readerID, key string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), releaseTimeout)
+	defer cancel()
+	if err := api.d.Store.ReleaseIdempotencyKey(ctx, readerID, key); err != nil {
+		api.d.Logger.Error("api: release idempotency key", "err", err)
+	}
 }
 
 func (api *apiServer) answer(w http.ResponseWriter, r *http.Request, v any, e *apiError) {

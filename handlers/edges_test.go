@@ -281,6 +281,7 @@ var formRoutes = map[string]url.Values{
 	"/admin/lanes/{site}/pause":                   {"for": {"1h"}},
 	"/admin/lanes/{site}/resume":                  {"x": {"1"}},
 	"/admin/readers":                              {"name": {"Ada"}},
+	"/admin/readers/{id}/remove":                  {"step": {"confirm"}, "confirm": {"yes"}},
 	"/bookmarks/{site}/{id}/progress":             {"num": {"3"}},
 	"/bookmarks/{site}/{id}/caught-up":            {"x": {"1"}},
 	"/bookmarks/{site}/{id}/restore":              {"progress": {"3"}, "progress_url": {addr}},
@@ -290,7 +291,7 @@ var formRoutes = map[string]url.Values{
 
 var noFormRoutes = []string{"/login/{token}", "/logout", "/tokens/{id}/revoke", "/settings/feed/new", "/settings/feed/off",
 	"/push/subscriptions", "/push/subscriptions/delete", "/admin/series/{site}/{id}/delete", "/bookmarks/{site}/{id}/remove",
-	"/admin/readers/{id}/signout"}
+	"/admin/readers/{id}/signout", "/admin/readers/{id}/link"}
 
 // TestEveryPostRouteIsSortedByWhetherItReadsAForm keeps formRoutes whole: a
 // new POST route must be listed, so the hostile-form test reaches it.

@@ -184,7 +184,7 @@ func pushReply(w http.ResponseWriter, status int, sentence string) {
 func pushStoreFailed(d Deps, w http.ResponseWriter, r *http.Request, err error, msg string) {
 	if store.Unavailable(err) {
 		d.Logger.Warn("database unavailable", "method", r.Method, "route", routePattern(r), "err", err)
-		w.Header().Set("Retry-After", "5")
+		w.Header().Set("Retry-After", unavailableRetryAfter)
 		pushReply(w, http.StatusServiceUnavailable, Unavailable)
 		return
 	}

@@ -19,7 +19,7 @@ func Routes(d Deps) chi.Router {
 	r.Use(requestLog(d.Logger), securityHeaders, checkInput, csrf(d.Logger, d.PublicBaseURL), dbDeadline(d.requestTimeout()), headAsGet)
 	// The error page names who is signed in, so it reads the session too.
 	r.NotFound(a.loadViewer(handleNotFound(d)).ServeHTTP)
-	api := apiRoutes(d)
+	api := apiRoutes(d, a.guild)
 	r.MethodNotAllowed(methodNotAllowed(d, r, a, api))
 
 	// Neither depends on who asks: no session lookup (a database read) for
@@ -89,6 +89,8 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodGet, "/readers", handleAdminReaders(d))
 			r.Method(http.MethodPost, "/readers", handleCreateReaderLink(d))
 			r.Method(http.MethodPost, "/readers/{id}/signout", handleSignOutReader(d))
+			r.Method(http.MethodPost, "/readers/{id}/link", handleNewReaderLink(d))
+			r.Method(http.MethodPost, "/readers/{id}/remove", handleRemoveReader(d))
 			if d.Demo != nil {
 				r.Method(http.MethodGet, "/demo/notices", handleDemoNotices(d))
 			}

@@ -185,6 +185,35 @@ test('a 5xx and a 429 queue the write; the 429 waits out its Retry-After', async
   assert.deepEqual(h5.notices, []);
 });
 
+test('the server\'s database outage (503 unavailable) queues the write quietly; it is sent again after Retry-After', async () => {
+  let up = false;
+  const outage = { status: 503, headers: { 'Retry-After': '5' }, body: { error: 'unavailable', message: 'The database is unavailable just now; send the request again after Retry-After seconds.' } };
+  const h = harness(() => (up ? { status: 200, body: { applied: true } } : outage));
+  assert.equal(await h.s.write(progress('a', '5')), 'queued');
+  const [e] = h.queue();
+  assert.equal(e.nextAt, 1000 + 5000, 'the retry waits the 5 s the server asked for, longer than the backoff');
+  assert.equal(e.lastError, '503');
+  assert.deepEqual(h.notices, [], 'an outage is not a refusal: nothing is said but the pending count');
+  up = true;
+  h.tick(4000);
+  await h.s.drain(false);
+  assert.equal(h.requests.length, 1, 'nothing is sent before Retry-After has passed');
+  h.tick(1000);
+  await h.s.drain(false);
+  assert.equal(h.requests.length, 2);
+  assert.equal(h.requests[1].headers['Idempotency-Key'], h.requests[0].headers['Idempotency-Key']);
+  assert.equal(h.queue().length, 0);
+});
+
+test('a chapter the address contradicts (422 chapter_mismatch) is refused with the server\'s sentence, not retried', async () => {
+  const h = harness(() => ({ status: 422, body: { error: 'chapter_mismatch', message: 'The address is of chapter 99 but "chapter" says 7; send the chapter the address names.' } }));
+  assert.equal(await h.s.write({ ...progress('a', '99'), chapter: '7', title: 'Nano Machine' }), 'done');
+  assert.equal(h.queue().length, 0);
+  assert.equal(h.notices.length, 1);
+  assert.equal(h.notices[0].kind, 'refused');
+  assert.match(h.notices[0].text, /chapter 99 but "chapter" says 7/);
+});
+
 test('a 400 says what was refused and is not retried or kept', async () => {
   const h = harness(() => ({ status: 400, body: { error: 'not_a_chapter', message: 'The chapter is not a chapter number.' } }));
   assert.equal(await h.s.write({ ...progress('a', '5'), title: 'Nano Machine' }), 'done');
