@@ -102,4 +102,5 @@ type RemoveConfirm struct {
 type ReaderRow struct {
 	ID, Name, LastSeen string
 	Local              bool // signed in by the owner's link, not Discord
+	Owner              bool // the owner: never offered Remove (the server refuses it)
 }
