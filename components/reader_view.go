@@ -34,6 +34,11 @@ type MyBookmark struct {
 	Ember           bool
 	Message         string
 	Fault           bool
+
+	// Unconfirmed, in LatestSeen's place, names who raised Latest Chapter
+	// while no read of the Site's page has shown it ("" when a Poll stands
+	// behind it): "seen by Ada, not yet on the Site's page".
+	Unconfirmed string
 }
 
 // RemovedRow stands where a removed Bookmark was, with its Undo.
@@ -97,4 +102,5 @@ type RemoveConfirm struct {
 type ReaderRow struct {
 	ID, Name, LastSeen string
 	Local              bool // signed in by the owner's link, not Discord
+	Owner              bool // the owner: never offered Remove (the server refuses it)
 }

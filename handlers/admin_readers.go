@@ -59,7 +59,7 @@ func showReaders(d Deps, w http.ResponseWriter, r *http.Request, status int, p c
 	now := d.now()
 	for _, rd := range l {
 		row := components.ReaderRow{ID: url.PathEscape(rd.DiscordID), Name: nameOr(rd.Name, rd.DiscordID), LastSeen: "never signed in",
-			Local: strings.HasPrefix(rd.DiscordID, localReaderPrefix)}
+			Local: strings.HasPrefix(rd.DiscordID, localReaderPrefix), Owner: rd.DiscordID == d.OwnerID}
 		if !rd.LastSeenAt.IsZero() {
 			row.LastSeen = "last seen " + word.Age(now.Sub(rd.LastSeenAt)) + " ago"
 		}

@@ -44,6 +44,7 @@ const (
 	apiKeyInFlight     apiWord = "idempotency_key_in_flight" // 409: the first request with this key is still running
 	apiTooLarge        apiWord = "body_too_large"            // 413: a body over maxAPIBody
 	apiKeyReused       apiWord = "idempotency_key_reused"    // 422: the key was used with another body
+	apiImplausible     apiWord = "implausible"               // 422: a Sighting above the Sighting bound
 	apiChapterMismatch apiWord = "chapter_mismatch"          // 422: the chapter address names another chapter than "chapter"
 	apiRateLimited     apiWord = "rate_limited"              // 429: over apiWritesPerMinute
 	apiInternal        apiWord = "internal"                  // 500
@@ -92,6 +93,9 @@ func tokenFrom(ctx context.Context) store.TokenUse {
 	return t
 }
 
+// apiV1 is where the token API is mounted.
+const apiV1 = "/api/v1"
+
 // apiRoutes is the /api/v1 sub-router.
 func apiRoutes(d Deps, guild *guildChecker) http.Handler {
 	if d.UserscriptVersion == "" {
@@ -103,10 +107,18 @@ func apiRoutes(d Deps, guild *guildChecker) http.Handler {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		api.fail(w, r, apiErr(http.StatusNotFound, apiNotFound, "There is no API path at this address."))
 	})
+	// Also called for a method chi does not know, on any path: one no route
+	// serves is the 404 it would be for GET.
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		var allow []string
 		if rc := chi.RouteContext(req.Context()); rc != nil {
-			w.Header().Set("Allow", strings.Join(allowed(r, rc.RoutePath), ", "))
+			allow = allowed(r, rc.RoutePath)
 		}
+		if len(allow) == 0 {
+			api.fail(w, req, apiErr(http.StatusNotFound, apiNotFound, "There is no API path at this address."))
+			return
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
 		api.fail(w, req, apiErr(http.StatusMethodNotAllowed, apiMethod, "This API path does not take "+req.Method+"."))
 	})
 	r.Get("/me", api.handleMe)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/static"
+	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -359,6 +360,37 @@ func TestAPISightingsRaiseLatestWithAttribution(t *testing.T) {
 	d, err := h.store.GetAdminSeries(context.Background(), "asurascans", "failing", t0)
 	if err != nil || !d.Unverified {
 		t.Fatalf("the raised number is not unverified: %+v %v", d, err)
+	}
+}
+
+// Issue 22, item 11: a Sighting far above what the Site's page has shown
+// is refused with the bound, and changes nothing; one within it raises.
+func TestAPISightingFarAboveThePageIsImplausible(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed([]fixture{{id: "healthy", url: addr, chapter: "271", checkedAgo: time.Minute, bookmarked: true}})
+	tok := h.apiToken("r2", "")
+	post := func(body string) apiAnswer { return h.api("POST", "/api/v1/sightings", tok, body) }
+	latest := func() store.Series {
+		s, err := h.store.GetSeries(context.Background(), "asurascans", "healthy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a := post(`{"url":"https://asurascans.com/comics/healthy","chapters":[12, 9999999]}`)
+	if a.status != http.StatusUnprocessableEntity || a.json["error"] != "implausible" ||
+		!strings.Contains(fmt.Sprint(a.json["message"]), "at most 321") {
+		t.Fatalf("a Sighting of 9999999 above a page that showed 271: %d %s", a.status, a.raw)
+	}
+	if s := latest(); *s.LatestChapter != "271" || s.LatestRaisedBy != nil {
+		t.Fatalf("the refused Sighting changed the Series: %v by %v", *s.LatestChapter, s.LatestRaisedBy)
+	}
+	if a := post(`{"url":"https://asurascans.com/comics/healthy","chapters":[321]}`); a.status != 200 || a.json["raised"] != true {
+		t.Fatalf("a Sighting at the bound: %d %s", a.status, a.raw)
+	}
+	if s := latest(); *s.LatestChapter != "321" || s.LatestRaisedBy == nil || *s.LatestRaisedBy != "r2" {
+		t.Fatalf("after a Sighting at the bound: %v by %v", *s.LatestChapter, s.LatestRaisedBy)
 	}
 }
 

@@ -66,6 +66,16 @@ func TestTheOwnerRemovesAReaderOnlyAfterConfirmingAndEverythingOfTheirsGoes(t *t
 		t.Fatalf("seeded: %s", before)
 	}
 
+	// The owner's own row offers no Remove (the server refuses it); another
+	// Reader's row does.
+	list := h.get(owner, "/admin/readers")
+	if n := list.find(`[data-reader-id="` + ownerID + `"] [data-testid="remove-reader"]`).Length(); n != 0 {
+		t.Errorf("the owner's row offers Remove")
+	}
+	if n := list.find(`[data-reader-id="r1"] [data-testid="remove-reader"]`).Length(); n != 1 {
+		t.Errorf("r1's row offers Remove %d times, want once", n)
+	}
+
 	step := h.post(owner, "/admin/readers/r1/remove", nil)
 	sentence := step.testid("remove-bookmarks").Text()
 	if step.status != http.StatusOK || step.testid("remove-confirm").Length() != 1 || sentence != "Their "+bookmarks+" Bookmarks are deleted with them, Progress included." {

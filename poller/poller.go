@@ -775,11 +775,14 @@ func (p *Poller) writeOK(ctx context.Context, s store.Series, f adapters.Facts, 
 			c.CompletedAt = now
 		}
 	}
-	if f.HasLatest && latestChanges(s, f) {
+	switch {
+	case f.HasLatest && latestChanges(s, f):
 		c.Latest, c.LatestNum, c.LatestURL = true, f.LatestChapter, f.LatestChapterURL
 		if arrives(s, f) {
 			c.Arrival = p.arrival(s, now)
 		}
+	case f.HasLatest && showsMore(s, f):
+		c.Seen, c.SeenNum = true, f.LatestChapter
 	}
 	c.Title, c.Cover = cmp.Or(f.Title, s.Title), cmp.Or(f.CoverURL, s.CoverURL)
 	c.Face = c.Title != s.Title || c.Cover != s.CoverURL
@@ -835,6 +838,22 @@ func scheduled(s store.Series) schedule.Series {
 func (p *Poller) policy(site string) schedule.Policy {
 	return schedule.Policy{Floor: p.cfg.PollEvery[site], Backstop: p.cfg.Backstop,
 		Listing: p.lane(site).listing.Load()}.Normalised()
+}
+
+// showsMore reports whether a read number that changes no Latest Chapter
+// (it is below a Reader's raised number or the owner's Correction) is
+// above every number the page showed before: the Sighting bound's base
+// (CONTEXT.md, Sighting). A healthy, unchanged read shows no more, so it
+// stays one statement.
+func showsMore(s store.Series, f adapters.Facts) bool {
+	read, ok := word.ParseChapter(f.LatestChapter)
+	if !ok {
+		return false
+	}
+	if s.PolledChapter == nil {
+		return true
+	}
+	return read.Compare(word.Chapter(*s.PolledChapter)) > 0
 }
 
 // latestChanges reports whether a read number changes the row: it is above
