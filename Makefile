@@ -4,8 +4,13 @@ NODE ?= node
 
 .PHONY: run test generate check-generated bench bench-freshness bench-go demo lint fuzz
 
-run: ## the server with its database (embedded PostgreSQL when DATABASE_URL is unset)
-	$(GO) run ./cmd/mangabookmark serve
+# run and demo build the binary and run it, not `go run`: the go command
+# exits 1 after any Ctrl-C, whatever the program's own exit status.
+BIN ?= ./bin/mangabookmark
+
+run: ## the server with its database (embedded PostgreSQL when DATABASE_URL is unset); Ctrl-C stops it cleanly
+	$(GO) build -o $(BIN) ./cmd/mangabookmark
+	$(BIN) serve
 
 test: check-generated ## the whole suite on real PostgreSQL, fuzz seed corpora included, and the userscript's tests
 	$(NODE) --test static/userscript/*.test.js
@@ -34,7 +39,8 @@ bench-go: ## the Go benchmarks (parsing, a pass, the list queries, the condition
 	$(GO) run ./cmd/mangabookmark testdb -- $(GO) test -run '^$$' -bench . -benchmem ./...
 
 demo: ## six local stand-in Sites, a webhook sink, and the server polling them
-	$(GO) run ./cmd/mangabookmark demo
+	$(GO) build -o $(BIN) ./cmd/mangabookmark
+	$(BIN) demo
 
 lint: ## gofmt and go vet over the tree; .ci/run runs it before the tests
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -34,6 +34,11 @@ type MyBookmark struct {
 	Ember           bool
 	Message         string
 	Fault           bool
+
+	// Unconfirmed, in LatestSeen's place, names who raised Latest Chapter
+	// while no read of the Site's page has shown it ("" when a Poll stands
+	// behind it): "seen by Ada, not yet on the Site's page".
+	Unconfirmed string
 }
 
 // RemovedRow stands where a removed Bookmark was, with its Undo.
@@ -82,10 +87,20 @@ type ReadersPage struct {
 	LinkTTL string
 	Message string
 	Fault   bool
+	// Remove is the removal's confirm step, shown in place of the list's
+	// top; nil: no removal asked.
+	Remove *RemoveConfirm
+}
+
+// RemoveConfirm is the second step of removing a Reader.
+type RemoveConfirm struct {
+	ID, Name  string // ID is path-escaped
+	Bookmarks string // the sentence saying what becomes of their Bookmarks
 }
 
 // ReaderRow is one Reader on the owner's page.
 type ReaderRow struct {
 	ID, Name, LastSeen string
 	Local              bool // signed in by the owner's link, not Discord
+	Owner              bool // the owner: never offered Remove (the server refuses it)
 }

@@ -24,9 +24,12 @@ const maxAddBody = maxAddLines * 2 << 10
 // itself whole. Both boxes read their form through here.
 func addFromForm(d Deps, w http.ResponseWriter, r *http.Request, readerID string) (components.AddBox, int) {
 	box := components.AddBox{Sites: word.SiteNames()}
-	if err := limitedForm(w, r, maxAddBody); err != nil {
-		box.Message = "That paste is too large: at most 200 addresses at once. Nothing was added."
-		return box, http.StatusRequestEntityTooLarge
+	if no := limitedForm(w, r, maxAddBody, "urls"); no != nil {
+		box.Message = no.sentence
+		if no.status == http.StatusRequestEntityTooLarge {
+			box.Message = "That paste is too large: at most 200 addresses at once. Nothing was added."
+		}
+		return box, no.status
 	}
 	lines := addLines(r.PostForm.Get("urls"))
 	switch {

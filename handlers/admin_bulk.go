@@ -30,7 +30,9 @@ func parseBulk(r *http.Request) (bulkForm, string) {
 	}
 	if b := r.PostForm.Get("back"); strings.HasPrefix(b, "/admin/series?") || b == "/admin/series" {
 		_, raw, _ := strings.Cut(b, "?")
-		if v, err := url.ParseQuery(raw); err == nil {
+		// The back address is a query of its own, decoded once more: it is
+		// held to the rules an address is (checkInput), or dropped.
+		if v, err := url.ParseQuery(raw); err == nil && badInput(&url.URL{Path: "/admin/series", RawQuery: raw}) == "" {
 			if q, bad := parseListValues(v); bad == "" {
 				f.back, f.list = queryHref(q), q
 			}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,7 +21,8 @@ import (
 const ReaderLinkTTL = 24 * time.Hour
 
 // localReaderPrefix marks the Readers the owner named (no Discord account):
-// their id is derived from the name, so the same name is the same Reader.
+// their id is derived from the lower-cased name, so a name names one Reader
+// and a name already taken is refused (NewReaderLink), never merged.
 const localReaderPrefix = "local-"
 
 func localReaderID(name string) string {
@@ -28,13 +30,19 @@ func localReaderID(name string) string {
 	return localReaderPrefix + hex.EncodeToString(h[:8])
 }
 
-// NewReaderLink names a Reader and stores a single-use sign-in link for
+// NewReaderLink names a new Reader and stores a single-use sign-in link for
 // them, valid for ReaderLinkTTL; it returns the link's full URL.
+// store.ErrConflict: a Reader of that name (in any case) exists already.
 func NewReaderLink(ctx context.Context, s *store.Store, baseURL, name string, now time.Time) (string, error) {
 	id := localReaderID(name)
 	if err := s.NameReader(ctx, id, name, now); err != nil {
 		return "", err
 	}
+	return readerLink(ctx, s, baseURL, id, now)
+}
+
+// readerLink stores a single-use sign-in link for a named Reader.
+func readerLink(ctx context.Context, s *store.Store, baseURL, id string, now time.Time) (string, error) {
 	tok := randomToken()
 	if err := s.CreateLoginLink(ctx, hashToken(tok), id, now.Add(ReaderLinkTTL), now); err != nil {
 		return "", err
@@ -51,7 +59,7 @@ func showReaders(d Deps, w http.ResponseWriter, r *http.Request, status int, p c
 	now := d.now()
 	for _, rd := range l {
 		row := components.ReaderRow{ID: url.PathEscape(rd.DiscordID), Name: nameOr(rd.Name, rd.DiscordID), LastSeen: "never signed in",
-			Local: strings.HasPrefix(rd.DiscordID, localReaderPrefix)}
+			Local: strings.HasPrefix(rd.DiscordID, localReaderPrefix), Owner: rd.DiscordID == d.OwnerID}
 		if !rd.LastSeenAt.IsZero() {
 			row.LastSeen = "last seen " + word.Age(now.Sub(rd.LastSeenAt)) + " ago"
 		}
@@ -63,8 +71,11 @@ func showReaders(d Deps, w http.ResponseWriter, r *http.Request, status int, p c
 func handleAdminReaders(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := components.ReadersPage{}
-		if r.URL.Query().Get("signed-out") == "1" {
-			p.Message = "Signed out everywhere: every session of that Reader has ended."
+		switch {
+		case r.URL.Query().Get("signed-out") == "1":
+			p.Message = "Signed out everywhere: every session of that Reader has ended and their API tokens are revoked."
+		case r.URL.Query().Get("removed") == "1":
+			p.Message = "Reader removed: their sessions, API tokens, sign-in links and Bookmarks are gone."
 		}
 		showReaders(d, w, r, http.StatusOK, p)
 	})
@@ -82,6 +93,11 @@ func handleCreateReaderLink(d Deps) http.Handler {
 			return
 		}
 		link, err := NewReaderLink(r.Context(), d.Store, d.PublicBaseURL, name, d.now())
+		if errors.Is(err, store.ErrConflict) {
+			showReaders(d, w, r, http.StatusConflict, components.ReadersPage{Fault: true,
+				Message: "A Reader named " + name + " exists already (names are told apart without regard to case). For them, use New sign-in link on their row; for someone else, type another name. No link was made."})
+			return
+		}
 		if err != nil {
 			failStore(w, r, d.Logger, err, "The link could not be made just now. Try again.", "admin readers: create link")
 			return
@@ -91,14 +107,35 @@ func handleCreateReaderLink(d Deps) http.Handler {
 	})
 }
 
-// handleSignOutReader ends every session of one Reader.
+// handleNewReaderLink makes a new one-time sign-in link for a Reader the
+// owner named before (a link lost, or used up on another device).
+func handleNewReaderLink(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := urlParam(r, "id")
+		rd, err := d.Store.GetReader(r.Context(), id)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && !strings.HasPrefix(id, localReaderPrefix)) {
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Reader signing in by link.")
+			return
+		}
+		var link string
+		if err == nil {
+			link, err = readerLink(r.Context(), d.Store, d.PublicBaseURL, id, d.now())
+		}
+		if err != nil {
+			failStore(w, r, d.Logger, err, "The link could not be made just now. Try again.", "admin readers: new link")
+			return
+		}
+		d.Logger.Info("reader link created", "discord_id", id)
+		showReaders(d, w, r, http.StatusOK, components.ReadersPage{Link: link, LinkFor: nameOr(rd.Name, id), LinkTTL: "24 hours"})
+	})
+}
+
+// handleSignOutReader ends every session of one Reader and revokes their
+// API tokens: a signed-out userscript would otherwise go on writing.
 func handleSignOutReader(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := urlParam(r, "id")
-		_, err := d.Store.GetReader(r.Context(), id)
-		if err == nil {
-			err = d.Store.EndSessions(r.Context(), id)
-		}
+		err := d.Store.SignOutEverywhere(r.Context(), id)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Reader.")
@@ -110,6 +147,62 @@ func handleSignOutReader(d Deps) http.Handler {
 		d.Logger.Info("reader signed out everywhere", "discord_id", id)
 		http.Redirect(w, r, "/admin/readers?signed-out=1", http.StatusSeeOther)
 	})
+}
+
+// handleRemoveReader removes a Reader in two steps, as Finish does: the
+// first POST shows the confirm step, saying how many Bookmarks go; the
+// removal happens on step=confirm with confirm=yes.
+func handleRemoveReader(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !readForm(d, w, r, maxFormBody) {
+			return
+		}
+		id := urlParam(r, "id")
+		if id == d.OwnerID {
+			showReaders(d, w, r, http.StatusConflict, components.ReadersPage{Fault: true, Message: "The owner cannot be removed: the server is theirs. Nothing was removed."})
+			return
+		}
+		rd, err := d.Store.GetReader(r.Context(), id)
+		var n int
+		if err == nil {
+			n, err = d.Store.CountBookmarks(r.Context(), id)
+		}
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Reader.")
+			return
+		case err != nil:
+			failStore(w, r, d.Logger, err, "The Reader could not be read just now. Nothing was removed; try again.", "admin readers: remove")
+			return
+		}
+		confirm := &components.RemoveConfirm{ID: url.PathEscape(id), Name: nameOr(rd.Name, id), Bookmarks: bookmarksGo(n)}
+		if r.PostForm.Get("step") != "confirm" {
+			showReaders(d, w, r, http.StatusOK, components.ReadersPage{Remove: confirm})
+			return
+		}
+		if r.PostForm.Get("confirm") != "yes" {
+			showReaders(d, w, r, http.StatusUnprocessableEntity, components.ReadersPage{Remove: confirm, Fault: true,
+				Message: "Tick the box to confirm, or cancel. The Reader was not removed."})
+			return
+		}
+		if err := d.Store.RemoveReader(r.Context(), id); err != nil && !errors.Is(err, store.ErrNotFound) {
+			failStore(w, r, d.Logger, err, "The Reader could not be removed just now. Nothing was removed; try again.", "admin readers: remove")
+			return
+		}
+		d.Logger.Info("reader removed", "discord_id", id, "bookmarks", n)
+		http.Redirect(w, r, "/admin/readers?removed=1", http.StatusSeeOther)
+	})
+}
+
+// bookmarksGo is the confirm step's sentence about the Reader's Bookmarks.
+func bookmarksGo(n int) string {
+	switch n {
+	case 0:
+		return "They have no Bookmarks."
+	case 1:
+		return "Their 1 Bookmark is deleted with them, Progress included."
+	}
+	return "Their " + strconv.Itoa(n) + " Bookmarks are deleted with them, Progress included."
 }
 
 // nameOr is a Reader's name, or their id when they have none.

@@ -677,8 +677,9 @@ func TestBadInputToEveryFormIsRefusedWithAMessageAndChangesNothing(t *testing.T)
 		{"an unknown Site", "GET", "/admin/series?site=mangadex", nil, 400},
 		{"an unknown kind", "GET", "/admin/series?kind=comic", nil, 400},
 		{"a forged cursor", "GET", "/admin/series?after=nonsense", nil, 400},
-		{"an oversize form", "POST", "/admin/series/asurascans/healthy/poll", url.Values{"pad": {strings.Repeat("x", 64<<10)}}, 400},
-		{"an oversize Lane form", "POST", "/admin/lanes/comix/poll", url.Values{"pad": {strings.Repeat("x", 64<<10)}}, 400},
+		{"an oversize form", "POST", "/admin/series/asurascans/healthy/poll", url.Values{"pad": {strings.Repeat("x", 64<<10)}}, 413},
+		{"an oversize Lane form", "POST", "/admin/lanes/comix/poll", url.Values{"pad": {strings.Repeat("x", 64<<10)}}, 413},
+		{"a field too long", "POST", "/admin/series/asurascans/healthy/poll", url.Values{"pad": {strings.Repeat("x", 5<<10)}}, 400},
 	}
 	for _, tc := range cases {
 		for _, htmx := range []bool{false, true} {

@@ -44,15 +44,20 @@ const (
 	apiKeyInFlight     apiWord = "idempotency_key_in_flight" // 409: the first request with this key is still running
 	apiTooLarge        apiWord = "body_too_large"            // 413: a body over maxAPIBody
 	apiKeyReused       apiWord = "idempotency_key_reused"    // 422: the key was used with another body
+	apiImplausible     apiWord = "implausible"               // 422: a Sighting above the Sighting bound
+	apiChapterMismatch apiWord = "chapter_mismatch"          // 422: the chapter address names another chapter than "chapter"
 	apiRateLimited     apiWord = "rate_limited"              // 429: over apiWritesPerMinute
 	apiInternal        apiWord = "internal"                  // 500
+	apiUnavailable     apiWord = "unavailable"               // 503: the database is down or too slow (store.Unavailable)
 )
 
-// apiError is an answer other than success: its status, word and sentence.
+// apiError is an answer other than success: its status, word and sentence,
+// and the Retry-After it carries ("" for none).
 type apiError struct {
-	status  int
-	word    apiWord
-	message string
+	status     int
+	word       apiWord
+	message    string
+	retryAfter string
 }
 
 func apiErr(status int, word apiWord, message string) *apiError {
@@ -88,21 +93,32 @@ func tokenFrom(ctx context.Context) store.TokenUse {
 	return t
 }
 
+// apiV1 is where the token API is mounted.
+const apiV1 = "/api/v1"
+
 // apiRoutes is the /api/v1 sub-router.
-func apiRoutes(d Deps) http.Handler {
+func apiRoutes(d Deps, guild *guildChecker) http.Handler {
 	if d.UserscriptVersion == "" {
 		d.UserscriptVersion = static.UserscriptVersion()
 	}
-	api := &apiServer{d: d, limit: newRateLimiter(apiWritesPerMinute)}
+	api := &apiServer{d: d, limit: newRateLimiter(apiWritesPerMinute), guild: guild}
 	r := chi.NewRouter()
 	r.Use(api.userscriptVersion, api.bearer)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		api.fail(w, r, apiErr(http.StatusNotFound, apiNotFound, "There is no API path at this address."))
 	})
+	// Also called for a method chi does not know, on any path: one no route
+	// serves is the 404 it would be for GET.
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		var allow []string
 		if rc := chi.RouteContext(req.Context()); rc != nil {
-			w.Header().Set("Allow", strings.Join(allowed(r, rc.RoutePath), ", "))
+			allow = allowed(r, rc.RoutePath)
 		}
+		if len(allow) == 0 {
+			api.fail(w, req, apiErr(http.StatusNotFound, apiNotFound, "There is no API path at this address."))
+			return
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
 		api.fail(w, req, apiErr(http.StatusMethodNotAllowed, apiMethod, "This API path does not take "+req.Method+"."))
 	})
 	r.Get("/me", api.handleMe)
@@ -117,6 +133,7 @@ func apiRoutes(d Deps) http.Handler {
 type apiServer struct {
 	d     Deps
 	limit *rateLimiter
+	guild *guildChecker // nil without Discord sign-in
 }
 
 // bearer authenticates every API request by its token alone, on every
@@ -131,6 +148,11 @@ func (api *apiServer) bearer(next http.Handler) http.Handler {
 			return
 		}
 		use, err := api.d.Store.ReaderByToken(r.Context(), apiTokenHash(api.d.TokenKey, tok), api.d.now())
+		// A userscript is a Reader using the product too: a due guild
+		// re-check runs here as on a page (CONTEXT.md, Guild re-check).
+		if err == nil && use.GuildCheckDue && api.guild.check(r.Context(), use.ReaderID) == guildGone {
+			err = store.ErrNotFound
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mangabookmark", error="invalid_token"`)
 			api.fail(w, r, apiErr(http.StatusUnauthorized, apiTokenInvalid, "This token is not known here: it was revoked or never issued. Create a new one on the Tokens page."))
@@ -170,10 +192,18 @@ func (e *apiError) body() []byte {
 	return b
 }
 
+// setHeaders sets the headers an error answer carries beside its body.
+func (e *apiError) setHeaders(w http.ResponseWriter) {
+	if e.retryAfter != "" {
+		w.Header().Set("Retry-After", e.retryAfter)
+	}
+}
+
 // fail answers an API error. One log line per refused request comes from the
 // request log (route and status); the word is added at debug level.
 func (api *apiServer) fail(w http.ResponseWriter, r *http.Request, e *apiError) {
 	api.d.Logger.Debug("api refused", "route", routePattern(r), "error", string(e.word))
+	e.setHeaders(w)
 	writeJSON(w, e.status, e.body())
 }
 
@@ -183,7 +213,17 @@ func (api *apiServer) internal(w http.ResponseWriter, r *http.Request, what stri
 	api.fail(w, r, api.internalErr(r, what, err))
 }
 
+// internalErr is the answer to a failed store call: 503 unavailable with
+// Retry-After when the database is down, restarting or slower than the
+// request's deadline (store.Unavailable, as the pages' failStore decides),
+// so the userscript queues the write and tries again; else 500 internal.
 func (api *apiServer) internalErr(r *http.Request, what string, err error) *apiError {
+	if store.Unavailable(err) {
+		api.d.Logger.Warn("database unavailable", "method", r.Method, "route", routePattern(r), "api", what, "err", err)
+		e := apiErr(http.StatusServiceUnavailable, apiUnavailable, "The database is unavailable just now; send the request again after Retry-After seconds.")
+		e.retryAfter = unavailableRetryAfter
+		return e
+	}
 	api.d.Logger.Error("api: "+what, "route", routePattern(r), "err", err)
 	return apiErr(http.StatusInternalServerError, apiInternal, "Something went wrong on the server; try again later.")
 }

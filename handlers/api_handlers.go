@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
@@ -202,6 +203,18 @@ func recogniseForWrite(raw string) (adapters.Ref, *apiError) {
 	return ref, nil
 }
 
+// chapterAgrees refuses a chapter number the address contradicts: the
+// address is kept as the Progress address, so chapter 7 beside the address of
+// chapter 99 would send the Reader to the wrong chapter. A Series address, or
+// a chapter address without a number (Kagane's), takes the number as sent.
+func chapterAgrees(raw, num string) *apiError {
+	named, ok := adapters.ChapterOf(raw)
+	if num == "" || !ok || word.Chapter(named).Compare(word.Chapter(num)) == 0 {
+		return nil
+	}
+	return apiErr(http.StatusUnprocessableEntity, apiChapterMismatch, "The address is of chapter "+named+" but \"chapter\" says "+num+"; send the chapter the address names.")
+}
+
 type apiProgressAnswer struct {
 	Applied  bool        `json:"applied"`
 	Bookmark apiBookmark `json:"bookmark"`
@@ -217,6 +230,9 @@ func (api *apiServer) progress(r *http.Request, body []byte) (any, *apiError) {
 	}
 	ref, e := recogniseForWrite(req.URL)
 	if e != nil {
+		return nil, e
+	}
+	if e := chapterAgrees(req.URL, num); e != nil {
 		return nil, e
 	}
 	ctx, now, reader := r.Context(), api.d.now(), tokenFrom(r.Context()).ReaderID
@@ -256,12 +272,22 @@ type apiSightingAnswer struct {
 	LatestChapter *json.Number `json:"latest_chapter"`
 }
 
+// implausible is the answer to a Sighting above the Sighting bound
+// (CONTEXT.md, Sighting): it names the bound, so the Reader can tell a
+// misread number from a Site far ahead of its own Series page.
+func implausible(top, bound string) *apiError {
+	return apiErr(http.StatusUnprocessableEntity, apiImplausible, "Chapter "+top+" is too far above what the Site's page "+
+		"has shown: a Sighting may raise Latest Chapter to at most "+bound+" ("+strconv.Itoa(word.SightingReach)+
+		" above the highest chapter the page showed) until a read of the page shows more.")
+}
+
 // sightings is POST /api/v1/sightings: chapter numbers a Reader saw on a
 // Site's page. The highest raises Latest Chapter when it is higher, with the
 // Reader recorded as who raised it (the owner's "unverified" filter shows
 // such numbers until a Poll confirms or replaces them). A Series nobody added
 // is an answer ("known": false), not an error: the userscript reports what
-// it sees on any page.
+// it sees on any page. A number far above what the page has shown is 422
+// implausible and changes nothing.
 func (api *apiServer) sightings(r *http.Request, body []byte) (any, *apiError) {
 	req, chapters, e := decodeSighting(body)
 	if e != nil {
@@ -279,6 +305,10 @@ func (api *apiServer) sightings(r *http.Request, body []byte) (any, *apiError) {
 	}
 	ctx := r.Context()
 	raised, err := api.d.Store.RaiseLatest(ctx, ref.Site, ref.SeriesID, top, "", tokenFrom(ctx).ReaderID, api.d.now())
+	var imp *store.ImplausibleError
+	if errors.As(err, &imp) {
+		return nil, implausible(top, imp.Bound)
+	}
 	if err != nil {
 		return nil, api.internalErr(r, "raise latest", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/static"
+	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -283,6 +284,53 @@ func TestAPIProgressRisesNeverFallsUnlessAskedAndCanBookmark(t *testing.T) {
 	}
 }
 
+// A chapter address names its chapter: a different "chapter" beside it is
+// refused, since the address is kept as where the Reader's Progress is.
+func TestAPIProgressRefusesAChapterItsAddressContradicts(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedAsura()
+	tok := h.apiToken("r1", "")
+	post := func(body string) apiAnswer { return h.api("POST", "/api/v1/progress", tok, body) }
+	const ch99 = "https://asurascans.com/comics/nano-machine-7f873ca6/chapter/99"
+
+	for _, body := range []string{
+		`{"url":"` + ch99 + `","chapter":7}`,
+		`{"url":"` + ch99 + `","chapter":"99.5","backwards":true}`,
+	} {
+		a := post(body)
+		msg, _ := a.json["message"].(string)
+		if a.status != http.StatusUnprocessableEntity || a.word() != "chapter_mismatch" || !strings.Contains(msg, "chapter 99 ") {
+			t.Fatalf("%s: %d %s; want 422 chapter_mismatch naming chapter 99", body, a.status, a.raw)
+		}
+	}
+	if got := h.progressOf("r1", "asurascans", "nano-machine"); got != "2" {
+		t.Fatalf("a refused write moved Progress to %s", got)
+	}
+	// Refused before anything is created: no Series, no Bookmark.
+	const fresh = "https://demonicscans.org/title/Mr.-Magical-Girl/chapter/29/1"
+	if a := post(`{"url":"` + fresh + `","chapter":30,"bookmark":true}`); a.status != 422 || a.word() != "chapter_mismatch" || !strings.Contains(a.raw, "30") {
+		t.Fatalf("with bookmark: %d %s", a.status, a.raw)
+	}
+	if _, err := h.store.GetSeries(context.Background(), "demonicscans", "Mr.-Magical-Girl"); err == nil {
+		t.Fatal("a refused write created the Series")
+	}
+
+	// The same number, however written, is the chapter read.
+	if a := post(`{"url":"` + ch99 + `","chapter":"099.0"}`); a.status != 200 || a.json["applied"] != true || dig(a.json, "bookmark", "progress_url") != ch99 {
+		t.Fatalf("the chapter the address names: %d %s", a.status, a.raw)
+	}
+	// A Series address, or a chapter address without a number (Kagane's
+	// reader pages), takes the number as sent.
+	if a := post(`{"url":"` + asuraSeries + `","chapter":100}`); a.status != 200 || a.json["applied"] != true {
+		t.Fatalf("a Series address: %d %s", a.status, a.raw)
+	}
+	const kagane = "https://kagane.to/series/019c2b1c-cc9b-745f-afed-09c230759162/reader/019c2bda-0000-7000-8000-000000000003"
+	if a := post(`{"url":"` + kagane + `","chapter":5,"bookmark":true}`); a.status != 200 || dig(a.json, "bookmark", "progress") != 5.0 {
+		t.Fatalf("a Kagane reader page: %d %s", a.status, a.raw)
+	}
+}
+
 func TestAPISightingsRaiseLatestWithAttribution(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -312,6 +360,37 @@ func TestAPISightingsRaiseLatestWithAttribution(t *testing.T) {
 	d, err := h.store.GetAdminSeries(context.Background(), "asurascans", "failing", t0)
 	if err != nil || !d.Unverified {
 		t.Fatalf("the raised number is not unverified: %+v %v", d, err)
+	}
+}
+
+// Issue 22, item 11: a Sighting far above what the Site's page has shown
+// is refused with the bound, and changes nothing; one within it raises.
+func TestAPISightingFarAboveThePageIsImplausible(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed([]fixture{{id: "healthy", url: addr, chapter: "271", checkedAgo: time.Minute, bookmarked: true}})
+	tok := h.apiToken("r2", "")
+	post := func(body string) apiAnswer { return h.api("POST", "/api/v1/sightings", tok, body) }
+	latest := func() store.Series {
+		s, err := h.store.GetSeries(context.Background(), "asurascans", "healthy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a := post(`{"url":"https://asurascans.com/comics/healthy","chapters":[12, 9999999]}`)
+	if a.status != http.StatusUnprocessableEntity || a.json["error"] != "implausible" ||
+		!strings.Contains(fmt.Sprint(a.json["message"]), "at most 321") {
+		t.Fatalf("a Sighting of 9999999 above a page that showed 271: %d %s", a.status, a.raw)
+	}
+	if s := latest(); *s.LatestChapter != "271" || s.LatestRaisedBy != nil {
+		t.Fatalf("the refused Sighting changed the Series: %v by %v", *s.LatestChapter, s.LatestRaisedBy)
+	}
+	if a := post(`{"url":"https://asurascans.com/comics/healthy","chapters":[321]}`); a.status != 200 || a.json["raised"] != true {
+		t.Fatalf("a Sighting at the bound: %d %s", a.status, a.raw)
+	}
+	if s := latest(); *s.LatestChapter != "321" || s.LatestRaisedBy == nil || *s.LatestRaisedBy != "r2" {
+		t.Fatalf("after a Sighting at the bound: %v by %v", *s.LatestChapter, s.LatestRaisedBy)
 	}
 }
 
@@ -360,6 +439,7 @@ func TestAPIErrorsAnswerTheirStableWordAndChangeNothing(t *testing.T) {
 		{"a key in flight", "POST", "/api/v1/progress", tok, good, []string{"Idempotency-Key", "running"}, 409, "idempotency_key_in_flight"},
 		{"a key reused with another body", "POST", "/api/v1/progress", tok, good, []string{"Idempotency-Key", "used"}, 422, "idempotency_key_reused"},
 		{"a key reused on another path", "POST", "/api/v1/sightings", tok, `{"url":"` + asuraSeries + `","chapter":1}`, []string{"Idempotency-Key", "used"}, 422, "idempotency_key_reused"},
+		{"a chapter the address contradicts", "POST", "/api/v1/progress", tok, `{"url":"` + asuraSeries + `/chapter/99","chapter":7}`, nil, 422, "chapter_mismatch"},
 	}
 	for _, c := range cases {
 		a := h.api(c.method, c.path, c.token, c.body, c.headers...)

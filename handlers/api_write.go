@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mangabookmark/mangabookmark/store"
@@ -66,10 +68,13 @@ func (api *apiServer) write(h writeHandler) http.HandlerFunc {
 func (api *apiServer) writeOnce(w http.ResponseWriter, r *http.Request, readerID, key string, body []byte, h writeHandler) {
 	ctx, now := r.Context(), api.d.now()
 	fingerprint := sha256.Sum256(append([]byte(r.URL.Path+"\n"), body...))
-	prior, err := api.d.Store.ClaimIdempotencyKey(ctx, readerID, key, fingerprint[:], now)
+	abandoned := api.d.requestTimeout() + releaseTimeout + claimMargin
+	prior, err := api.d.Store.ClaimIdempotencyKey(ctx, readerID, key, fingerprint[:], now, now.Add(-abandoned))
 	switch {
 	case errors.Is(err, store.ErrKeyTaken) && prior.Status == 0:
-		api.fail(w, r, apiErr(http.StatusConflict, apiKeyInFlight, "The first request with this Idempotency-Key is still running; send again shortly."))
+		e := apiErr(http.StatusConflict, apiKeyInFlight, "The first request with this Idempotency-Key is still running; send again after Retry-After seconds.")
+		e.retryAfter = retryAfterUntil(prior.ClaimedAt.Add(abandoned), now)
+		api.fail(w, r, e)
 		return
 	case errors.Is(err, store.ErrKeyTaken) && !bytes.Equal(prior.RequestHash, fingerprint[:]):
 		api.fail(w, r, apiErr(http.StatusUnprocessableEntity, apiKeyReused, "This Idempotency-Key was already used with a different request; use a new key for a new request."))
@@ -85,18 +90,52 @@ func (api *apiServer) writeOnce(w http.ResponseWriter, r *http.Request, readerID
 	v, e := h(r, body)
 	status, out := answerBody(v, e)
 	if status >= 500 {
-		// A failure on our side is not an answer worth replaying: a retry
-		// with the same key runs again.
-		if err := api.d.Store.ReleaseIdempotencyKey(ctx, readerID, key); err != nil {
-			api.d.Logger.Error("api: release idempotency key", "err", err)
-		}
-	} else if err := api.d.Store.FinishIdempotencyKey(ctx, readerID, key, status, out, api.d.now()); err != nil {
+		api.release(r, readerID, key, now)
+	} else if err := api.d.Store.FinishIdempotencyKey(ctx, readerID, key, now, status, out, api.d.now()); err != nil {
 		api.d.Logger.Error("api: finish idempotency key", "err", err)
 	}
 	if e != nil {
 		api.d.Logger.Debug("api refused", "route", routePattern(r), "error", string(e.word))
+		e.setHeaders(w)
 	}
 	writeJSON(w, status, out)
+}
+
+// releaseTimeout bounds giving a key back after a failure on our side.
+const releaseTimeout = 2 * time.Second
+
+// claimMargin is added to a request's whole time budget before a retry may
+// take over its Idempotency-Key claim still in flight (abandoned, in
+// writeOnce). The budget is DATABASE_REQUEST_TIMEOUT (dbDeadline ends every
+// statement of the request with it, the write's included) and releaseTimeout
+// (giving the key back runs after, on a context of its own): past both, the
+// first request writes nothing more, and its key stayed in flight only
+// because the database went away before it could be given back. The margin covers the replicas' clocks
+// disagreeing (the claim carries the claiming process's time) and a statement
+// PostgreSQL finishes after its client gave up on it. Too short, and a write
+// could run twice at once; too long, and the retry waits that much longer
+// (CONTEXT.md, Idempotency-Key).
+const claimMargin = 10 * time.Second
+
+// retryAfterUntil is the Retry-After, in whole seconds, that brings a retry
+// sent at now past t (the takeover wants the claim strictly older).
+func retryAfterUntil(t, now time.Time) string {
+	return strconv.Itoa(max(1, int(t.Sub(now)/time.Second)+1))
+}
+
+// release gives a claimed key back: a failure on our side is not an answer
+// worth replaying, so a retry with the same key runs again. It runs on a
+// context of its own: when the request's deadline is what failed (a frozen
+// database, dbDeadline), the request's context is already over, and a key
+// left claimed would answer the userscript's retry 409 in flight for a day.
+// If giving it back fails too, a retry takes the claim over once it is older
+// than the request's whole budget (claimMargin).
+func (api *apiServer) release(r *http.Request, readerID, key string, claimedAt time.Time) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), releaseTimeout)
+	defer cancel()
+	if err := api.d.Store.ReleaseIdempotencyKey(ctx, readerID, key, claimedAt); err != nil {
+		api.d.Logger.Error("api: release idempotency key", "err", err)
+	}
 }
 
 func (api *apiServer) answer(w http.ResponseWriter, r *http.Request, v any, e *apiError) {

@@ -28,6 +28,7 @@ type auth struct {
 	cookies *sessions.CookieStore
 	oauth   *oauth2.Config
 	client  *http.Client
+	guild   *guildChecker
 }
 
 func newAuth(d Deps) *auth {
@@ -45,6 +46,7 @@ func newAuth(d Deps) *auth {
 			Scopes:       []string{"identify", "guilds"},
 		}
 	}
+	a.guild = newGuildChecker(d, a.oauth, a.client)
 	return a
 }
 
@@ -73,8 +75,12 @@ func (a *auth) loadViewer(next http.Handler) http.Handler {
 				// typed) while the database is merely away. The cookie stays.
 				failStore(w, r, a.d.Logger, err, "Your sign-in could not be checked. Try again.", "session check failed")
 				return
-			case err == nil && current == epoch:
-				v = components.Viewer{ID: id, Name: name, IsOwner: id == a.d.OwnerID}
+			case err == nil && current.Epoch == epoch:
+				// A due guild re-check runs here, on the Reader's first page
+				// after a day (CONTEXT.md, Guild re-check).
+				if !current.GuildCheckDue || !a.guild.check(r.Context(), id).endsSessions() {
+					v = components.Viewer{ID: id, Name: name, IsOwner: id == a.d.OwnerID}
+				}
 			}
 		}
 		next.ServeHTTP(w, r.WithContext(withViewer(r.Context(), v)))
@@ -118,9 +124,20 @@ func (a *auth) requireOwner(next http.Handler) http.Handler {
 	}))
 }
 
-func (a *auth) signIn(w http.ResponseWriter, r *http.Request, rd store.Reader) error {
+// signIn records the Reader and gives this browser a session. A Discord
+// sign-in passes its OAuth grant: the refresh token is kept (sealed) and the
+// next guild re-check set before the cookie is given, so no Discord Reader
+// holds a session the re-check cannot reach (CONTEXT.md, Guild re-check). A
+// link sign-in passes nil and keeps none.
+func (a *auth) signIn(w http.ResponseWriter, r *http.Request, rd store.Reader, grant *oauth2.Token) error {
 	if err := a.d.Store.UpsertReader(r.Context(), rd, a.d.now()); err != nil {
 		return err
+	}
+	if grant != nil {
+		sealed := sealGrant(a.d.TokenKey, rd.DiscordID, grant.RefreshToken)
+		if err := a.d.Store.SaveDiscordGrant(r.Context(), rd.DiscordID, sealed, a.d.now().Add(GuildCheckEvery)); err != nil {
+			return err
+		}
 	}
 	epoch, err := a.d.Store.SessionEpoch(r.Context(), rd.DiscordID)
 	if err != nil {
@@ -216,14 +233,14 @@ func (a *auth) handleDiscordCallback() http.Handler {
 		// Discord's calls have their own client timeout; the request's
 		// database deadline starts again once they are done (below).
 		ctx := context.WithValue(context.WithoutCancel(r.Context()), oauth2.HTTPClient, a.client)
-		reader, status, msg := a.discordMember(ctx, q.Get("code"), verifier)
+		reader, grant, status, msg := a.discordMember(ctx, q.Get("code"), verifier)
 		if status != 0 {
 			fail(w, r, log, status, msg)
 			return
 		}
 		dbCtx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), a.d.requestTimeout())
 		defer cancel()
-		if err := a.signIn(w, r.WithContext(dbCtx), reader); err != nil {
+		if err := a.signIn(w, r.WithContext(dbCtx), reader, grant); err != nil {
 			failStore(w, r, log, err, "Sign-in could not be recorded. Try again.", "sign-in: record reader")
 			return
 		}
@@ -238,28 +255,29 @@ type discordGuild struct {
 }
 
 // discordMember exchanges the code and asks Discord who signed in and
-// whether they are a member of the guild. A refusal answers the status and
-// the sentence the page shows (status 0: the Reader may sign in).
-func (a *auth) discordMember(ctx context.Context, code, verifier string) (store.Reader, int, string) {
+// whether they are a member of the guild. It answers the Reader and the
+// OAuth grant, or a refusal's status and the sentence the page shows
+// (status 0: the Reader may sign in).
+func (a *auth) discordMember(ctx context.Context, code, verifier string) (store.Reader, *oauth2.Token, int, string) {
 	log := a.d.Logger
 	tok, err := a.oauth.Exchange(ctx, code, oauth2.VerifierOption(verifier))
 	if err != nil {
 		log.Warn("oauth: code exchange failed", "err", redactOAuthErr(err))
-		return store.Reader{}, http.StatusBadGateway, "Discord did not accept the sign-in. Try again."
+		return store.Reader{}, nil, http.StatusBadGateway, "Discord did not accept the sign-in. Try again."
 	}
 	var u discordUser
-	if err := a.discordGet(ctx, tok, "/users/@me", &u); err != nil || u.ID == "" {
+	if err := discordGet(ctx, a.client, a.d.Discord.APIBase, tok, "/users/@me", &u); err != nil || u.ID == "" {
 		log.Warn("oauth: read user failed", "err", err)
-		return store.Reader{}, http.StatusBadGateway, "Discord did not say who you are. Try again."
+		return store.Reader{}, nil, http.StatusBadGateway, "Discord did not say who you are. Try again."
 	}
 	var guilds []discordGuild
-	if err := a.discordGet(ctx, tok, "/users/@me/guilds", &guilds); err != nil {
+	if err := discordGet(ctx, a.client, a.d.Discord.APIBase, tok, "/users/@me/guilds", &guilds); err != nil {
 		log.Warn("oauth: read guilds failed", "err", err)
-		return store.Reader{}, http.StatusBadGateway, "Discord did not list your servers. Try again."
+		return store.Reader{}, nil, http.StatusBadGateway, "Discord did not list your servers. Try again."
 	}
 	if !slices.ContainsFunc(guilds, func(g discordGuild) bool { return g.ID == a.d.Discord.GuildID }) {
 		log.Info("sign-in refused: not a member of the guild", "discord_id", u.ID)
-		return store.Reader{}, http.StatusForbidden, "This server is for members of one Discord server, and your account is not in it."
+		return store.Reader{}, nil, http.StatusForbidden, "This server is for members of one Discord server, and your account is not in it."
 	}
 	name := u.GlobalName
 	if name == "" {
@@ -269,16 +287,16 @@ func (a *auth) discordMember(ctx context.Context, code, verifier string) (store.
 	if u.Avatar != "" {
 		avatar = "https://cdn.discordapp.com/avatars/" + url.PathEscape(u.ID) + "/" + url.PathEscape(u.Avatar) + ".png"
 	}
-	return store.Reader{DiscordID: u.ID, Name: name, AvatarURL: avatar}, 0, ""
+	return store.Reader{DiscordID: u.ID, Name: name, AvatarURL: avatar}, tok, 0, ""
 }
 
-func (a *auth) discordGet(ctx context.Context, tok *oauth2.Token, path string, into any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.d.Discord.APIBase+path, nil)
+func discordGet(ctx context.Context, client *http.Client, apiBase string, tok *oauth2.Token, path string, into any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, apiBase+path, nil)
 	if err != nil {
 		return errors.New("build request")
 	}
 	tok.SetAuthHeader(req)
-	resp, err := a.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return fmt.Errorf("discord %s: transport failure", path)
 	}
@@ -351,7 +369,7 @@ func (a *auth) handleLinkSignIn() http.Handler {
 			}
 			rd, home = store.Reader{DiscordID: id, Name: named.Name, AvatarURL: named.AvatarURL}, "/"
 		}
-		if err := a.signIn(w, r, rd); err != nil {
+		if err := a.signIn(w, r, rd, nil); err != nil {
 			failStore(w, r, log, err, "Sign-in could not be recorded. Try again.", "sign-in: record reader")
 			return
 		}

@@ -31,6 +31,27 @@ type fakeDiscord struct {
 	userID    string
 	guilds    []string
 	secret    string
+	// The grant the guild re-check spends (CONTEXT.md, Guild re-check):
+	// refresh is the one refresh token Discord would accept now (it rotates
+	// on use), refreshes counts the refreshes asked, down answers 503 to the
+	// token and guilds endpoints, revoked refuses the grant as invalid_grant.
+	refresh   string
+	refreshes int
+	down      bool
+	revoked   bool
+}
+
+func (f *fakeDiscord) refreshCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.refreshes
+}
+
+// set changes what the fake answers from now on.
+func (f *fakeDiscord) set(change func(f *fakeDiscord)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	change(f)
 }
 
 func newFakeDiscord(t *testing.T, userID string, guilds ...string) *fakeDiscord {
@@ -50,6 +71,10 @@ func newFakeDiscord(t *testing.T, userID string, guilds ...string) *fakeDiscord 
 	})
 	mux.HandleFunc("POST /token", func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
+		if r.PostForm.Get("grant_type") == "refresh_token" {
+			f.refreshGrant(w, r)
+			return
+		}
 		f.mu.Lock()
 		want, ok := f.challenge[r.PostForm.Get("code")]
 		delete(f.challenge, r.PostForm.Get("code"))
@@ -64,8 +89,11 @@ func newFakeDiscord(t *testing.T, userID string, guilds ...string) *fakeDiscord 
 			_, _ = io.WriteString(w, `{"error":"invalid_grant","error_description":`+string(desc)+`}`)
 			return
 		}
+		f.mu.Lock()
+		f.refresh = "rt-1"
+		f.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"access_token":"at-1","token_type":"Bearer","expires_in":3600}`)
+		_, _ = io.WriteString(w, `{"access_token":"at-1","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-1"}`)
 	})
 	mux.HandleFunc("GET /api/users/@me", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer at-1" {
@@ -75,6 +103,12 @@ func newFakeDiscord(t *testing.T, userID string, guilds ...string) *fakeDiscord 
 		_ = json.NewEncoder(w).Encode(map[string]string{"id": f.userID, "username": "reader" + f.userID, "global_name": "Reader " + f.userID})
 	})
 	mux.HandleFunc("GET /api/users/@me/guilds", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.down {
+			http.Error(w, "upstream connect error", http.StatusServiceUnavailable)
+			return
+		}
 		var gs []map[string]string
 		for _, g := range f.guilds {
 			gs = append(gs, map[string]string{"id": g})
@@ -84,6 +118,25 @@ func newFakeDiscord(t *testing.T, userID string, guilds ...string) *fakeDiscord 
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// refreshGrant answers a refresh-token grant as Discord does: a new access
+// token and a new refresh token, the old one spent.
+func (f *fakeDiscord) refreshGrant(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.refreshes++
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case f.down:
+		http.Error(w, "upstream connect error", http.StatusServiceUnavailable)
+	case f.revoked || r.PostForm.Get("refresh_token") != f.refresh || r.PostForm.Get("client_secret") != f.secret:
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"error":"invalid_grant","error_description":"Invalid \"refresh_token\" in request."}`)
+	default:
+		f.refresh = fmt.Sprintf("rt-%d", f.refreshes+1)
+		_, _ = fmt.Fprintf(w, `{"access_token":"at-r%d","token_type":"Bearer","expires_in":604800,"refresh_token":%q}`, f.refreshes, f.refresh)
+	}
 }
 
 // newSite serves the real router over a fresh database, with Discord

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"net/url"
@@ -43,13 +44,13 @@ func bookmarkList(d Deps, r *http.Request, q store.BookmarkQuery) (components.Bo
 		l.Total = len(all)
 	}
 	for _, b := range rows {
-		l.Rows = append(l.Rows, bookmarkRow(b, now))
+		l.Rows = append(l.Rows, bookmarkRow(b, id, now))
 	}
 	return l, nil
 }
 
-// bookmarkRow is one Bookmark as its row shows it.
-func bookmarkRow(b store.Bookmark, now time.Time) components.MyBookmark {
+// bookmarkRow is one Bookmark as viewer's row shows it.
+func bookmarkRow(b store.Bookmark, viewer string, now time.Time) components.MyBookmark {
 	title := adapters.DisplayName(b.Title, b.URL, b.SeriesID)
 	r := components.MyBookmark{
 		Site: b.Site, ID: b.SeriesID, Title: title,
@@ -58,7 +59,10 @@ func bookmarkRow(b store.Bookmark, now time.Time) components.MyBookmark {
 	}
 	if b.LatestChapter != nil {
 		r.Latest = *b.LatestChapter
-		if !b.LatestAt.IsZero() {
+		switch {
+		case b.RaisedBy != "":
+			r.Unconfirmed = unconfirmed(b, viewer)
+		case !b.LatestAt.IsZero():
 			r.LatestSeen = "seen " + word.Age(now.Sub(b.LatestAt)) + " ago"
 		}
 	}
@@ -67,6 +71,17 @@ func bookmarkRow(b store.Bookmark, now time.Time) components.MyBookmark {
 	}
 	r.NextHref, r.NextLabel = nextChapter(b)
 	return r
+}
+
+// unconfirmed says who stands behind a Latest Chapter that a Reader's
+// Sighting raised and no read of the Site's page has shown yet (CONTEXT.md,
+// Sighting): the number is one Reader's word, and the row says whose.
+func unconfirmed(b store.Bookmark, viewer string) string {
+	who := cmp.Or(b.RaisedByName, "a Reader")
+	if b.RaisedBy == viewer {
+		who = "you"
+	}
+	return "seen by " + who + ", not yet on the Site's page"
 }
 
 // nextChapter is where the row's main button goes: the Site's page of the
@@ -190,7 +205,7 @@ func rowControl(d Deps, act func(r *http.Request, site, id string) controlResult
 			failStore(w, r, d.Logger, err, listUnreadable, "my bookmarks: read row")
 			return
 		}
-		row := bookmarkRow(b, d.now())
+		row := bookmarkRow(b, reader, d.now())
 		row.Message, row.Fault = res.done, refusal != ""
 		if refusal != "" {
 			row.Message = refusal

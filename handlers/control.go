@@ -2,7 +2,11 @@ package handlers
 
 import (
 	"errors"
+	"maps"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
 
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
@@ -11,18 +15,65 @@ import (
 // maxFormBody bounds a control's form: a few short fields.
 const maxFormBody = 16 << 10
 
-// limitedForm parses the request's form, its body cut at limit bytes so a
-// huge post cannot hold the server.
-func limitedForm(w http.ResponseWriter, r *http.Request, limit int64) error {
-	r.Body = http.MaxBytesReader(w, r.Body, limit)
-	return r.ParseForm()
+// maxFormField caps one field's value and maxFormName its name: far past
+// any name, number or list address a page sends, as maxQueryValue is for a
+// query. A paste (the add box) is bounded by its body instead.
+const (
+	maxFormField = 4 << 10
+	maxFormName  = 64
+)
+
+// formRefusal is why a form was not taken: the answer's status and a
+// sentence naming the field when one is at fault.
+type formRefusal struct {
+	status   int
+	sentence string
 }
 
-// readForm is limitedForm for a page's form: one that cannot be read (too
-// large, malformed) is answered with a 400 here, and readForm reports false.
+// limitedForm parses the request's form, its body cut at limit bytes so a
+// huge post cannot hold the server, and checks every field the way
+// checkInput checks an address: PostgreSQL refuses text that is not UTF-8
+// or holds a NUL (SQLSTATE 22021), which would otherwise surface as a 500
+// from whichever handler first stored the field. Only a body over limit is
+// 413; one that is not a form is 400. Fields named in long (a paste) may be
+// as long as the body.
+func limitedForm(w http.ResponseWriter, r *http.Request, limit int64, long ...string) *formRefusal {
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	if err := r.ParseForm(); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return &formRefusal{http.StatusRequestEntityTooLarge, "That form is too large for any page here. Nothing was changed."}
+		}
+		return &formRefusal{http.StatusBadRequest, "That form could not be read. Nothing was changed."}
+	}
+	return badForm(r.PostForm, long)
+}
+
+// badForm is the refusal of the first bad field of f (in name order, so the
+// answer does not change from one try to the next), or nil.
+func badForm(f url.Values, long []string) *formRefusal {
+	for _, k := range slices.Sorted(maps.Keys(f)) {
+		if !cleanText(k) || len(k) > maxFormName {
+			// Not echoed: the name itself is what is wrong.
+			return &formRefusal{http.StatusBadRequest, "A field name in this form holds bytes no page here takes (invalid UTF-8 or a NUL), or is too long. Nothing was changed."}
+		}
+		for _, v := range f[k] {
+			if !cleanText(v) {
+				return &formRefusal{http.StatusBadRequest, "The field " + k + " holds bytes no page here takes (invalid UTF-8 or a NUL). Nothing was changed."}
+			}
+			if len(v) > maxFormField && !slices.Contains(long, k) {
+				return &formRefusal{http.StatusBadRequest, "The field " + k + " is too long: at most " + strconv.Itoa(maxFormField) + " bytes. Nothing was changed."}
+			}
+		}
+	}
+	return nil
+}
+
+// readForm is limitedForm for a page's form: one refused is answered here
+// (400 or 413 with the sentence), and readForm reports false.
 func readForm(d Deps, w http.ResponseWriter, r *http.Request, limit int64) bool {
-	if err := limitedForm(w, r, limit); err != nil {
-		fail(w, r, d.Logger, http.StatusBadRequest, "That form could not be read.")
+	if no := limitedForm(w, r, limit); no != nil {
+		fail(w, r, d.Logger, no.status, no.sentence)
 		return false
 	}
 	return true

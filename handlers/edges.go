@@ -20,10 +20,15 @@ const (
 // checkInput refuses, before routing and so before any SQL, a path or query
 // whose bytes no route can mean: not valid UTF-8, holding a NUL, or longer
 // than the caps. PostgreSQL refuses such text
-// itself (SQLSTATE 22021), which would otherwise surface as a 500.
+// itself (SQLSTATE 22021), which would otherwise surface as a 500. Under
+// the token API the refusal is the API's JSON, word bad_request.
 func checkInput(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if why := badInput(r.URL); why != "" {
+			if strings.HasPrefix(r.URL.Path, apiPrefix) {
+				writeJSON(w, http.StatusBadRequest, apiErr(http.StatusBadRequest, apiBadRequest, why).body())
+				return
+			}
 			toMessageSlot(w, r)
 			http.Error(w, why, http.StatusBadRequest)
 			return
@@ -69,11 +74,16 @@ func cleanText(s string) bool {
 var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
 	http.MethodPatch, http.MethodDelete, http.MethodOptions}
 
-// allowed lists the methods routes answers at path.
+// allowed lists the methods routes answers at path; HEAD wherever GET is
+// (headAsGet routes it there).
 func allowed(routes chi.Routes, path string) []string {
 	var out []string
 	for _, m := range methods {
-		if routes.Match(chi.NewRouteContext(), m, path) {
+		asked := m
+		if m == http.MethodHead {
+			asked = http.MethodGet
+		}
+		if routes.Match(chi.NewRouteContext(), asked, path) {
 			out = append(out, m)
 		}
 	}
@@ -82,15 +92,28 @@ func allowed(routes chi.Routes, path string) []string {
 
 // methodNotAllowed answers a method a route does not take: 405, an Allow
 // header and a sentence, and only after the route's own gate, so an
-// anonymous visitor learns nothing about the owner's routes.
-func methodNotAllowed(d Deps, routes chi.Routes, a *auth) http.HandlerFunc {
+// anonymous visitor learns nothing about the owner's routes. chi calls it
+// for any method it does not know (FOO) before it looks at the path, so a
+// path no route serves is the 404 it would be for GET, and a path under the
+// token API is handed to the API, whose answers are JSON.
+func methodNotAllowed(d Deps, routes chi.Routes, a *auth, api http.Handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if rest, ok := strings.CutPrefix(r.URL.Path, apiV1); ok && (rest == "" || rest[0] == '/') {
+			if rc := chi.RouteContext(r.Context()); rc != nil {
+				rc.RoutePath = "/" + strings.TrimPrefix(rest, "/")
+			}
+			api.ServeHTTP(w, r)
+			return
+		}
 		allow := allowed(routes, r.URL.Path)
 		answer := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
 			fail(w, r, d.Logger, http.StatusMethodNotAllowed,
 				"This address does not take a "+r.Method+" request; it takes "+strings.Join(allow, " or ")+".")
 		})
+		if len(allow) == 0 {
+			answer = handleNotFound(d).ServeHTTP
+		}
 		gateFor(a, r.URL.Path)(answer).ServeHTTP(w, r)
 	}
 }

@@ -49,6 +49,20 @@ func routePattern(r *http.Request) string {
 	return "unmatched"
 }
 
+// headAsGet routes HEAD as GET, so HEAD works wherever GET does (pages,
+// assets, covers, the userscript, the API's reads); the server drops the
+// body. chi's middleware.GetHead asks the router whether a HEAD route
+// exists first, and the router says yes for a mounted sub-router's root
+// ("/admin/"), which then answered 405; no route here is HEAD-only.
+func headAsGet(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rc := chi.RouteContext(r.Context()); rc != nil && r.Method == http.MethodHead {
+			rc.RouteMethod = http.MethodGet
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // dbDeadline bounds each request's database work (DATABASE_REQUEST_TIMEOUT):
 // the request's context ends after d, the store's statements end with it,
 // and the handler answers 503 with Unavailable (failStore). Without it a

@@ -100,7 +100,12 @@ func handleUnsubscribePush(d Deps) http.Handler {
 		if !readPushJSON(w, r, &in) {
 			return
 		}
-		err := d.Store.UnsubscribePush(r.Context(), viewerFrom(r.Context()).ID, in.Endpoint)
+		// No subscription's endpoint holds text PostgreSQL refuses (a NUL):
+		// such an address is simply not one this browser subscribed.
+		err := store.ErrNotFound
+		if cleanText(in.Endpoint) {
+			err = d.Store.UnsubscribePush(r.Context(), viewerFrom(r.Context()).ID, in.Endpoint)
+		}
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			pushReply(w, http.StatusNotFound, "This browser was not subscribed.")
@@ -179,7 +184,7 @@ func pushReply(w http.ResponseWriter, status int, sentence string) {
 func pushStoreFailed(d Deps, w http.ResponseWriter, r *http.Request, err error, msg string) {
 	if store.Unavailable(err) {
 		d.Logger.Warn("database unavailable", "method", r.Method, "route", routePattern(r), "err", err)
-		w.Header().Set("Retry-After", "5")
+		w.Header().Set("Retry-After", unavailableRetryAfter)
 		pushReply(w, http.StatusServiceUnavailable, Unavailable)
 		return
 	}

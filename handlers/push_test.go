@@ -177,3 +177,17 @@ func TestTheStandInPushServiceNeedsTheTestsOption(t *testing.T) {
 		t.Fatalf("an http loopback endpoint with PushLoopback: %d %q", a.status, a.message)
 	}
 }
+
+// TestUnsubscribingAnEndpointWithANulIsNotSubscribed: JSON may carry a NUL
+// (\u0000), which PostgreSQL refuses; the answer is the plain 404, not a 500.
+func TestUnsubscribingAnEndpointWithANulIsNotSubscribed(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withPush)
+	a := h.postJSON(h.client("ada"), "/push/subscriptions/delete", `{"endpoint":"https://push.example.net/\u0000"}`)
+	if a.status != http.StatusNotFound || !strings.Contains(a.message, "not subscribed") {
+		t.Errorf("a NUL endpoint: %d %q; want 404", a.status, a.message)
+	}
+	if strings.Contains(h.logs.String(), "level=ERROR") {
+		t.Errorf("a NUL endpoint reached an ERROR line:\n%s", h.logs)
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
 
 const (
@@ -179,6 +181,37 @@ func TestMyBookmarksShowTheEmberFirstAndLinkTheNextChapter(t *testing.T) {
 	caught := a.find(`[data-testid="bookmark"][data-site="demonicscans"] [data-testid="next"]`)
 	if caught.AttrOr("href", "") != "https://demonicscans.org/manga/Martial-Peak" {
 		t.Errorf("caught-up row opens %q", caught.AttrOr("href", ""))
+	}
+}
+
+// Issue 22, item 11: a Latest Chapter a Reader's Sighting raised, which no
+// read of the Site's page has shown, says whose word it is on the row.
+func TestARaisedUnconfirmedLatestChapterSaysWhoSawIt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	seedReaderRows(h)
+	storetest.Ensure(t, h.pool, storetest.Reader{ID: "ada", Name: "Ada"})
+	ctx := context.Background()
+	for _, raise := range []struct{ site, id, num, by string }{
+		{"asurascans", "nano-machine", "16", "ada"},
+		{"demonicscans", "Martial-Peak", "31", readerA},
+	} {
+		if raised, err := h.store.RaiseLatest(ctx, raise.site, raise.id, raise.num, "", raise.by, t0); err != nil || !raised {
+			t.Fatalf("raise %s: %v %v", raise.id, raised, err)
+		}
+	}
+	a := h.get(h.client(readerA), "/")
+	row := func(site string) string {
+		return a.find(`[data-testid="bookmark"][data-site="` + site + `"] [data-testid="unconfirmed"]`).Text()
+	}
+	if got := row("asurascans"); got != "seen by Ada, not yet on the Site's page" {
+		t.Errorf("Ada's raise reads %q", got)
+	}
+	if got := row("demonicscans"); got != "seen by you, not yet on the Site's page" {
+		t.Errorf("my own raise reads %q", got)
+	}
+	if got := row("kagane"); got != "" {
+		t.Errorf("a row no Sighting raised reads %q", got)
 	}
 }
 

@@ -69,6 +69,10 @@ func toMessageSlot(w http.ResponseWriter, r *http.Request) {
 // serve (down, restarting, or slower than the request's deadline).
 const Unavailable = "The database is unavailable; nothing was changed."
 
+// unavailableRetryAfter is the Retry-After (seconds) of every answer that
+// the database is unavailable: pages, push.js and the token API alike.
+const unavailableRetryAfter = "5"
+
 // failStore answers a store error: 503 with Unavailable when the database
 // could not be reached in time (one warning line), else 500 with sentence
 // and one error line carrying msg and attrs. An htmx request's answer goes
@@ -76,7 +80,7 @@ const Unavailable = "The database is unavailable; nothing was changed."
 func failStore(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error, sentence, msg string, attrs ...any) {
 	if store.Unavailable(err) {
 		log.Warn("database unavailable", "method", r.Method, "route", routePattern(r), "err", err)
-		w.Header().Set("Retry-After", "5")
+		w.Header().Set("Retry-After", unavailableRetryAfter)
 		fail(w, r, log, http.StatusServiceUnavailable, Unavailable)
 		return
 	}

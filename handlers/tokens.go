@@ -63,7 +63,13 @@ func handleCreateToken(d Deps) http.Handler {
 		}
 		tok, hash := NewAPIToken(d.TokenKey)
 		reader := viewerFrom(r.Context()).ID
-		if _, err := d.Store.CreateToken(r.Context(), reader, hash, name, d.now()); err != nil {
+		_, err := d.Store.CreateToken(r.Context(), reader, hash, name, d.now())
+		if errors.Is(err, store.ErrConflict) {
+			showTokens(d, w, r, http.StatusConflict, components.TokensPage{Fault: true,
+				Message: "You already hold " + strconv.Itoa(store.MaxTokens) + " tokens, the most one Reader may: revoke one you no longer use, then make this one. No token was made."})
+			return
+		}
+		if err != nil {
 			failStore(w, r, d.Logger, err, "The token could not be made just now. Try again.", "tokens: create")
 			return
 		}

@@ -26,7 +26,8 @@ var filterWords = map[store.Filter]filterWord{
 	store.FilterFailing: {"failing", "It yielded a chapter once, and every Poll for over 12 hours has failed " +
 		"(the failure row is older than 12 hours).", true},
 	store.FilterUnverified: {"unverified", "Its Latest Chapter was raised by a Reader's Sighting, and no Poll has " +
-		"confirmed it because its Polls have failed for over 12 hours.", true},
+		"confirmed it: its Polls have failed for over 12 hours, or it was raised over 12 hours ago and no read " +
+		"of the Site's page has shown that number since.", true},
 	store.FilterSiteCompleted: {"site-completed", "Not Finished, but its Site marks the work completed: a hint " +
 		"that you may want to Finish it (the Site never Finishes anything itself).", false},
 	store.FilterFinished: {"finished", "You marked it Finished: the work is over for the group and it is no longer polled.", false},

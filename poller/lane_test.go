@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
@@ -701,6 +702,40 @@ func TestAForcedPollCutShortByShutdownStaysPending(t *testing.T) {
 	}
 }
 
+// A pass that shutdown interrupts logs no error: a step the stop cut short
+// (the due query after the batch, the next-due probe) is the stop, not a
+// fault, and a clean stop must not read like a crash (issue 22, item 10).
+// The pass is still recorded.
+func TestAPassInterruptedByShutdownLogsNoError(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		series []string
+		read   adapters.Result
+	}{
+		{"the last read of the batch answers as the stop begins", []string{"a"}, okResult("11")},
+		{"the stop cuts a read short with more Series due", []string{"a", "b"}, failResult(word.Errors, 0, false)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t)
+			r.series(c.series...)
+			ctx, cancel := context.WithCancel(r.ctx)
+			r.rd.script(url("a"), c.read)
+			r.rd.before = func(string) { cancel() }
+			r.clk.Advance(time.Hour)
+			r.p.RunPass(ctx, site)
+			if logs := r.logs.String(); strings.Contains(logs, "level=ERROR") {
+				t.Fatalf("a clean stop logged an error:\n%s", logs)
+			}
+			if rows := r.passes(site); len(rows) != 1 {
+				t.Fatalf("the interrupted pass was not recorded: %+v", rows)
+			}
+		})
+	}
+}
+
 func TestRequestsToOneSiteAreSpaced(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
@@ -726,6 +761,39 @@ func TestRequestsToOneSiteAreSpaced(t *testing.T) {
 		if gap := at[i].Sub(at[i-1]); gap < 25*time.Millisecond {
 			t.Fatalf("read %d came %v after the one before", i, gap)
 		}
+	}
+}
+
+// A pass that outlasts its length after reading every due Series asks for
+// no pass at once: the pass that followed one spacing later found nothing
+// due, and a pass with nothing due ends a stall run (store.StallRun), so a
+// Site whose reads hang past the pass's length never showed a stall. Under
+// load the demo's clock skip landed inside such a pass and its stall embed
+// never came.
+func TestAPassThatOutlastsItsLengthDoesNotBreakAStallRun(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b")
+	r.with(func(c *poller.Config) { c.ListingEvery = time.Minute }) // the pass's length
+	r.rd.script(url("a"), failResult(word.Errors, 0, false))
+	r.rd.script(url("b"), failResult(word.Errors, 0, false))
+	var hang sync.Once
+	r.rd.before = func(string) { hang.Do(func() { r.clk.Advance(2 * time.Minute) }) }
+	first := r.pass()
+	r.clk.Advance(first.Rest)
+	second := r.p.RunPass(r.ctx, site)
+	rows := r.passes(site)
+	if len(rows) != 2 {
+		t.Fatalf("pass log: %+v", rows)
+	}
+	for _, row := range rows {
+		if row.Due == 0 || row.Checked != 0 || row.Skip != word.SkipNone || row.Counts.Refused != 0 {
+			t.Fatalf("a pass of the stalled Site is not a stall pass (the first rested %s): %+v", first.Rest, rows)
+		}
+	}
+	since, ok, err := r.st.StallRun(r.ctx, site, second.StartedAt, time.Time{})
+	if err != nil || !ok || !since.Equal(rows[0].StartedAt) {
+		t.Fatalf("stall run: since %v ok %v err %v, want since the first pass %v", since, ok, err, rows[0].StartedAt)
 	}
 }
 

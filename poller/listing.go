@@ -107,7 +107,7 @@ func (p *Poller) recordListing(ctx context.Context, site string, res adapters.Li
 	}
 	named := res.Outcome == word.OK && len(res.Listing.Entries) > 0
 	if err := p.st.RecordListing(ctx, site, p.now(), named); err != nil {
-		p.log().Error("listing state not recorded", "site", site, "err", err)
+		p.failed("listing state not recorded", err, "site", site)
 	}
 }
 
@@ -122,7 +122,7 @@ func (p *Poller) markListed(ctx context.Context, site string, entries []adapters
 	}
 	n, err := p.st.MarkListed(ctx, site, rows, p.now())
 	if err != nil {
-		p.log().Error("listing not marked", "site", site, "rows", len(rows), "err", err)
+		p.failed("listing not marked", err, "site", site, "rows", len(rows))
 		return 0
 	}
 	return n

@@ -252,6 +252,19 @@ func (p *Poller) now() time.Time { return p.cfg.Now() }
 
 func (p *Poller) log() *slog.Logger { return p.cfg.Logger }
 
+// failed logs a database step that failed, at Error, unless err is the
+// Lanes' own stop: a step cut short by context.Canceled at shutdown is not a
+// fault, and an Error line for it made every clean stop read like a crash
+// (issue 22, item 10). That one is a Debug line. A deadline that ran out is
+// still an Error.
+func (p *Poller) failed(msg string, err error, args ...any) {
+	level := slog.LevelError
+	if errors.Is(err, context.Canceled) {
+		level = slog.LevelDebug
+	}
+	p.log().Log(context.Background(), level, msg, append(args, "err", err)...)
+}
+
 // clampRest keeps a rest within [0, DefaultRest].
 func (p *Poller) clampRest(d time.Duration) time.Duration {
 	return max(0, min(d, p.cfg.DefaultRest))
@@ -356,14 +369,14 @@ func (p *Poller) runPass(ctx context.Context, site string, l *lane, led bool) Pa
 	}
 	res, err := p.pollDue(ctx, site, l, ln, start, w)
 	if err != nil {
-		p.log().Error("due query failed", "site", site, "err", err)
+		p.failed("due query failed", err, "site", site)
 		pass.Skip, pass.Rest = word.SkipDueError, p.cfg.ErrorRest
 		return pass
 	}
 	pass.Due, pass.Counts, pass.Checked, pass.Broken, pass.Rest = res.due, res.counts, res.checked, res.broken, res.rest
 	if res.laneServed && !ln.ForcePollAt.IsZero() {
 		if err := p.st.ServeLaneForce(ctx, site, ln.ForcePollAt); err != nil {
-			p.log().Error("lane force not served", "site", site, "err", err)
+			p.failed("lane force not served", err, "site", site)
 		}
 	}
 	switch {
@@ -403,7 +416,7 @@ func (p *Poller) skip(ctx context.Context, site string, l *lane, led bool, start
 	case errors.Is(err, store.ErrNotFound):
 		return ln, word.SkipNoLane, p.cfg.DefaultRest
 	case err != nil:
-		p.log().Error("lane row unreadable", "site", site, "err", err)
+		p.failed("lane row unreadable", err, "site", site)
 		return ln, word.SkipDBError, errorRest
 	case ln.PausedUntil.After(start):
 		return ln, word.SkipPaused, p.clampRest(ln.PausedUntil.Sub(start))
@@ -463,10 +476,13 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lan
 		if p.cfg.MaxPerPass > 0 {
 			limit = min(limit, p.cfg.MaxPerPass-res.due)
 		}
-		if limit <= 0 || (res.due > 0 && !p.now().Before(until)) {
-			res.more = true
-			break
-		}
+		// The pass has lasted its length or read MaxPerPass: it ends, with
+		// more only when the due query still names an untried Series. A
+		// pass that had read everything due and claimed more anyway was
+		// followed, one spacing later, by a pass with nothing due, and such
+		// a pass ends a stall run (store.StallRun), so a Site whose passes
+		// outlast their length (reads that hang) never showed a stall.
+		spent := limit <= 0 || (res.due > 0 && !p.now().Before(until))
 		// One more than the batch tells whether the Lane's Forced Poll
 		// is served once this batch is read.
 		ask := limit + 1 + stale
@@ -476,7 +492,7 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lan
 			if res.due == 0 && ctx.Err() == nil {
 				return res, err
 			}
-			p.log().Error("due query failed mid-pass", "site", site, "err", err)
+			p.failed("due query failed mid-pass", err, "site", site)
 			break
 		}
 		whole := len(got) < ask // every Series still due is in got
@@ -488,6 +504,10 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lan
 				break
 			}
 			continue
+		}
+		if spent {
+			res.more = true
+			break
 		}
 		served := (whole && len(batch) <= limit) || (len(batch) > limit && batch[limit].Rank > int(schedule.LaneForced))
 		batch = batch[:min(limit, len(batch))]
@@ -612,7 +632,7 @@ func (p *Poller) space(ctx context.Context, l *lane) bool {
 func (p *Poller) nextRest(ctx context.Context, site string, l *lane) time.Duration {
 	next, some, err := p.st.NextDue(ctx, site, p.cfg.PollEvery[site])
 	if err != nil {
-		p.log().Error("next due unreadable", "site", site, "err", err)
+		p.failed("next due unreadable", err, "site", site)
 		return p.cfg.ErrorRest
 	}
 	rest := p.cfg.DefaultRest
@@ -700,6 +720,11 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 		p.log().Info("series taken by another pass", "site", s.Site, "series_id", s.SeriesID)
 		return adapters.Result{}, false, false
 	}
+	if errors.Is(err, context.Canceled) {
+		// Shutdown came before the stamp: nothing was read, nothing said.
+		p.log().Info("poll interrupted by shutdown", "site", s.Site, "series_id", s.SeriesID)
+		return adapters.Result{}, false, false
+	}
 	if err != nil {
 		// A failed check stamp is errors, not checked, and no fetch: a
 		// page read without its stamp would be retried every pass.
@@ -764,8 +789,7 @@ func (p *Poller) record(ctx context.Context, s store.Series, res adapters.Result
 
 func (p *Poller) recordFailure(ctx context.Context, s store.Series, o word.Outcome, now time.Time) {
 	if err := p.st.RecordFailure(ctx, s.Site, s.SeriesID, o, now); err != nil {
-		p.log().Error("failure row not written", "site", s.Site, "series_id", s.SeriesID,
-			"outcome", o, "err", err)
+		p.failed("failure row not written", err, "site", s.Site, "series_id", s.SeriesID, "outcome", o)
 	}
 }
 
@@ -780,11 +804,14 @@ func (p *Poller) writeOK(ctx context.Context, s store.Series, f adapters.Facts, 
 			c.CompletedAt = now
 		}
 	}
-	if f.HasLatest && latestChanges(s, f) {
+	switch {
+	case f.HasLatest && latestChanges(s, f):
 		c.Latest, c.LatestNum, c.LatestURL = true, f.LatestChapter, f.LatestChapterURL
 		if arrives(s, f) {
 			c.Arrival = p.arrival(s, now)
 		}
+	case f.HasLatest && showsMore(s, f):
+		c.Seen, c.SeenNum = true, f.LatestChapter
 	}
 	c.Title, c.Cover = cmp.Or(f.Title, s.Title), cmp.Or(f.CoverURL, s.CoverURL)
 	c.Face = c.Title != s.Title || c.Cover != s.CoverURL
@@ -840,6 +867,22 @@ func scheduled(s store.Series) schedule.Series {
 func (p *Poller) policy(site string) schedule.Policy {
 	return schedule.Policy{Floor: p.cfg.PollEvery[site], Backstop: p.cfg.Backstop,
 		Listing: p.lane(site).listing.Load()}.Normalised()
+}
+
+// showsMore reports whether a read number that changes no Latest Chapter
+// (it is below a Reader's raised number or the owner's Correction) is
+// above every number the page showed before: the Sighting bound's base
+// (CONTEXT.md, Sighting). A healthy, unchanged read shows no more, so it
+// stays one statement.
+func showsMore(s store.Series, f adapters.Facts) bool {
+	read, ok := word.ParseChapter(f.LatestChapter)
+	if !ok {
+		return false
+	}
+	if s.PolledChapter == nil {
+		return true
+	}
+	return read.Compare(word.Chapter(*s.PolledChapter)) > 0
 }
 
 // latestChanges reports whether a read number changes the row: it is above

@@ -230,7 +230,7 @@ func (p *Poller) prune(ctx context.Context, site string, l *lane) {
 	before := now.Add(-time.Duration(days) * 24 * time.Hour)
 	n, err := p.st.PrunePasses(ctx, site, before)
 	if err != nil {
-		p.log().Error("pass log not pruned", "site", site, "err", err)
+		p.failed("pass log not pruned", err, "site", site)
 		return
 	}
 	if n > 0 {
@@ -238,7 +238,7 @@ func (p *Poller) prune(ctx context.Context, site string, l *lane) {
 	}
 	n, err = p.st.PruneArrivals(ctx, site, now.Add(-ArrivalRetention))
 	if err != nil {
-		p.log().Error("arrivals not pruned", "site", site, "err", err)
+		p.failed("arrivals not pruned", err, "site", site)
 		return
 	}
 	if n > 0 {

@@ -281,22 +281,27 @@ func TestAStillFailingSeriesCostsTheStampAndOneUpsertThatChangesNothing(t *testi
 func TestTheLatestChapterFollowsTheRules(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		name      string
-		current   string // '' = NULL
-		raisedBy  bool
-		read      string
-		want      string
-		wantRaise bool // latest_raised_by still set
-		wantWrite bool
+		name       string
+		current    string // '' = NULL
+		raisedBy   bool
+		polled     string // the highest number a read showed before; '' = NULL
+		read       string
+		want       string
+		wantRaise  bool // latest_raised_by still set
+		wantPolled string
+		wantWrite  bool
 	}{
-		{"a first read sets the number", "", false, "10", "10", false, true},
-		{"a higher read raises it", "10", false, "12.5", "12.5", false, true},
-		{"the same read writes nothing", "10", false, "10", "10", false, false},
-		{"a lower read writes nothing", "10", false, "9", "10", false, false},
-		{"a read at a Reader's number confirms it", "12", true, "12", "12", false, true},
-		{"a read above a Reader's number replaces it", "12", true, "13", "13", false, true},
-		{"a read below a Reader's number leaves it unconfirmed", "12", true, "11", "12", true, false},
-		{"numbers compare as numbers, not text", "9", false, "10", "10", false, true},
+		{"a first read sets the number", "", false, "", "10", "10", false, "10", true},
+		{"a higher read raises it", "10", false, "10", "12.5", "12.5", false, "12.5", true},
+		{"the same read writes nothing", "10", false, "10", "10", "10", false, "10", false},
+		{"a lower read writes nothing", "10", false, "10", "9", "10", false, "10", false},
+		{"a read at a Reader's number confirms it", "12", true, "10", "12", "12", false, "12", true},
+		{"a read above a Reader's number replaces it", "12", true, "10", "13", "13", false, "13", true},
+		{"a read below a Reader's number leaves it unconfirmed", "12", true, "11", "11", "12", true, "11", false},
+		// The Sighting bound's base follows the page (issue 22, item 11).
+		{"a read below a Reader's number that shows more than before is remembered", "12", true, "10", "11", "12", true, "11", true},
+		{"a read above the owner's Correction never lowers what the page showed", "8", false, "10", "9", "9", false, "10", true},
+		{"numbers compare as numbers, not text", "9", false, "9", "10", "10", false, "10", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -310,8 +315,9 @@ func TestTheLatestChapterFollowsTheRules(t *testing.T) {
 					by = "reader"
 				}
 				res := okResult(c.current)
-				r.exec(`UPDATE series SET latest_chapter_num = $1::numeric, latest_chapter_url = $2, latest_raised_by = $3 WHERE series_id = 's'`,
-					c.current, res.Facts.LatestChapterURL, by)
+				r.exec(`UPDATE series SET latest_chapter_num = $1::numeric, latest_chapter_url = $2, latest_raised_by = $3,
+					polled_chapter_num = nullif($4, '')::numeric WHERE series_id = 's'`,
+					c.current, res.Facts.LatestChapterURL, by, c.polled)
 			}
 			r.rd.script(url("s"), okResult(c.read))
 			r.trace.reset()
@@ -322,6 +328,9 @@ func TestTheLatestChapterFollowsTheRules(t *testing.T) {
 			}
 			if (s.LatestRaisedBy != nil) != c.wantRaise {
 				t.Fatalf("latest_raised_by: %v", s.LatestRaisedBy)
+			}
+			if s.PolledChapter == nil || *s.PolledChapter != c.wantPolled {
+				t.Fatalf("polled: %v, want %s", s.PolledChapter, c.wantPolled)
 			}
 			if wrote := len(r.trace.touching("series")) > 1; wrote != c.wantWrite {
 				t.Fatalf("wrote=%v: %q", wrote, r.trace.touching("series"))
@@ -447,5 +456,55 @@ func TestAForcedLaneIsNotServedWhileSeriesBehindFailedStampsAreUnread(t *testing
 	r.p.RunPass(r.ctx, site) // six tries, all a's: b1 and b2 still owed
 	if ln := r.lane(); ln.ForcePollAt.IsZero() {
 		t.Fatal("the Lane's Forced Poll was served with b1 and b2 unread")
+	}
+}
+
+// Issue 22, item 11: a Reader's Sighting raised a number the Site's page
+// never shows. Healthy reads leave it standing (only a read at or above it,
+// or the owner, replaces it: CONTEXT.md, Sighting), and after ownerWindow
+// of them the owner's unverified filter lists it, as it would a failing one.
+func TestARaisedNumberHealthyReadsNeverShowIsUnverifiedAfterTwelveHours(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("s")
+	r.rd.script(url("s"), okResult("271"))
+	r.pass()
+	storetest.Ensure(t, r.pool, storetest.Reader{ID: "ada", Name: "Ada"})
+	if raised, err := r.st.RaiseLatest(r.ctx, site, "s", "300", "", "ada", r.clk.Now()); err != nil || !raised {
+		t.Fatalf("raise: %v %v", raised, err)
+	}
+	unverified := func() bool {
+		t.Helper()
+		d, err := r.st.GetAdminSeries(r.ctx, site, "s", r.clk.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Unverified
+	}
+	r.pass() // the Sighting wakes the Lane: this read shows 271
+	if unverified() {
+		t.Fatal("an hour after the raise it is not unverified yet")
+	}
+	reads := r.rd.reads[url("s")]
+	for range 12 {
+		r.pass()
+	}
+	s := r.get("s")
+	if _, failing := r.failure("s"); failing || r.rd.reads[url("s")] <= reads {
+		t.Fatalf("the reads were not healthy, or none happened: failing %v, reads %d then %d", failing, reads, r.rd.reads[url("s")])
+	}
+	if *s.LatestChapter != "300" || s.LatestRaisedBy == nil || *s.LatestRaisedBy != "ada" || *s.PolledChapter != "271" {
+		t.Fatalf("latest %v by %v, polled %v", *s.LatestChapter, s.LatestRaisedBy, s.PolledChapter)
+	}
+	if !unverified() {
+		t.Fatal("thirteen hours of healthy reads showing 271 below a raised 300: not unverified")
+	}
+	// A read that shows the number confirms it: the attribution goes, and
+	// the list lets go of it.
+	r.rd.script(url("s"), okResult("300"))
+	r.exec(`UPDATE series SET force_poll_at = $1 WHERE series_id = 's'`, r.clk.Now())
+	r.pass()
+	if s := r.get("s"); s.LatestRaisedBy != nil || unverified() {
+		t.Fatalf("a read at 300 left it unconfirmed: %v", s.LatestRaisedBy)
 	}
 }

@@ -26,10 +26,12 @@ func DatabaseError(cfg Config, err error) error {
 	return errors.New(msg)
 }
 
-// OpenMigrated is OpenDatabase with every migration applied; on failure it
-// stops what it started.
-func OpenMigrated(ctx context.Context, cfg Config, log *slog.Logger) (url string, stop func(), err error) {
-	url, stop, err = OpenDatabase(ctx, cfg, log)
+// OpenMigrated is a server's database, named server ("serve", "demo"), with
+// every migration applied; on failure it stops what it started. Unlike a
+// command beside the server, a server owns the embedded cluster it runs on:
+// a second server on one DATA_DIR is refused (localpg.Options.Server).
+func OpenMigrated(ctx context.Context, cfg Config, log *slog.Logger, server string) (url string, stop func(), err error) {
+	url, stop, err = openDatabase(ctx, cfg, log, server)
 	if err != nil {
 		return "", nil, err
 	}
@@ -40,9 +42,14 @@ func OpenMigrated(ctx context.Context, cfg Config, log *slog.Logger) (url string
 	return url, stop, nil
 }
 
-// OpenDatabase returns DATABASE_URL, or starts the embedded local cluster in
-// DATA_DIR/pg and returns its address. stop stops what was started.
+// OpenDatabase is a command's database beside the server: DATABASE_URL, or
+// the embedded local cluster in DATA_DIR/pg, attached to while a server runs
+// it and started otherwise. stop stops what was started.
 func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (url string, stop func(), err error) {
+	return openDatabase(ctx, cfg, log, "")
+}
+
+func openDatabase(ctx context.Context, cfg Config, log *slog.Logger, server string) (url string, stop func(), err error) {
 	if cfg.DatabaseURL.Set() {
 		return cfg.DatabaseURL.Reveal(), func() {}, nil
 	}
@@ -50,7 +57,13 @@ func OpenDatabase(ctx context.Context, cfg Config, log *slog.Logger) (url string
 	if err != nil {
 		return "", nil, err
 	}
-	cl, err := localpg.Start(ctx, localpg.Options{Dir: filepath.Join(cfg.DataDir, "pg"), BinDir: bin, Logger: log})
+	cl, err := localpg.Start(ctx, localpg.Options{Dir: filepath.Join(cfg.DataDir, "pg"), BinDir: bin, Logger: log, Server: server})
+	var held *localpg.HeldError
+	if errors.As(err, &held) {
+		// Issue 22, item 9: attached, this server would lose its database
+		// the moment the other one stopped.
+		return "", nil, fmt.Errorf("another mangabookmark %s (pid %d) is using the embedded database in DATA_DIR (%s); stop it first, or point DATABASE_URL at a shared PostgreSQL", held.Server, held.PID, cfg.DataDir)
+	}
 	if err != nil {
 		return "", nil, err
 	}

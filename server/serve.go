@@ -87,13 +87,23 @@ func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, 
 // order, the reverse of the start: stop accepting, finish requests, stop the
 // Lanes (they release their Lane locks), close the pool, stop the local
 // cluster.
+//
+// LISTEN_ADDR is taken first: a server that cannot listen must not start
+// the cluster nor rewrite the start-up record the notices command reads
+// (OwnerNotices), which would then describe a server that never served
+// (issue 22, item 10).
 func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options) error {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	log := NewLogger(stderr, cfg.LogLevel)
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("LISTEN_ADDR: cannot listen on %s: %w", cfg.ListenAddr, err)
+	}
+	defer ln.Close() // on an early return; after Serve, srv.Shutdown has closed it
 
-	dbURL, stopDB, err := OpenMigrated(ctx, cfg, log)
+	dbURL, stopDB, err := OpenMigrated(ctx, cfg, log, "serve")
 	if err != nil {
 		return err
 	}
@@ -133,7 +143,7 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	deps.Reads = lanes // Test read: the Lanes' own read path and spacing
 	stopLanes := runLanes(ctx, lanes, log)
 	defer stopLanes()
-	return serveHTTP(ctx, cfg, o, st, deps, stdout, log)
+	return serveHTTP(ctx, ln, cfg, o, st, deps, stdout, log)
 }
 
 // handlerDeps is what the pages need from the configuration: the keys
@@ -208,7 +218,7 @@ func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, l
 	}
 	// The notices command reports this, not its own environment's settings.
 	if err := st.RecordServerWebhook(ctx, store.ServerWebhook{Configured: notifier.Enabled(), Hash: notifier.WebhookHash(),
-		RecordedAt: time.Now(), BrowserSites: deps.BrowserSites.Names()}); err != nil {
+		RecordedAt: time.Now(), BrowserSites: deps.BrowserSites.Names()}); err != nil && ctx.Err() == nil {
 		log.Error("owner notices: the webhook state could not be recorded for the notices command", "err", err)
 	}
 	return notifier, nil
@@ -257,9 +267,9 @@ func runLanes(ctx context.Context, lanes *poller.Poller, log *slog.Logger) (stop
 	}
 }
 
-// serveHTTP serves the pages until ctx ends, then shuts down within 15 s.
+// serveHTTP serves the pages on ln until ctx ends, then shuts down within 15 s.
 // Without Discord sign-in it prints a first owner sign-in link.
-func serveHTTP(ctx context.Context, cfg Config, o Options, st *store.Store, deps handlers.Deps, stdout io.Writer, log *slog.Logger) error {
+func serveHTTP(ctx context.Context, ln net.Listener, cfg Config, o Options, st *store.Store, deps handlers.Deps, stdout io.Writer, log *slog.Logger) error {
 	srv := &http.Server{
 		Handler:           handlers.NewServer(deps),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -267,10 +277,6 @@ func serveHTTP(ctx context.Context, cfg Config, o Options, st *store.Store, deps
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	ln, err := net.Listen("tcp", cfg.ListenAddr)
-	if err != nil {
-		return fmt.Errorf("LISTEN_ADDR: cannot listen on %s: %w", cfg.ListenAddr, err)
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -281,9 +287,12 @@ func serveHTTP(ctx context.Context, cfg Config, o Options, st *store.Store, deps
 	}
 	if !cfg.OAuth() && !o.OwnLinks {
 		link, err := handlers.NewLoginLink(ctx, st, cfg.PublicBaseURL, cfg.OwnerDiscordID, o.Now())
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
+			// Stopped while starting: no link, and no fault either.
+		case err != nil:
 			log.Error("could not create the owner sign-in link", "err", err)
-		} else {
+		default:
 			fmt.Fprintf(stdout, "Discord sign-in is not configured. Owner sign-in link (single use, valid %s):\n  %s\n", handlers.LoginLinkTTL, link)
 		}
 	}

@@ -49,6 +49,15 @@ var Filters = []Filter{
 // count the NULL fraction twice and take a failing list for a few rows.
 const failingSQL = `(s.latest_chapter_num IS NOT NULL AND s.failing_since < @cutoff)`
 
+// unverifiedSQL is the unverified filter (CONTEXT.md, the unverified
+// filter): a Reader's Sighting raised Latest Chapter (the attribution goes
+// when a Poll reads that number or more), and either the Series is failing
+// or the raise is more than ownerWindow old, so reads that succeed keep
+// showing less. Its index, series_unverified (migration 0020), holds the
+// raised rows with both times, so each arm is read from the index alone.
+const unverifiedSQL = `(s.latest_raised_by IS NOT NULL AND s.latest_chapter_num IS NOT NULL AND ` +
+	`(s.failing_since < @cutoff OR s.sighted_at < @cutoff))`
+
 // predicates is the one place each filter is defined. Every list query,
 // every figure and every caption count is built from these strings, so a
 // figure cannot disagree with its list. Each reads one table, series as s
@@ -70,7 +79,7 @@ var predicates = map[Filter]string{
 	FilterUnpollable:    `(s.finished_at IS NULL AND (s.url = '' OR s.failure_outcome = ` + word.Unfetchable.SQL() + `))`,
 	FilterNoChapter:     `(s.checked_at IS NOT NULL AND s.latest_chapter_num IS NULL AND s.finished_at IS NULL)`,
 	FilterFailing:       failingSQL,
-	FilterUnverified:    `(s.latest_raised_by IS NOT NULL AND ` + failingSQL + `)`,
+	FilterUnverified:    unverifiedSQL,
 	FilterSiteCompleted: `(s.site_completed_at IS NOT NULL AND s.finished_at IS NULL)`,
 	FilterFinished:      `(s.finished_at IS NOT NULL)`,
 	// bookmark_count is kept by a trigger on bookmarks (migration 0005), so

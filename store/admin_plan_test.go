@@ -18,7 +18,8 @@ import (
 )
 
 // seedWide puts n Series on the six Sites so that every
-// filter holds far more than FigureCap rows (between 6 and 16 in a hundred),
+// filter holds far more than FigureCap rows (between 6 and 16 in a hundred;
+// unverified's two arms, failing and raised long ago, both hold rows),
 // then VACUUM ANALYZEs so the planner and the visibility map see what
 // production would. Failure rows go through poll_failures, so migration
 // 0009's triggers copy them onto series as the Poll's writes would.
@@ -45,6 +46,11 @@ func seedWide(tb testing.TB, pool *pgxpool.Pool, n int, now time.Time) {
 		}
 		if in(m, 45, 52) {
 			r.RaisedBy = "r1"
+		}
+		if in(m, 86, 87) {
+			// Raised a month ago, read healthy since, never confirmed:
+			// unverified by its second arm (migration 0020).
+			r.RaisedBy, r.SightedAt = "r1", old
 		}
 		switch {
 		case m < 10:

@@ -24,6 +24,7 @@ type fixture struct {
 	url           string
 	chapter       string // "" = NULL
 	raisedBy      string
+	raisedAgo     time.Duration // when the Sighting raised it (sighted_at); 0 = NULL
 	checkedAgo    time.Duration // 0 = never
 	finished      bool
 	siteCompleted bool
@@ -38,6 +39,9 @@ func seedFixtures(t *testing.T, pool *pgxpool.Pool, fs []fixture) {
 	for _, f := range fs {
 		row := storetest.Series{Site: word.Asurascans, ID: f.id, URL: f.url, Title: f.id, Kind: word.Manga,
 			LatestChapter: f.chapter, RaisedBy: f.raisedBy}
+		if f.raisedAgo > 0 {
+			row.SightedAt = t0.Add(-f.raisedAgo)
+		}
 		if f.checkedAgo > 0 {
 			row.CheckedAt = t0.Add(-f.checkedAgo)
 		}
@@ -75,8 +79,12 @@ var filterFixtures = []fixture{
 	{id: "failing-1h", url: addr, chapter: "40", checkedAgo: time.Minute, failure: "errors", failingFor: time.Hour, bookmarked: true},
 	{id: "failing-finished", url: addr, chapter: "40", checkedAgo: time.Minute, failure: "errors", failingFor: 13 * time.Hour, finished: true, bookmarked: true},
 	{id: "unverified", url: addr, chapter: "41", raisedBy: "r1", checkedAgo: time.Minute, failure: "no_chapter", failingFor: 13 * time.Hour, bookmarked: true},
-	{id: "raised-healthy", url: addr, chapter: "41", raisedBy: "r1", checkedAgo: time.Minute, bookmarked: true},
-	{id: "raised-1h", url: addr, chapter: "41", raisedBy: "r1", checkedAgo: time.Minute, failure: "errors", failingFor: time.Hour, bookmarked: true},
+	{id: "raised-healthy", url: addr, chapter: "41", raisedBy: "r1", raisedAgo: time.Hour, checkedAgo: time.Minute, bookmarked: true},
+	{id: "raised-1h", url: addr, chapter: "41", raisedBy: "r1", raisedAgo: time.Hour, checkedAgo: time.Minute, failure: "errors", failingFor: time.Hour, bookmarked: true},
+	// Read healthy for thirteen hours since a Reader raised it, and no read
+	// has shown the number: unverified although nothing fails (issue 22,
+	// item 11).
+	{id: "raised-13h", url: addr, chapter: "41", raisedBy: "r1", raisedAgo: 13 * time.Hour, checkedAgo: time.Minute, bookmarked: true},
 	{id: "completed", url: addr, chapter: "100", checkedAgo: time.Minute, siteCompleted: true, bookmarked: true},
 	{id: "completed-finished", url: addr, chapter: "100", checkedAgo: time.Minute, siteCompleted: true, finished: true},
 }
@@ -88,7 +96,7 @@ var want = map[store.Filter][]string{
 	store.FilterUnpollable:    {"gate-refused", "no-address"},
 	store.FilterNoChapter:     {"never-yielded"},
 	store.FilterFailing:       {"failing-3mo", "failing-finished", "unverified"},
-	store.FilterUnverified:    {"unverified"},
+	store.FilterUnverified:    {"raised-13h", "unverified"},
 	store.FilterSiteCompleted: {"completed"},
 	store.FilterFinished:      {"completed-finished", "failing-finished", "never-finished", "stale-finished"},
 	store.FilterOrphan:        {"completed-finished", "gate-refused"},
@@ -170,7 +178,10 @@ func TestFailingIsDisjointFromNoChapterAndNeedsTwelveHours(t *testing.T) {
 		t.Errorf("a Finished Series keeps its evidence in failing")
 	}
 	if slices.Contains(unverified, "raised-healthy") {
-		t.Errorf("a raised number a Poll reads is not unverified")
+		t.Errorf("a number raised an hour ago, read healthy since, is not unverified yet")
+	}
+	if !slices.Contains(unverified, "raised-13h") || slices.Contains(failing, "raised-13h") {
+		t.Errorf("a number raised thirteen hours ago that healthy reads never showed is unverified, and not failing")
 	}
 	completed := listIDs(t, s, store.SeriesQuery{Filter: store.FilterSiteCompleted})
 	if slices.Contains(completed, "completed-finished") {

@@ -36,6 +36,12 @@ type Bookmark struct {
 	ProgressURL   string    `db:"progress_url"`
 	New           bool      `db:"new"` // the ember: a chapter past this Reader's Progress
 	UpdatedAt     time.Time `db:"updated_at"`
+
+	// RaisedBy and RaisedByName name the Reader whose Sighting raised Latest
+	// Chapter while no read of the Site's page has shown it ("" when a Poll
+	// stands behind it; CONTEXT.md, Sighting).
+	RaisedBy     string `db:"raised_by"`
+	RaisedByName string `db:"raised_by_name"`
 }
 
 // BookmarkQuery narrows a Reader's list: only those with the ember, and a
@@ -54,8 +60,9 @@ SELECT b.site, b.series_id, s.url, s.title, s.cover_url, s.cover_tried, s.kind,
        s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url, s.latest_chapter_at,
        b.progress_num::text AS progress, b.progress_url,
        (s.latest_chapter_num IS NOT NULL AND (b.progress_num IS NULL OR s.latest_chapter_num > b.progress_num)) AS new,
-       b.updated_at
+       b.updated_at, coalesce(s.latest_raised_by, '') AS raised_by, coalesce(rr.name, '') AS raised_by_name
   FROM bookmarks b JOIN series s USING (site, series_id)
+  LEFT JOIN readers rr ON rr.discord_id = s.latest_raised_by
  WHERE b.reader_id = $1`
 
 const listBookmarksSQL = `SELECT * FROM (` + bookmarkSelect + `

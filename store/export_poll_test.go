@@ -12,4 +12,6 @@ var (
 	RefusingRunSQL = refusingRunSQL
 	SidecarDownSQL = sidecarDownRunSQL
 	AdapterBroken  = adapterBrokenSQL
+	RaiseLatestSQL = raiseLatestSQL
+	PollSeenSQL    = pollSeenSQL
 )

@@ -64,3 +64,10 @@ func (l *LaneLock) StopRenewing() {
 	l.stop()
 	l.renewed.Wait()
 }
+
+// The Idempotency-Key statements, for their EXPLAIN test.
+var (
+	ClaimKeySQL   = claimKeySQL
+	FinishKeySQL  = finishKeySQL
+	ReleaseKeySQL = releaseKeySQL
+)

@@ -335,13 +335,15 @@ const setSiteCompletedSQL = `UPDATE series SET site_completed_at = $3 WHERE site
 
 // pollLatestSQL writes the number a Poll read when it is at or above the
 // current one: above raises it, equal confirms it; either way a Poll now
-// stands behind the number and the Reader attribution goes. The guard is
+// stands behind the number and the Reader attribution goes, and the number
+// the page showed is remembered (polled_chapter_num, never lowered: the
+// owner's Correction may have put Latest Chapter below it). The guard is
 // repeated in SQL so a Sighting that raised the number since the due query
 // is never lowered.
 const pollLatestSQL = `
 UPDATE series SET latest_chapter_num = $3::text::numeric,
        latest_chapter_url = CASE WHEN $4 = '' THEN latest_chapter_url ELSE $4 END,
-       latest_raised_by = NULL
+       latest_raised_by = NULL, polled_chapter_num = greatest(polled_chapter_num, $3::text::numeric)
 WHERE site = $1 AND series_id = $2
   AND (latest_chapter_num IS NULL OR latest_chapter_num <= $3::text::numeric)`
 
@@ -354,13 +356,22 @@ const pollArrivalSQL = `
 WITH u AS (
   UPDATE series SET latest_chapter_num = $3::text::numeric,
          latest_chapter_url = CASE WHEN $4 = '' THEN latest_chapter_url ELSE $4 END,
-         latest_raised_by = NULL,
+         latest_raised_by = NULL, polled_chapter_num = greatest(polled_chapter_num, $3::text::numeric),
          chapter_arrived_at = $5, cadence_s = $8, next_read_at = $9
   WHERE site = $1 AND series_id = $2
     AND (latest_chapter_num IS NULL OR latest_chapter_num <= $3::text::numeric)
   RETURNING site, series_id, latest_chapter_url)
 INSERT INTO chapter_arrivals (site, series_id, chapter_num, chapter_url, confirmed_at, noticed_at, listed)
 SELECT site, series_id, $3::text::numeric, latest_chapter_url, $5, $6, $7 FROM u`
+
+// pollSeenSQL remembers a read number that changes no Latest Chapter (it is
+// below a Reader's raised number, or below the owner's Correction) but is
+// above every number the page showed before: the Sighting bound's base
+// moves up with the Site (CONTEXT.md, Sighting).
+const pollSeenSQL = `
+UPDATE series SET polled_chapter_num = $3::text::numeric
+WHERE site = $1 AND series_id = $2
+  AND (polled_chapter_num IS NULL OR polled_chapter_num < $3::text::numeric)`
 
 const setSeriesFaceSQL = `
 UPDATE series SET title = $3, cover_url = $4 WHERE site = $1 AND series_id = $2`
@@ -379,6 +390,10 @@ type ReadChanges struct {
 	// pollLatestSQL): LatestNum and LatestURL.
 	Latest               bool
 	LatestNum, LatestURL string
+	// Seen, without Latest, records SeenNum as the highest number the page
+	// has shown (pollSeenSQL).
+	Seen    bool
+	SeenNum string
 	// Arrival, with Latest, says the number is a new chapter: it is
 	// recorded, and the Series' schedule learns from it.
 	Arrival *Arrival
@@ -420,6 +435,8 @@ func (c ReadChanges) statements(site, id string) [][]any {
 			instant(a.At), instant(a.NoticedAt), a.Listed, cadence, stamp(a.Next)})
 	case c.Latest:
 		out = append(out, []any{pollLatestSQL, site, id, c.LatestNum, c.LatestURL})
+	case c.Seen:
+		out = append(out, []any{pollSeenSQL, site, id, c.SeenNum})
 	}
 	if c.Face {
 		out = append(out, []any{setSeriesFaceSQL, site, id, c.Title, c.Cover})

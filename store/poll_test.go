@@ -151,6 +151,44 @@ func TestSightingsCorrectionsAndAttribution(t *testing.T) {
 	}
 }
 
+func TestASightingFarAboveWhatThePageShowedIsRefused(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "r1"}, storetest.Milli(1)); err != nil {
+		t.Fatal(err)
+	}
+	// A Poll read 271 on the page (issue 22, item 11).
+	pollSeries(t, s, "novelfull", "a", "latest_chapter_num = 271, polled_chapter_num = 271")
+	latest := func() string {
+		t.Helper()
+		v, err := s.GetSeries(ctx, "novelfull", "a")
+		if err != nil || v.LatestChapter == nil {
+			t.Fatalf("%+v %v", v, err)
+		}
+		return *v.LatestChapter
+	}
+	for _, num := range []string{"9999999", "321.5"} {
+		raised, err := s.RaiseLatest(ctx, "novelfull", "a", num, "", "r1", storetest.Milli(5))
+		var imp *store.ImplausibleError
+		if !errors.As(err, &imp) || imp.Bound != "321" || raised {
+			t.Fatalf("a Sighting of %s above a page that showed 271: raised %v, %v", num, raised, err)
+		}
+		if got := latest(); got != "271" {
+			t.Fatalf("a refused Sighting of %s moved Latest Chapter to %s", num, got)
+		}
+	}
+	if raised, err := s.RaiseLatest(ctx, "novelfull", "a", "321", "", "r1", storetest.Milli(5)); err != nil || !raised || latest() != "321" {
+		t.Fatalf("a Sighting at the bound: raised %v, %v, latest %s", raised, err, latest())
+	}
+	// A Series no read has shown a number for has no bound: its Sightings
+	// are the only numbers it gets, and unverified lists them.
+	pollSeries(t, s, "novelfull", "b", "")
+	if raised, err := s.RaiseLatest(ctx, "novelfull", "b", "9999999", "", "r1", storetest.Milli(5)); err != nil || !raised {
+		t.Fatalf("a Sighting on a Series no read showed a number for: %v %v", raised, err)
+	}
+}
+
 func TestThePlans(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)
@@ -191,6 +229,10 @@ func TestThePlans(t *testing.T) {
 		`UPDATE series SET bookmark_count = 1, next_read_at = checked_at + interval '1 hour' WHERE series_id NOT LIKE '%7'`,
 		`UPDATE series SET listed_at = checked_at + interval '1 minute', listed_chapter_num = 2 WHERE series_id LIKE '%11'`,
 		`UPDATE series SET sighted_at = checked_at + interval '1 minute' WHERE series_id LIKE '%23'`,
+		// A few numbers a Reader raised (migration 0020's index holds them).
+		`INSERT INTO readers (discord_id, name, created_at) VALUES ('r1', 'Reader One', now())`,
+		`UPDATE series SET latest_chapter_num = 9, latest_raised_by = 'r1', polled_chapter_num = 5 WHERE series_id LIKE '%23'`,
+		`UPDATE series SET latest_chapter_num = 5, polled_chapter_num = 5 WHERE series_id NOT LIKE '%23'`,
 		`INSERT INTO chapter_arrivals (site, series_id, chapter_num, confirmed_at, noticed_at)
 		 SELECT site, series_id, 1, checked_at, checked_at FROM series WHERE checked_at IS NOT NULL`,
 	} {
@@ -212,11 +254,35 @@ func TestThePlans(t *testing.T) {
 		}
 		return strings.Join(lines, "\n")
 	}
+	unverified := func(q store.SeriesQuery) string {
+		b := s.NewBatch()
+		var n int64
+		if err := b.CountAdminSeries(q, storetest.Milli(9000000), &n); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, st := range store.QueuedStatements(b) {
+			out = append(out, plan(st.SQL, st.Args...))
+		}
+		return strings.Join(out, "\n")
+	}
 	cases := []struct {
 		name  string
 		plan  string
 		needs []string
 	}{
+		// A Sighting (issue 22, item 11): its bound and its raise are read
+		// and written through the primary key; a read that shows more than
+		// before is one primary-key update.
+		{"a Sighting's raise reads the primary key", plan(store.RaiseLatestSQL, "comix", "s23", "7", "", "r1",
+			storetest.Milli(9000000), 50), []string{"series_pkey"}},
+		{"a read that shows more updates through the primary key", plan(store.PollSeenSQL, "comix", "s23", "7"),
+			[]string{"series_pkey"}},
+		// Its list pages are held to their bound by TestEveryFigureIsBounded.
+		{"the unverified count reads its index", unverified(store.SeriesQuery{Filter: store.FilterUnverified, Site: "comix"}),
+			[]string{"series_unverified"}},
+		{"on every Site too", unverified(store.SeriesQuery{Filter: store.FilterUnverified}),
+			[]string{"series_unverified"}},
 		{"the due query reads one partial index per rank", plan(store.DueSeriesSQL, "comix",
 			storetest.Milli(2000000), storetest.Milli(1000000), storetest.Milli(1500000), 4),
 			[]string{"series_forced", "series_sighted", "series_listed", "series_next"}},

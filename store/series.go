@@ -28,6 +28,11 @@ type Series struct {
 	SiteCompletedAt  time.Time `db:"site_completed_at"`
 	CreatedAt        time.Time `db:"created_at"`
 
+	// PolledChapter is the highest number a correct read of the Series'
+	// page has shown (nil: none yet): the base of the Sighting bound
+	// (CONTEXT.md, Sighting).
+	PolledChapter *string `db:"polled_chapter"`
+
 	// The scheduler's facts (ADR 0016); zero times are NULL.
 	NextReadAt    time.Time `db:"next_read_at"`
 	SightedAt     time.Time `db:"sighted_at"`
@@ -42,6 +47,7 @@ type Series struct {
 // SeriesColumns is the projection every Series read uses.
 const SeriesColumns = `site, series_id, url, title, cover_url, cover_tried, kind,
 	latest_chapter_num::text AS latest_chapter, latest_chapter_url, latest_raised_by,
+	polled_chapter_num::text AS polled_chapter,
 	checked_at, force_poll_at, finished_at, site_completed_at, created_at,
 	next_read_at, sighted_at, listed_chapter_num::text AS listed_chapter, listed_at,
 	chapter_arrived_at, coalesce(cadence_s, 0) AS cadence_s, bookmark_count`

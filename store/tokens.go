@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Token is a userscript token as the Reader sees it (never its value).
@@ -14,12 +17,34 @@ type Token struct {
 	LastUsedAt time.Time `db:"last_used_at"`
 }
 
-const createTokenSQL = `INSERT INTO reader_tokens (reader_id, token_hash, label, created_at) VALUES ($1, $2, $3, $4) RETURNING id`
+// MaxTokens is how many API tokens one Reader may hold: one per browser
+// they read in is far fewer.
+const MaxTokens = 20
 
-// CreateToken stores a userscript token by its keyed hash.
+// lockReaderSQL holds the Reader's row for the transaction, so two token
+// requests at once count one after the other and never make the 21st.
+const lockReaderSQL = `SELECT 1 FROM readers WHERE discord_id = $1 FOR UPDATE`
+
+const createTokenSQL = `
+INSERT INTO reader_tokens (reader_id, token_hash, label, created_at)
+SELECT $1, $2, $3, $4
+ WHERE (SELECT count(*) FROM reader_tokens WHERE reader_id = $1) < $5
+RETURNING id`
+
+// CreateToken stores a userscript token by its keyed hash. ErrConflict: the
+// Reader already holds MaxTokens.
 func (s *Store) CreateToken(ctx context.Context, readerID string, hash []byte, label string, now time.Time) (int64, error) {
 	var id int64
-	if err := s.pool.QueryRow(ctx, createTokenSQL, readerID, hash, label, instant(now)).Scan(&id); err != nil {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, lockReaderSQL, readerID); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, createTokenSQL, readerID, hash, label, instant(now), MaxTokens).Scan(&id)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("store: create token for %s: %w", readerID, ErrConflict)
+	}
+	if err != nil {
 		return 0, fmt.Errorf("store: create token for %s: %w", readerID, translate(err))
 	}
 	return id, nil
@@ -63,13 +88,17 @@ WITH t AS (
     UPDATE reader_tokens r SET last_used_at = $2::timestamptz
       FROM t WHERE r.id = t.id AND coalesce(t.last_used_at < $2::timestamptz - interval '1 hour', true)
 )
-SELECT id, reader_id, label FROM t`
+SELECT t.id, t.reader_id, t.label, coalesce(r.guild_check_due_at <= $2::timestamptz, false)
+  FROM t JOIN readers r ON r.discord_id = t.reader_id`
 
 // TokenUse is the token an API request presented: which one, and whose.
 type TokenUse struct {
 	ID       int64
 	ReaderID string
 	Label    string
+	// GuildCheckDue: the Reader's guild membership is due to be asked
+	// again (CONTEXT.md, Guild re-check).
+	GuildCheckDue bool
 }
 
 // ReaderByToken returns the token a keyed hash names and its Reader, or
@@ -77,7 +106,7 @@ type TokenUse struct {
 // fails on its very next use).
 func (s *Store) ReaderByToken(ctx context.Context, hash []byte, now time.Time) (TokenUse, error) {
 	var u TokenUse
-	if err := s.pool.QueryRow(ctx, readerByTokenSQL, hash, instant(now)).Scan(&u.ID, &u.ReaderID, &u.Label); err != nil {
+	if err := s.pool.QueryRow(ctx, readerByTokenSQL, hash, instant(now)).Scan(&u.ID, &u.ReaderID, &u.Label, &u.GuildCheckDue); err != nil {
 		return TokenUse{}, fmt.Errorf("store: reader by token: %w", translate(err))
 	}
 	return u, nil

@@ -52,6 +52,13 @@ func KnownSite(s string) bool { return slices.Contains(Sites, Site(s)) }
 // the owner notices both read it (CONTEXT.md, ownerWindow).
 const OwnerWindow = 12 * time.Hour
 
+// SightingReach is how far above the highest chapter a read of the Site's
+// page has shown a Reader's Sighting may raise Latest Chapter (CONTEXT.md,
+// Sighting): fifty chapters, weeks of a fast weekly release and more than a
+// page lags, so an honest Sighting is never refused and a made-up one
+// moves the number at most this far.
+const SightingReach = 50
+
 // Route is how a Site is read: over plain HTTPS or through the browser
 // sidecar (CONTEXT.md, Browser route).
 type Route string

@@ -1,7 +1,7 @@
 // ==UserScript==
 // @name         MangaBookmark
 // @namespace    https://github.com/mangabookmark/mangabookmark
-// @version      1.0.8
+// @version      1.0.9
 // @description  Your group's Bookmarks, Progress and Latest Chapter on the Sites' own pages; Progress recorded as you read.
 // @match        https://*.asurascans.com/*
 // @match        https://*.asuracomic.net/*
@@ -51,7 +51,7 @@
 })(function () {
   'use strict';
 
-  const VERSION = '1.0.8';
+  const VERSION = '1.0.9';
   const BASE_URL = '__BASE_URL__';
 
   // The queue holds at most this many Series; past it the oldest Sightings go
@@ -391,6 +391,9 @@
     // Progress of a Series the Reader does not follow: nothing to keep.
     if (status === 404 && word === 'not_bookmarked') return 'done';
     if (status === 0 || status === 408 || status === 425 || status === 429 || status >= 500) return 'retry';
+    // The first try with this key has not answered yet, or an outage left its
+    // key claimed: the server takes the key over after Retry-After.
+    if (status === 409 && word === 'idempotency_key_in_flight') return 'retry';
     if (status === 401 || status === 403) return 'token';
     return 'refused';
   }

@@ -127,6 +127,10 @@ test('answers are classified: retried, token, refused or done', () => {
   for (const s of [0, 408, 425, 429, 500, 502, 503, 504]) assert.equal(mb.classify(s), 'retry', String(s));
   for (const s of [401, 403]) assert.equal(mb.classify(s), 'token', String(s));
   for (const s of [400, 404, 409, 413, 415, 422]) assert.equal(mb.classify(s), 'refused', String(s));
+  assert.equal(mb.classify(409, 'idempotency_key_reused'), 'refused');
+  // A key still in flight (or left claimed by an outage) is taken over by the
+  // server after Retry-After: the write waits, it is not dropped.
+  assert.equal(mb.classify(409, 'idempotency_key_in_flight'), 'retry');
   for (const s of [200, 201, 204]) assert.equal(mb.classify(s), 'done', String(s));
 });
 
@@ -183,6 +187,60 @@ test('a 5xx and a 429 queue the write; the 429 waits out its Retry-After', async
   await h5.s.write(progress('a', '5'));
   assert.equal(h5.queue().length, 1);
   assert.deepEqual(h5.notices, []);
+});
+
+test('the server\'s database outage (503 unavailable) queues the write quietly; it is sent again after Retry-After', async () => {
+  let up = false;
+  const outage = { status: 503, headers: { 'Retry-After': '5' }, body: { error: 'unavailable', message: 'The database is unavailable just now; send the request again after Retry-After seconds.' } };
+  const h = harness(() => (up ? { status: 200, body: { applied: true } } : outage));
+  assert.equal(await h.s.write(progress('a', '5')), 'queued');
+  const [e] = h.queue();
+  assert.equal(e.nextAt, 1000 + 5000, 'the retry waits the 5 s the server asked for, longer than the backoff');
+  assert.equal(e.lastError, '503');
+  assert.deepEqual(h.notices, [], 'an outage is not a refusal: nothing is said but the pending count');
+  up = true;
+  h.tick(4000);
+  await h.s.drain(false);
+  assert.equal(h.requests.length, 1, 'nothing is sent before Retry-After has passed');
+  h.tick(1000);
+  await h.s.drain(false);
+  assert.equal(h.requests.length, 2);
+  assert.equal(h.requests[1].headers['Idempotency-Key'], h.requests[0].headers['Idempotency-Key']);
+  assert.equal(h.queue().length, 0);
+});
+
+test('a key an outage left in flight (409 idempotency_key_in_flight) keeps the write; it is sent again after Retry-After, with the same key', async () => {
+  // The server's sequence: the first try's key claimed and then stranded by
+  // the outage (503), the retry too early for the takeover (409), the retry
+  // after Retry-After taken over and applied.
+  const answers = [
+    { status: 503, headers: { 'Retry-After': '5' }, body: { error: 'unavailable', message: 'The database is unavailable just now; send the request again after Retry-After seconds.' } },
+    { status: 409, headers: { 'Retry-After': '12' }, body: { error: 'idempotency_key_in_flight', message: 'The first request with this Idempotency-Key is still running; send again after Retry-After seconds.' } },
+    { status: 200, body: { applied: true } },
+  ];
+  const h = harness(() => answers.shift());
+  assert.equal(await h.s.write(progress('a', '5')), 'queued');
+  h.tick(5000);
+  await h.s.drain(false);
+  assert.equal(h.requests.length, 2);
+  const [e] = h.queue();
+  assert.ok(e, 'the 409 dropped the write');
+  assert.equal(e.nextAt, 6000 + 12000, 'the retry waits the Retry-After of the 409');
+  assert.deepEqual(h.notices, [], 'a key in flight is not a refusal: nothing is said');
+  h.tick(12000);
+  await h.s.drain(false);
+  assert.equal(h.requests.length, 3);
+  assert.equal(new Set(h.requests.map((r) => r.headers['Idempotency-Key'])).size, 1);
+  assert.equal(h.queue().length, 0);
+});
+
+test('a chapter the address contradicts (422 chapter_mismatch) is refused with the server\'s sentence, not retried', async () => {
+  const h = harness(() => ({ status: 422, body: { error: 'chapter_mismatch', message: 'The address is of chapter 99 but "chapter" says 7; send the chapter the address names.' } }));
+  assert.equal(await h.s.write({ ...progress('a', '99'), chapter: '7', title: 'Nano Machine' }), 'done');
+  assert.equal(h.queue().length, 0);
+  assert.equal(h.notices.length, 1);
+  assert.equal(h.notices[0].kind, 'refused');
+  assert.match(h.notices[0].text, /chapter 99 but "chapter" says 7/);
 });
 
 test('a 400 says what was refused and is not retried or kept', async () => {

@@ -97,6 +97,25 @@ type Options struct {
 	// user cannot enter Dir's parent (a clone under /root): RootDir/pg-<hash
 	// of Dir>. Default /var/lib/mangabookmark.
 	RootDir string
+	// Server names the server starting the cluster ("serve", "demo"); empty
+	// for a command beside a server (notices, link), which attaches to a
+	// running cluster. A server must own the cluster it runs on: attached,
+	// it would lose the cluster when the owner stopped (issue 22, item 9).
+	// So while another server holds the lock, Start refuses with a
+	// *HeldError; while a command holds it, Start waits for it to end.
+	Server string
+}
+
+// HeldError is a server's start refused because another server runs the
+// cluster in Dir: PID is that process, Server its name.
+type HeldError struct {
+	PID    int
+	Server string
+	Dir    string
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("localpg: another %s (pid %d) runs the cluster in %s", e.Server, e.PID, e.Dir)
 }
 
 // Cluster is a running local PostgreSQL.
@@ -113,8 +132,9 @@ type Cluster struct {
 // its only socket inside the data directory (no TCP port). The process that
 // starts the cluster holds DIR.lock until Stop. If a server is already
 // running on the directory and another process of ours holds the lock, Start
-// attaches to it and Stop leaves it running; if nobody holds the lock, the
-// server was left by a process that died, and Start restarts it as its own.
+// attaches to it and Stop leaves it running, unless the caller is a server
+// itself (Options.Server); if nobody holds the lock, the server was left by a
+// process that died, and Start restarts it as its own.
 func Start(ctx context.Context, o Options) (*Cluster, error) {
 	log := o.Logger
 	if log == nil {
@@ -154,7 +174,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			return nil, fmt.Errorf("localpg: chown %s: %w", dir, err)
 		}
 	}
-	if c.lock, err = c.ownOrAttach(ctx); err != nil {
+	if c.lock, err = c.ownOrAttach(ctx, o.Server); err != nil {
 		return nil, err
 	}
 	if c.lock == nil {
@@ -211,29 +231,84 @@ const (
 	maxSocketPath = 107
 )
 
-// ownOrAttach takes DIR.lock and returns it, or, while another process of
-// ours holds it, waits for that process's cluster to run and attaches to it
-// (returning a nil lock).
-func (c *Cluster) ownOrAttach(ctx context.Context) (*os.File, error) {
+// ownOrAttach takes DIR.lock, writes this process into it and returns it.
+// While another process of ours holds it, a command (server "") waits for
+// that process's cluster to run and attaches to it (returning a nil lock);
+// a server refuses when the holder is a server and otherwise waits for the
+// lock (Options.Server).
+func (c *Cluster) ownOrAttach(ctx context.Context, server string) (*os.File, error) {
+	path := c.dir + ".lock"
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		lock, err := lockFile(c.dir + ".lock")
+		lock, err := lockFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("localpg: %w", err)
 		}
 		if lock != nil {
+			if err := writeHolder(lock, server); err != nil {
+				lock.Close()
+				return nil, fmt.Errorf("localpg: %s: %w", path, err)
+			}
 			return lock, nil
 		}
-		if port, ok := c.runningPort(ctx); ok {
-			c.port, c.owned = port, false
-			c.log.Info("attached to the local PostgreSQL cluster already running", "dir", c.dir, "port", port)
-			return nil, nil
+		pid, holder := readHolder(path)
+		if server != "" && holder != "" {
+			return nil, &HeldError{PID: pid, Server: holder, Dir: c.dir}
+		}
+		if server == "" {
+			if port, ok := c.runningPort(ctx); ok {
+				c.port, c.owned = port, false
+				c.log.Info("attached to the local PostgreSQL cluster already running", "dir", c.dir, "port", port)
+				return nil, nil
+			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, fmt.Errorf("localpg: another process holds %s.lock but its cluster is not running", c.dir)
+			if server != "" {
+				return nil, fmt.Errorf("localpg: another process%s has held %s for a minute; stop it first", pidOf(pid), path)
+			}
+			return nil, fmt.Errorf("localpg: another process holds %s but its cluster is not running", path)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// writeHolder records in the lock file who holds it: "PID SERVER", "-" for
+// a command. A record left by a process that died is harmless: the next
+// holder's lock is free (the flock ended with that process) and it writes
+// its own.
+func writeHolder(lock *os.File, server string) error {
+	if err := lock.Truncate(0); err != nil {
+		return err
+	}
+	_, err := lock.WriteAt([]byte(fmt.Sprintf("%d %s\n", os.Getpid(), cmp.Or(server, "-"))), 0)
+	return err
+}
+
+// pidOf is " (pid N)", or "" when the holder's record gave none (one
+// written by an older version, or not yet written).
+func pidOf(pid int) string {
+	if pid <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (pid %d)", pid)
+}
+
+// readHolder reads the lock file's holder: its pid, and its server name,
+// "" for a command or a record not written yet.
+func readHolder(path string) (pid int, server string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 0, ""
+	}
+	pid, _ = strconv.Atoi(f[0])
+	if f[1] == "-" {
+		return pid, ""
+	}
+	return pid, f[1]
 }
 
 // lockFile takes an exclusive flock on path without waiting: nil, nil when

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -161,7 +162,7 @@ func TestHelperStartsAClusterAndDies(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestAClusterADeadServerLeftRunningIsRestartedAndStoppedByTheNext")
 	}
-	if _, err := localpg.Start(context.Background(), localpg.Options{Dir: dir, BinDir: os.Getenv("LOCALPG_HELPER_BIN")}); err != nil {
+	if _, err := localpg.Start(context.Background(), localpg.Options{Dir: dir, BinDir: os.Getenv("LOCALPG_HELPER_BIN"), Server: "serve"}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
@@ -192,8 +193,10 @@ func TestAClusterADeadServerLeftRunningIsRestartedAndStoppedByTheNext(t *testing
 		t.Fatalf("the dead server's cluster is not running: %v", err)
 	}
 
+	// The dead server's record is still in the lock file; its lock is
+	// not, so the next server starts.
 	ctx := context.Background()
-	c, err := localpg.Start(ctx, localpg.Options{Dir: dir, BinDir: bin})
+	c, err := localpg.Start(ctx, localpg.Options{Dir: dir, BinDir: bin, Server: "serve"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,4 +212,72 @@ func TestAClusterADeadServerLeftRunningIsRestartedAndStoppedByTheNext(t *testing
 	if _, err := os.Stat(pidFile); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the cluster outlived the server that took it over (postmaster.pid: %v)", err)
 	}
+}
+
+// A server owns the cluster it runs on (issue 22, item 9): a second server
+// on the directory is refused with the first one's pid, a command beside it
+// still attaches, and a server that finds a command holding the cluster
+// waits for the command to end and then starts the cluster as its own.
+func TestASecondServerIsRefusedAndACommandIsWaitedFor(t *testing.T) {
+	bin, err := localpg.FindBinaries()
+	if err != nil {
+		citest.Skip(t, "no PostgreSQL binaries here: %v", err)
+	}
+	parent, err := os.MkdirTemp("", "localpg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	if err := os.Chmod(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(parent, "pg")
+	ctx := context.Background()
+	open := func(server string) (*localpg.Cluster, error) {
+		return localpg.Start(ctx, localpg.Options{Dir: dir, BinDir: bin, Server: server})
+	}
+
+	first, err := open("serve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = open("demo")
+	var held *localpg.HeldError
+	if !errors.As(err, &held) || held.PID != os.Getpid() || held.Server != "serve" {
+		first.Stop(ctx)
+		t.Fatalf("a second server on the cluster: %v, want a HeldError naming serve and pid %d", err, os.Getpid())
+	}
+	beside, err := open("")
+	if err != nil {
+		first.Stop(ctx)
+		t.Fatalf("a command beside the server: %v", err)
+	}
+	beside.Stop(ctx)
+	if err := first.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	command, err := open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const holds = 2 * time.Second
+	began := time.Now()
+	go func() {
+		time.Sleep(holds)
+		command.Stop(ctx)
+	}()
+	server, err := open("serve")
+	if err != nil {
+		t.Fatalf("a server after a command: %v", err)
+	}
+	defer server.Stop(ctx)
+	if waited := time.Since(began); waited < holds {
+		t.Fatalf("the server started after %s, while the command still held the cluster", waited)
+	}
+	conn, err := pgx.Connect(ctx, server.URL("postgres"))
+	if err != nil {
+		t.Fatalf("the server's cluster is not running: %v", err)
+	}
+	conn.Close(ctx)
 }

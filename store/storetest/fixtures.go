@@ -150,12 +150,16 @@ type Series struct {
 	// Bookmarks the test does not insert.
 	NextReadAt, SightedAt, ListedAt time.Time
 	Bookmarks                       int
+	// Polled is the highest number a read of the page showed (migration
+	// 0020). Left "", it is LatestChapter when no Reader raised it (a Poll
+	// stands behind that number), else NULL.
+	Polled string
 }
 
 func (Series) columns() []string {
 	return []string{"site", "series_id", "url", "title", "cover_url", "kind", "latest_chapter_num",
 		"latest_chapter_url", "latest_raised_by", "checked_at", "force_poll_at", "finished_at",
-		"site_completed_at", "created_at", "next_read_at", "sighted_at", "listed_at", "bookmark_count"}
+		"site_completed_at", "created_at", "next_read_at", "sighted_at", "listed_at", "bookmark_count", "polled_chapter_num"}
 }
 
 func (s Series) values() []any {
@@ -163,7 +167,14 @@ func (s Series) values() []any {
 	return []any{string(s.Site), s.ID, s.URL, s.Title, s.Cover, string(kind), orNull(s.LatestChapter),
 		s.LatestChapterURL, orNull(s.RaisedBy), stamp(s.CheckedAt), stamp(s.ForcePollAt),
 		stamp(s.FinishedAt), stamp(s.CompletedAt), instant(s.CreatedAt),
-		stamp(s.nextRead()), stamp(s.SightedAt), stamp(s.ListedAt), s.Bookmarks}
+		stamp(s.nextRead()), stamp(s.SightedAt), stamp(s.ListedAt), s.Bookmarks, orNull(s.polled())}
+}
+
+func (s Series) polled() string {
+	if s.Polled == "" && s.RaisedBy == "" {
+		return s.LatestChapter
+	}
+	return s.Polled
 }
 
 func (s Series) nextRead() time.Time {

@@ -102,7 +102,7 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 	if err != nil {
 		return err
 	}
-	dbURL, stopDB, err := server.OpenMigrated(ctx, cfg, server.NewLogger(stderr, cfg.LogLevel))
+	dbURL, stopDB, err := server.OpenMigrated(ctx, cfg, server.NewLogger(stderr, cfg.LogLevel), "demo")
 	if err != nil {
 		return err
 	}

@@ -135,6 +135,13 @@ func (d *demoRun) scalar(sql string, args ...any) string {
 	return *v
 }
 
+// passLog is a Site's pass log, a line a pass, for a failure's last-seen
+// state.
+func (d *demoRun) passLog(site string) string {
+	d.t.Helper()
+	return d.scalar(`SELECT string_agg(format('%s due=%s checked=%s skip=%s refused=%s errors=%s', started_at, due, checked, skip, refused, errors), E'\n' ORDER BY started_at) FROM poll_passes WHERE site = $1`, site)
+}
+
 // embeds counts the sink's owner notices by footer word and Site in the
 // title.
 func (d *demoRun) embeds(kind, site string) int {
@@ -280,7 +287,9 @@ func TestTheDemoScriptShowsEverySignal(t *testing.T) {
 		if sidecar {
 			ok = ok && d.embeds("sidecar-down", "") == 1
 		}
-		return ok, fmt.Sprint(d.w.sink.Messages())
+		// The stall needs an unbroken run of stall passes across the skip:
+		// the pass log shows where one broke.
+		return ok, fmt.Sprintf("%v\n%s passes:\n%s", d.w.sink.Messages(), demoQuietSite, d.passLog(demoQuietSite))
 	})
 	verdict := d.page(owner, "/admin").Find(`[data-testid="verdict"]`).Text()
 	for _, want := range []string{demoRelaidSite, demoQuietSite, demoHostile} {

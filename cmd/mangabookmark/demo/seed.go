@@ -166,14 +166,29 @@ func (seed *demoSeed) sight(ctx context.Context, cfg server.Config, st *store.St
 	return nil
 }
 
+const demoTokenLabel = "demo userscript"
+
 // demoToken makes a userscript token for a demo Reader, as /tokens does.
 func demoToken(ctx context.Context, cfg server.Config, st *store.Store, readerID string, now time.Time) (string, error) {
 	tokenKey, err := server.KeyFor(cfg.TokenKey, cfg.DataDir, "token.key")
 	if err != nil {
 		return "", err
 	}
+	// The demo's database outlives a run: the last run's token goes first,
+	// or every start would add one until the cap (store.MaxTokens) refuses.
+	old, err := st.ListTokens(ctx, readerID)
+	if err != nil {
+		return "", err
+	}
+	for _, t := range old {
+		if t.Label == demoTokenLabel {
+			if err := st.RevokeToken(ctx, readerID, t.ID); err != nil {
+				return "", err
+			}
+		}
+	}
 	token, hash := handlers.NewAPIToken(tokenKey)
-	if _, err := st.CreateToken(ctx, readerID, hash, "demo userscript", now); err != nil {
+	if _, err := st.CreateToken(ctx, readerID, hash, demoTokenLabel, now); err != nil {
 		return "", err
 	}
 	return token, nil
