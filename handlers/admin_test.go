@@ -312,10 +312,11 @@ func TestEachLaneNamesTheRouteTheReaderWasGiven(t *testing.T) {
 func TestTheLanesPageNamesALaneNobodyLeadsForLongerThanItsPace(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	lease := `INSERT INTO lane_leases (site, holder, expires_at, pace_s) VALUES ($1, 'host/1/ab', $2, 3600)`
-	h.exec(lease, "comix", t0.Add(-3*time.Hour))        // nobody for 3 hours, pace 1 hour
-	h.exec(lease, "kagane", t0.Add(-10*time.Minute))    // nobody for 10 minutes: within its pace
-	h.exec(lease, "asurascans", t0.Add(30*time.Second)) // led
+	// A lease lives on the database's clock, not the page's (t0).
+	lease := `INSERT INTO lane_leases (site, holder, expires_at, pace_s) VALUES ($1, 'host/1/ab', now() + $2::interval, 3600)`
+	h.exec(lease, "comix", "-3 hours")        // nobody for 3 hours, pace 1 hour
+	h.exec(lease, "kagane", "-10 minutes")    // nobody for 10 minutes: within its pace
+	h.exec(lease, "asurascans", "30 seconds") // led
 	a := h.get(h.owner(), "/admin/lanes")
 	row := func(site string) *goquery.Selection {
 		return a.find(`[data-testid="lane-row"][data-site="` + site + `"]`)

@@ -35,7 +35,7 @@ import (
 // Store is what notify needs from the database; *store.Store satisfies it.
 type Store interface {
 	StallRun(ctx context.Context, site string, now, lookbackFrom time.Time) (time.Time, bool, error)
-	UnledLanes(ctx context.Context, before time.Time) ([]string, error)
+	UnledLanes(ctx context.Context, d time.Duration) ([]string, error)
 	RefusingRun(ctx context.Context, site string, now, lookbackFrom time.Time) (time.Time, bool, error)
 	SidecarDownRun(ctx context.Context, browserSites []string, now, lookbackFrom time.Time) (time.Time, bool, error)
 	AdapterBroken(ctx context.Context, site string, cutoff time.Time) (time.Time, bool, error)

@@ -38,7 +38,7 @@ func (n *Notifier) Check(ctx context.Context, site string, passAt time.Time) err
 	for _, r := range rows {
 		open[subject{r.Kind, r.Site}] = r
 	}
-	subjects, err := n.withUnled(ctx, site, passAt)
+	subjects, err := n.withUnled(ctx, site)
 	if err != nil {
 		return fmt.Errorf("notify: check %s: %w", site, err)
 	}
@@ -188,12 +188,12 @@ func (n *Notifier) logDead() {
 }
 
 // withUnled is what a pass of site evaluates (subjectsFor), and the stall of
-// every other Lane nobody has led since before the window: such a Lane
+// every other Lane nobody has led for the window: such a Lane
 // writes no pass, so no pass of its own would ever tell its stall (ADR
 // 0018). Once a process leads it again, its own passes close the notice.
-func (n *Notifier) withUnled(ctx context.Context, site string, passAt time.Time) ([]subject, error) {
+func (n *Notifier) withUnled(ctx context.Context, site string) ([]subject, error) {
 	out := n.subjectsFor(site)
-	unled, err := n.store.UnledLanes(ctx, passAt.Add(-n.window))
+	unled, err := n.store.UnledLanes(ctx, n.window)
 	if err != nil {
 		return nil, err
 	}

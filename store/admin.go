@@ -392,9 +392,10 @@ type AdminLane struct {
 	// Pause was asked for was skipped as paused (CONTEXT.md, Pause); a Pause
 	// from before migration 0014 reads as served.
 	PauseServed bool `db:"pause_served"`
-	// UnledSince is when the Lane's last lease ended, when nobody has led
-	// it since for longer than that holder's pace (ADR 0018); zero while
-	// it is led, or not yet that long.
+	// UnledSince is when the Lane's last lease ended, on the page's clock,
+	// when nobody has led it since for longer than that holder's pace (ADR
+	// 0018; the lease's age is read on the database's clock, as
+	// store.unledExpr does); zero while it is led, or not yet that long.
 	UnledSince time.Time `db:"unled_since"`
 	// UnledPace is that pace.
 	UnledPaceS int64 `db:"unled_pace_s"`
@@ -412,7 +413,8 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
        coalesce(p.due, 0)::bigint AS last_due, coalesce(p.checked, 0)::bigint AS last_checked,
        coalesce(p.skip, '') AS last_skip,
        coalesce(ps.served, l.paused_at IS NULL) AS pause_served,
-       CASE WHEN ll.expires_at + ll.pace_s * interval '1 second' <= $2 THEN ll.expires_at END AS unled_since,
+       CASE WHEN ll.expires_at + ll.pace_s * interval '1 second' <= now()
+            THEN $2::timestamptz - (now() - ll.expires_at) END AS unled_since,
        coalesce(ll.pace_s, 0)::bigint AS unled_pace_s
   FROM poll_lanes l
   LEFT JOIN lane_leases ll ON ll.site = l.site

@@ -400,20 +400,25 @@ func (l *LaneLock) endSession(replaced bool) {
 const laneTerminateSQL = `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
 WHERE pid = $1 AND backend_start = $2`
 
-// unledExpr is the moment from which nobody has led site at now: the end
-// of its last lease, when that is past (no earlier than from, the
-// lookback's start); NULL while a lease runs or when no process ever led
-// the Lane. The stall condition reads it: a Lane nobody leads polls
-// nothing, and writes no pass to say so (ADR 0018).
+// unledExpr is the moment from which nobody has led site, on the clock of
+// now (the pass's, or the page's): the end of its last lease, when that is
+// past, no earlier than from (the lookback's start); NULL while a lease
+// runs or when no process ever led the Lane. A lease lives on the
+// database's clock (laneClaimSQL), so whether it ended and how long ago are
+// read there, and that age is set back from now: a clock of the caller's
+// own (the demo's, which skips ahead) never makes a led Lane look un-led.
+// The stall condition reads it: a Lane nobody leads polls nothing, and
+// writes no pass to say so (ADR 0018).
 func unledExpr(site, now, from string) string {
-	return `(SELECT greatest(ll.expires_at, ` + from + `::timestamptz) FROM lane_leases ll
-        WHERE ll.site = ` + site + ` AND ll.expires_at <= ` + now + `)`
+	return `(SELECT greatest(` + now + `::timestamptz - (now() - ll.expires_at), ` + from + `::timestamptz)
+        FROM lane_leases ll WHERE ll.site = ` + site + ` AND ll.expires_at <= now())`
 }
 
-// UnledLanes returns the Sites whose last lease ended at or before before:
-// nobody has led them since (ADR 0018). The table holds a row per Lane.
-func (s *Store) UnledLanes(ctx context.Context, before time.Time) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT site FROM lane_leases WHERE expires_at <= $1 ORDER BY site`, instant(before))
+// UnledLanes returns the Sites nobody has led for at least d (ADR 0018),
+// by the database's clock, the leases' own.
+func (s *Store) UnledLanes(ctx context.Context, d time.Duration) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT site FROM lane_leases
+		WHERE expires_at <= now() - $1 * interval '1 millisecond' ORDER BY site`, d.Milliseconds())
 	if err != nil {
 		return nil, fmt.Errorf("store: unled lanes: %w", translate(err))
 	}

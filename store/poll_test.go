@@ -470,3 +470,34 @@ func TestAReadThatChangesSeveralThingsLandsWholeOrNotAtAll(t *testing.T) {
 		t.Fatalf("the whole read did not land: %+v, failure %v", got, err)
 	}
 }
+
+// A lease lives on the database's clock: a caller's clock that runs ahead
+// (the demo skips hours) never makes a led Lane look un-led, and an ended
+// lease's age is the database's, set back from the caller's now (ADR 0018).
+func TestALaneIsUnledByItsLeasesOwnClock(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	ahead := time.Now().Add(48 * time.Hour)
+	lock, _, err := s.TryLockLane(ctx, "comix", store.LeaseAsk{Holder: "a", TTL: time.Minute})
+	if err != nil || lock == nil {
+		t.Fatalf("lock: %v %v", lock, err)
+	}
+	defer lock.Release()
+	if since, ok, err := s.StallRun(ctx, "comix", ahead, ahead.Add(-7*24*time.Hour)); err != nil || ok {
+		t.Fatalf("a led Lane stalls on a clock two days ahead: %v %v %v", since, ok, err)
+	}
+	if _, err := s.Pool().Exec(ctx, `UPDATE lane_leases SET expires_at = now() - interval '13 hours'`); err != nil {
+		t.Fatal(err)
+	}
+	since, ok, err := s.StallRun(ctx, "comix", ahead, ahead.Add(-7*24*time.Hour))
+	if err != nil || !ok {
+		t.Fatalf("an un-led Lane does not stall: %v %v", ok, err)
+	}
+	if age := ahead.Sub(since); age < 13*time.Hour || age > 13*time.Hour+time.Minute {
+		t.Fatalf("un-led for %v, want 13 hours", age)
+	}
+	if sites, err := s.UnledLanes(ctx, 12*time.Hour); err != nil || len(sites) != 1 || sites[0] != "comix" {
+		t.Fatalf("un-led Lanes past 12 h: %v %v", sites, err)
+	}
+}
