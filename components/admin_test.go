@@ -38,7 +38,7 @@ func TestAListRowCarriesItsKeysAFactLineAndALazyCoverButNoHint(t *testing.T) {
 	if row.AttrOr("data-site", "") != "comix" || row.AttrOr("data-series-id", "") != "42" {
 		t.Fatalf("row keys: %v", row.Nodes)
 	}
-	if m := row.Find(`[data-testid="fact-line"] [data-testid="failure-marker"]`); !strings.Contains(m.Text(), "not_found") || !strings.Contains(m.Text(), "3 months") {
+	if m := row.Find(`[data-testid="fact-line"] [data-testid="failure-marker"]`); !strings.Contains(m.Text(), "page gone") || !strings.Contains(m.Text(), "3 months") {
 		t.Errorf("marker %q", m.Text())
 	}
 	img := row.Find("img")

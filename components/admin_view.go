@@ -139,7 +139,7 @@ type SeriesDetail struct {
 	Unverified   bool
 	Finished     bool
 	Hint         string // completion hint sentence; "" when none or Finished
-	ForcePending string // age of a Forced Poll not yet served; ""
+	ForcePending string // when a Forced Poll not yet served was asked ("just now", "3 hours ago"); ""
 	Live         string // while ForcePending: the address the Poll section asks again
 	PollServed   string // the requested Poll was served: what it found
 	Bookmarks    []BookmarkRow
@@ -154,8 +154,9 @@ type SeriesDetail struct {
 	Correction    string // the owner's rejected input, shown back to them
 }
 
-// OutcomeNote explains a Series' last outcome: the machine word, its plain
-// words, what it means and what the owner can do.
+// OutcomeNote explains a Series' last outcome: the machine word (a data
+// attribute), its plain words (shown once), what it means and what the owner
+// can do.
 type OutcomeNote struct {
 	Word, Plain, Meaning, Action string
 	Age                          string // how long the run of failures has lasted; "" for a healthy read
@@ -174,7 +175,7 @@ type TestRead struct {
 }
 
 // LaneCount is one outcome word's count over ownerWindow (never a link):
-// the plain words, with the machine word as a small tag.
+// the plain words, the machine word only as the row's data-outcome.
 type LaneCount struct {
 	Word  word.Outcome
 	Plain string
@@ -204,7 +205,7 @@ type LaneRow struct {
 	Passes        int64
 	FailingHref   string
 	Paused        bool
-	ForcePending  string // age of a Forced Poll not yet served; ""
+	ForcePending  string // when a Forced Poll not yet served was asked ("just now", "3 hours ago"); ""
 	Live          string // while a Forced Poll or a Pause waits: the row's own address, asked again
 	Served        bool   // Message says a waiting request was served (announced, never focused)
 	Message       string

@@ -120,7 +120,7 @@ func confirmStep(d Deps, r *http.Request, f bulkForm, step *components.BulkStep)
 	for _, s := range rows {
 		p := components.BulkPick{Key: s.Site + ":" + s.SeriesID, Title: titleOr(s.Title, s.SeriesID) + " (" + s.Site + ")"}
 		if !s.SiteCompletedAt.IsZero() && s.FinishedAt.IsZero() {
-			p.Hint = s.Site + " marks it completed (seen " + since(now, s.SiteCompletedAt) + " ago)."
+			p.Hint = s.Site + " marks it completed (seen " + ago(now, s.SiteCompletedAt) + ")."
 		}
 		step.Picks = append(step.Picks, p)
 	}

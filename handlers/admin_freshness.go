@@ -49,7 +49,7 @@ func freshnessOf(f store.Freshness, now time.Time) components.Freshness {
 	case f.NeverRead():
 		parts = append(parts, "a Series never read yet")
 	case f.Pollable:
-		parts = append(parts, "oldest read "+since(now, f.OldestRead)+" ago")
+		parts = append(parts, "oldest read "+ago(now, f.OldestRead))
 	}
 	v.Summary = strings.Join(parts, " · ")
 	desc := []string{v.Summary + "."}
@@ -77,7 +77,7 @@ func listingState(d Deps, l store.AdminLane, now time.Time) (state, broken strin
 	case l.ListingReadAt.IsZero():
 		return "listing not read yet", ""
 	}
-	state = "listing read " + since(now, l.ListingReadAt) + " ago"
+	state = "listing read " + ago(now, l.ListingReadAt)
 	switch {
 	case schedule.Broken(l.ListingEmptySince, now):
 		broken = fmt.Sprintf("The %s listing has named no Series for %s: its reader no longer matches the page. "+

@@ -96,7 +96,7 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 		Fixes: facts.fixes[l.Site],
 	}
 	for _, o := range word.Outcomes {
-		row.Counts = append(row.Counts, components.LaneCount{Word: o, Plain: outcomePlain(string(o)), N: l.Of(o)})
+		row.Counts = append(row.Counts, components.LaneCount{Word: o, Plain: o.Plain(), N: l.Of(o)})
 	}
 	if facts.failing[l.Site] {
 		// Navigation, not attached to a number: one link per Site, shown
@@ -113,15 +113,15 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 	if l.LastStartedAt.IsZero() {
 		row.LastPass, row.Never = "never", true
 	} else {
-		row.LastPass = fmt.Sprintf("%s ago: %d due, %d checked", since(now, l.LastStartedAt), l.LastDue, l.LastChecked)
+		row.LastPass = fmt.Sprintf("%s: %d due, %d checked", ago(now, l.LastStartedAt), l.LastDue, l.LastChecked)
 		if l.LastSkip != word.SkipNone {
 			// A skipped pass checks nothing: its counts would read 0 and 0.
-			row.LastPass = fmt.Sprintf("%s ago: skipped (%s)", since(now, l.LastStartedAt), l.LastSkip)
+			row.LastPass = fmt.Sprintf("%s: skipped (%s)", ago(now, l.LastStartedAt), l.LastSkip)
 		}
 	}
 	switch {
 	case !l.ForcePollAt.IsZero() && l.ForcePollAt.After(l.LastStartedAt):
-		row.ForcePending = since(now, l.ForcePollAt)
+		row.ForcePending = ago(now, l.ForcePollAt)
 		row.Live = row.Base + "?was=force"
 	case row.Paused && !l.PauseServed:
 		// The Pause is written; the Lane has not yet run the pass that
@@ -388,7 +388,7 @@ func noticeView(n notify.Notice, now time.Time) components.Notice {
 	}
 	switch {
 	case !n.Pending():
-		v.Sent = "sent " + word.Age(now.Sub(n.SentAt)) + " ago"
+		v.Sent = "sent " + word.Ago(now.Sub(n.SentAt))
 	case n.LastError != "":
 		v.Sent, v.Pending = "pending — last attempt failed: "+n.LastError, true
 	default:

@@ -61,7 +61,7 @@ func showReaders(d Deps, w http.ResponseWriter, r *http.Request, status int, p c
 		row := components.ReaderRow{ID: url.PathEscape(rd.DiscordID), Name: nameOr(rd.Name, rd.DiscordID), LastSeen: "never signed in",
 			Local: strings.HasPrefix(rd.DiscordID, localReaderPrefix), Owner: rd.DiscordID == d.OwnerID}
 		if !rd.LastSeenAt.IsZero() {
-			row.LastSeen = "last seen " + word.Age(now.Sub(rd.LastSeenAt)) + " ago"
+			row.LastSeen = "last seen " + word.Ago(now.Sub(rd.LastSeenAt))
 		}
 		p.Readers = append(p.Readers, row)
 	}

@@ -32,10 +32,13 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 		v.Latest = *s.LatestChapter
 	}
 	if !s.SiteCompletedAt.IsZero() && s.FinishedAt.IsZero() {
-		v.Hint = s.Site + " marks this work completed (seen by the read " + since(now, s.SiteCompletedAt) + " ago)."
+		v.Hint = s.Site + " marks this work completed (seen by the read " + ago(now, s.SiteCompletedAt) + ")."
 	}
-	if s.ForcePollAt.After(s.CheckedAt) {
-		v.ForcePending = since(now, s.ForcePollAt)
+	// Pending until the Lane clears the request, which it does once a read
+	// of the Series has finished (CONTEXT.md, Forced Poll): the check stamp
+	// moves as a read starts, so it cannot say the read is done.
+	if !s.ForcePollAt.IsZero() {
+		v.ForcePending = ago(now, s.ForcePollAt)
 		v.Live = v.Base + "/poll-state?was=pending"
 	}
 	v.Outcome = outcomeNote(s.AdminSeries, s.Bookmarks == 0, now)
@@ -48,7 +51,7 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 			row.Progress = "ch. " + *b.Progress
 		}
 		if !b.UpdatedAt.IsZero() {
-			row.Updated = "updated " + since(now, b.UpdatedAt) + " ago"
+			row.Updated = "updated " + ago(now, b.UpdatedAt)
 		}
 		v.Bookmarks = append(v.Bookmarks, row)
 	}
@@ -224,17 +227,17 @@ func outcomeNote(s store.AdminSeries, orphan bool, now time.Time) *components.Ou
 			return nil
 		}
 		w := outcomeWords[word.OK]
-		return &components.OutcomeNote{Word: string(word.OK), Plain: w.plain, Meaning: w.meaning, Action: w.action}
+		return &components.OutcomeNote{Word: string(word.OK), Plain: word.OK.Plain(), Meaning: w.meaning, Action: w.action}
 	}
 	w, ok := outcomeWords[s.FailureOutcome]
 	if !ok {
-		w = outcomeWord{plain: string(s.FailureOutcome), meaning: "An outcome this page does not know.", action: "Try Test read to see what the adapter sees."}
+		w = outcomeWord{meaning: "An outcome this page does not know.", action: "Try Test read to see what the adapter sees."}
 	}
 	action := w.action
 	if orphan && (s.FailureOutcome == word.NotFound || s.FailureOutcome == word.Unfetchable) {
 		action += " No Reader bookmarks it, so deleting it loses nothing."
 	}
-	return &components.OutcomeNote{Word: string(s.FailureOutcome), Plain: w.plain, Meaning: w.meaning, Action: action,
+	return &components.OutcomeNote{Word: string(s.FailureOutcome), Plain: s.FailureOutcome.Plain(), Meaning: w.meaning, Action: action,
 		Age: since(now, s.FailingSince), Fault: true}
 }
 

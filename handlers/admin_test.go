@@ -48,16 +48,17 @@ func TestTheFailureMarkerRendersOnTheFactLineAlikeForAnHourAndThreeMonths(t *tes
 	if hour.Length() != 1 || months.Length() != 1 {
 		t.Fatalf("markers on the fact line: %d and %d", hour.Length(), months.Length())
 	}
-	if got := strings.Join(strings.Fields(hour.Text()), " "); got != "errors · 1 hour" {
+	if got := strings.Join(strings.Fields(hour.Text()), " "); got != "read failed · 1 hour" {
 		t.Errorf("one-hour marker reads %q", got)
 	}
-	if got := strings.Join(strings.Fields(months.Text()), " "); got != "not_found · 3 months" {
+	if got := strings.Join(strings.Fields(months.Text()), " "); got != "page gone · 3 months" {
 		t.Errorf("three-month marker reads %q", got)
 	}
 	// The same look: identical markup once the word and the age are set aside.
 	shape := func(s *goquery.Selection) string {
 		html, _ := goquery.OuterHtml(s)
-		return regexp.MustCompile(`>[^<]*<`).ReplaceAllString(html, "><")
+		html = regexp.MustCompile(`>[^<]*<`).ReplaceAllString(html, "><")
+		return regexp.MustCompile(`data-outcome="[^"]*"`).ReplaceAllString(html, "")
 	}
 	if shape(hour) != shape(months) {
 		t.Errorf("markers differ in look:\n%s\n%s", shape(hour), shape(months))
@@ -259,7 +260,7 @@ func TestOutcomeCountsStayUnlinkedBesideOneNavigationLinkPerSite(t *testing.T) {
 	comix := a.find(`[data-testid="lane-row"][data-site="comix"]`)
 	counts := map[string]string{}
 	comix.Find(`[data-testid="lane-counts"] dt`).Each(func(_ int, dt *goquery.Selection) {
-		counts[dt.Find(".word").Text()] = dt.Next().Text()
+		counts[dt.Parent().AttrOr("data-outcome", "")] = dt.Next().Text()
 	})
 	if counts["ok"] != "3" || counts["refused"] != "4" || counts["no_chapter"] != "2" || len(counts) != 7 {
 		t.Errorf("comix counts: %v", counts)

@@ -46,7 +46,7 @@ func handleTestRead(d Deps) http.Handler {
 // link).
 func testReadView(res adapters.Result) components.TestRead {
 	w := outcomeWords[res.Outcome]
-	v := components.TestRead{Word: string(res.Outcome), Plain: outcomePlain(string(res.Outcome)), Fault: res.Outcome != word.OK,
+	v := components.TestRead{Word: string(res.Outcome), Plain: res.Outcome.Plain(), Fault: res.Outcome != word.OK,
 		Meaning: w.meaning}
 	switch {
 	case res.Status > 0:

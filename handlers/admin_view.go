@@ -24,6 +24,9 @@ func wantsFragment(r *http.Request) bool {
 // since is the age of t at now.
 func since(now, t time.Time) string { return word.Age(now.Sub(t)) }
 
+// ago is how long ago t was, read at now: "just now", "42 seconds ago".
+func ago(now, t time.Time) string { return word.Ago(now.Sub(t)) }
+
 // factOf builds the fact line of one Series.
 func factOf(s store.AdminSeries, now time.Time) components.Fact {
 	f := components.Fact{Site: s.Site, Kind: s.Kind, Checked: "never checked"}
@@ -37,7 +40,7 @@ func factOf(s store.AdminSeries, now time.Time) components.Fact {
 		}
 	}
 	if !s.CheckedAt.IsZero() {
-		f.Checked = "checked " + since(now, s.CheckedAt) + " ago"
+		f.Checked = "checked " + ago(now, s.CheckedAt)
 	}
 	if !s.FinishedAt.IsZero() {
 		f.Finished = since(now, s.FinishedAt)

@@ -63,7 +63,7 @@ func bookmarkRow(b store.Bookmark, viewer string, now time.Time) components.MyBo
 		case b.RaisedBy != "":
 			r.Unconfirmed = unconfirmed(b, viewer)
 		case !b.LatestAt.IsZero():
-			r.LatestSeen = "seen " + word.Age(now.Sub(b.LatestAt)) + " ago"
+			r.LatestSeen = "seen " + word.Ago(now.Sub(b.LatestAt))
 		}
 	}
 	if b.Progress != nil {

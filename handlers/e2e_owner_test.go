@@ -147,8 +147,9 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 	if got := focusOn("message"); got != "message" {
 		t.Errorf("after Poll now focus is on %q, want the message", got)
 	}
-	// The Lane serves it (what its pass writes: the check stamp).
-	h.exec(`UPDATE series SET checked_at = force_poll_at + interval '1 millisecond' WHERE series_id = 'stale'`)
+	// The Lane serves it (what its pass writes: the check stamp as the read
+	// starts, then the request cleared once the read has finished).
+	h.exec(`UPDATE series SET checked_at = force_poll_at + interval '1 millisecond', force_poll_at = NULL WHERE series_id = 'stale'`)
 	wait("served in place", `!!document.querySelector('[data-testid="poll-served"]') && !document.querySelector('[data-testid="poll-state"][data-live]') && window.__kept === 'page'`)
 
 	// Lanes: a Forced Poll of a Lane answers in place and takes focus.

@@ -29,9 +29,16 @@ func TestAPendingSeriesPollAsksAgainUntilServedThenShowsTheResult(t *testing.T) 
 	if again.testid("poll-state").AttrOr("hx-trigger", "") != "every 2s" || again.testid("poll-served").Length() != 0 {
 		t.Errorf("an unserved Poll stopped asking or claims it was served")
 	}
-	// The Lane serves it: the check stamp passes the request, the failure is gone.
+	// A read starts: its check stamp passes the request, but nothing is read
+	// yet. The old failure still stands, so "served" here would be a lie.
 	h.exec(`UPDATE series SET checked_at = force_poll_at + interval '1 millisecond' WHERE series_id = 'failing-1h'`)
+	inFlight := h.get(c, base+"/poll-state?was=pending", "HX-Request", "true")
+	if inFlight.testid("poll-state").AttrOr("hx-trigger", "") != "every 2s" || inFlight.testid("poll-served").Length() != 0 {
+		t.Errorf("a Poll whose read has only started claims it was served: %q", squash(inFlight.testid("poll-state").Text()))
+	}
+	// The read finishes: the failure is gone and the Lane clears the request.
 	h.exec(`DELETE FROM poll_failures WHERE series_id = 'failing-1h'`)
+	h.exec(`UPDATE series SET force_poll_at = NULL WHERE series_id = 'failing-1h'`)
 	done := h.get(c, base+"/poll-state?was=pending", "HX-Request", "true")
 	if _, asks := done.testid("poll-state").Attr("hx-trigger"); asks {
 		t.Errorf("a served Poll keeps asking")

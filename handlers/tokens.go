@@ -21,9 +21,9 @@ func tokensPage(d Deps, r *http.Request, p components.TokensPage) (components.To
 	now := d.now()
 	for _, t := range l {
 		row := components.TokenRow{ID: strconv.FormatInt(t.ID, 10), Name: t.Label,
-			Created: word.Age(now.Sub(t.CreatedAt)) + " ago", LastUsed: "never used"}
+			Created: word.Ago(now.Sub(t.CreatedAt)), LastUsed: "never used"}
 		if !t.LastUsedAt.IsZero() {
-			row.LastUsed = "last used " + word.Age(now.Sub(t.LastUsedAt)) + " ago"
+			row.LastUsed = "last used " + word.Ago(now.Sub(t.LastUsedAt))
 		}
 		p.Tokens = append(p.Tokens, row)
 	}

@@ -44,43 +44,33 @@ func captionWord(f store.Filter) string {
 	return filterWords[f].label
 }
 
-// outcomeWord is an Outcome as the owner reads it: plain words (the machine
-// word stays beside them as a small tag), what it means for this Series, and
-// what the owner can do about it.
+// outcomeWord is what an Outcome means for this Series and what the owner
+// can do about it; its plain words are word.Outcome.Plain, shown once.
 type outcomeWord struct {
-	plain, meaning, action string
+	meaning, action string
 }
 
 var outcomeWords = map[word.Outcome]outcomeWord{
-	word.OK: {"read", "The last Poll read the page and its chapter list.", "Nothing to do."},
-	word.NoChapter: {"no chapter found",
+	word.OK: {"The last Poll read the page and its chapter list.", "Nothing to do."},
+	word.NoChapter: {
 		"The Site answered with a page, but no chapter number could be read from it: the address may point at " +
 			"something other than the Series page, or the Site changed its markup.",
 		"Open the address and check it is the Series page; correct it if not. If every Series of the Site fails " +
 			"like this, the adapter needs fixing."},
-	word.Unfetchable: {"address refused",
+	word.Unfetchable: {
 		"The fetch gate refused the stored address before any request was made: it is not https, not on the " +
 			"Site's own hosts, or not a public address.",
 		"Correct the address to the Series page on the Site, or delete the Series if it is an orphan."},
-	word.NotFound: {"page gone",
+	word.NotFound: {
 		"The Site answered that the page does not exist (404 or 410): the Series was moved or removed.",
 		"Find the Series on the Site again and correct the address, or delete the orphan."},
-	word.Errors: {"errors",
+	word.Errors: {
 		"The Site answered with an error (5xx, an oversized or unreadable page) or the read failed on our side.",
 		"Usually this passes by itself: wait for the Site. If it persists, try Test read to see the error."},
-	word.Refused: {"refused by the Site",
+	word.Refused: {
 		"The Site held a challenge or a rate limit instead of the page. This says nothing about the Series.",
 		"Wait for the Site. If it keeps refusing, give the Site a browser route (BROWSER_SITES)."},
-	word.Unreachable: {"sidecar unreachable",
+	word.Unreachable: {
 		"The browser sidecar could not be reached, so the page was never read.",
 		"Start the browser sidecar or fix BROWSER_WS_URL."},
-}
-
-// outcomePlain is an outcome's plain words, or the machine word itself for
-// one this table does not know.
-func outcomePlain(o string) string {
-	if w, ok := outcomeWords[word.Outcome(o)]; ok {
-		return w.plain
-	}
-	return o
 }

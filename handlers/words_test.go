@@ -100,7 +100,7 @@ func TestTheMarkerClaimsNoFilterAndTheFailingListSaysOverTwelveHours(t *testing.
 	h.seed(dataset)
 	c := h.owner()
 	row := rowOf(h.get(c, "/admin/series"), "failing-1h")
-	if got := squash(row.Find(`[data-testid="failure-marker"]`).Text()); got != "errors · 1 hour" || strings.Contains(got, "failing") {
+	if got := squash(row.Find(`[data-testid="failure-marker"]`).Text()); got != "read failed · 1 hour" || strings.Contains(got, "failing") {
 		t.Errorf("marker %q", got)
 	}
 	if got := squash(h.get(c, "/admin/series?filter=failing").testid("list-caption").Text()); !strings.Contains(got, "failing for over 12 hours") {
@@ -210,9 +210,9 @@ func TestTheDetailPageExplainsTheLastOutcomeAndWhatToDo(t *testing.T) {
 	h.seed(dataset)
 	c := h.owner()
 	for id, want := range map[string][]string{
-		"failing-3mo":  {"not_found", "page gone", "correct the address"},
-		"gate-refused": {"unfetchable", "fetch gate", "deleting it loses nothing"},
-		"healthy":      {"ok", "read the page", "Nothing to do"},
+		"failing-3mo":  {"page gone", "correct the address"},
+		"gate-refused": {"address refused", "fetch gate", "deleting it loses nothing"},
+		"healthy":      {"read", "read the page", "Nothing to do"},
 	} {
 		note := h.get(c, "/admin/series/asurascans/"+id).testid("outcome-note")
 		text := squash(note.Text())
@@ -252,7 +252,7 @@ func TestTheLanesPageListsProblemsFirstInPlainWords(t *testing.T) {
 		t.Errorf("a Pause is the owner's own act, never a fault")
 	}
 	dt := first.Find(`[data-testid="lane-counts"] dt`).Eq(3)
-	if dt.Find(".plain").Text() != "page gone" || dt.Find(".word").Text() != "not_found" {
+	if dt.Find(".plain").Text() != "page gone" || dt.Parent().AttrOr("data-outcome", "") != "not_found" {
 		t.Errorf("count label %q", dt.Text())
 	}
 }

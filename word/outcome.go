@@ -85,3 +85,26 @@ func (c Counts) Of(o Outcome) int {
 	}
 	return 0
 }
+
+// Plain is o in the owner's words, the one form every page shows; the
+// machine word stays in the pass log, the API and data attributes. A word
+// that is not an Outcome is shown as it is.
+func (o Outcome) Plain() string {
+	switch o {
+	case OK:
+		return "read"
+	case NoChapter:
+		return "no chapter found"
+	case Unfetchable:
+		return "address refused"
+	case NotFound:
+		return "page gone"
+	case Errors:
+		return "read failed"
+	case Refused:
+		return "refused by the Site"
+	case Unreachable:
+		return "sidecar unreachable"
+	}
+	return string(o)
+}

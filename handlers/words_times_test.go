@@ -1,0 +1,87 @@
+package handlers_test
+
+import (
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/word"
+)
+
+// twice is the first word a text says twice in a row ("errors errors"),
+// or "" (issue 23: no word repeated twice in a row).
+func twice(text string) string {
+	f := strings.Fields(strings.ToLower(text))
+	for i := 1; i < len(f); i++ {
+		if f[i] == f[i-1] && strings.IndexFunc(f[i], func(r rune) bool { return r >= 'a' && r <= 'z' }) >= 0 {
+			return f[i]
+		}
+	}
+	return ""
+}
+
+// Each outcome is shown once, in its plain words: never beside its machine
+// word ("Last outcome: errors (errors)", "no chapter found no_chapter").
+func TestEachOutcomeIsShownOnceInItsPlainWords(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(dataset)
+	c := h.owner()
+	note := h.get(c, "/admin/series/asurascans/failing-1h").testid("outcome-note")
+	if got := squash(note.Find("h2").Text()); got != "Last outcome: read failed for 1 hour" {
+		t.Errorf("outcome heading %q", got)
+	}
+	if note.AttrOr("data-outcome", "") != "errors" {
+		t.Errorf("the machine word is not kept as data: %v", note.Nodes)
+	}
+	never := h.get(c, "/admin/series/asurascans/never-yielded")
+	if got := squash(never.testid("outcome-note").Find("h2").Text()); strings.Contains(got, "no_chapter") || !strings.Contains(got, "no chapter found") {
+		t.Errorf("outcome heading %q", got)
+	}
+	markers := h.get(c, "/admin/series").testid("failure-marker")
+	if markers.Length() == 0 {
+		t.Fatal("no failure marker on the list")
+	}
+	markers.Each(func(_ int, m *goquery.Selection) {
+		o := word.Outcome(m.AttrOr("data-outcome", ""))
+		if got := squash(m.Text()); !o.Valid() || !strings.HasPrefix(got, o.Plain()+" · ") || (o.Plain() != string(o) && strings.Contains(got, string(o))) {
+			t.Errorf("marker %q for %q", got, o)
+		}
+	})
+	lanes := h.get(c, "/admin/lanes")
+	lanes.find(`[data-testid="lane-counts"] > div`).Each(func(_ int, d *goquery.Selection) {
+		o := word.Outcome(d.AttrOr("data-outcome", ""))
+		if got := squash(d.Find("dt").Text()); !o.Valid() || got != o.Plain() {
+			t.Errorf("count label %q for %q", got, o)
+		}
+	})
+	for path, a := range map[string]answer{"detail": never, "lanes": lanes} {
+		if w := twice(a.find("main").Text()); w != "" {
+			t.Errorf("%s says %q twice in a row", path, w)
+		}
+	}
+}
+
+// A moment seconds old reads "just now", then seconds; never "1 minute".
+func TestATokenMadeSecondsAgoSaysJustNowThenSeconds(t *testing.T) {
+	t.Parallel()
+	var after atomic.Int64 // how far past t0 the server's clock reads
+	h := newHarness(t, func(d *handlers.Deps) { d.Now = func() time.Time { return t0.Add(time.Duration(after.Load())) } })
+	c := h.owner()
+	if a := h.post(c, "/tokens", url.Values{"name": {"laptop"}}); a.status >= 400 {
+		t.Fatalf("create token: %d", a.status)
+	}
+	after.Store(int64(3 * time.Second))
+	if got := squash(h.get(c, "/tokens").testid("token").Text()); !strings.Contains(got, "created just now") {
+		t.Errorf("a token made 3 seconds ago reads %q", got)
+	}
+	after.Store(int64(42 * time.Second))
+	if got := squash(h.get(c, "/tokens").testid("token").Text()); !strings.Contains(got, "created 42 seconds ago") {
+		t.Errorf("a token made 42 seconds ago reads %q", got)
+	}
+}
