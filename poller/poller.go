@@ -754,7 +754,16 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 	// The read happened; its writes should land even if shutdown began.
 	ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	return p.record(ctx, s, res, failing, now, begin), true, false
+	res = p.record(ctx, s, res, failing, now, begin)
+	if !s.ForcePollAt.IsZero() {
+		// Served only now that the read has finished and its outcome is
+		// written: the owner's page says "served" from this, never from
+		// the check stamp written as the read began.
+		if err := p.st.ServeSeriesForce(ctx, s.Site, s.SeriesID, s.ForcePollAt); err != nil {
+			p.failed("forced poll not marked served", err, "site", s.Site, "series_id", s.SeriesID)
+		}
+	}
+	return res, true, false
 }
 
 // record writes what one read said about the Series (CONTEXT.md, Outcome)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/poller"
+	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -180,6 +181,33 @@ func TestAForcedPollThatSucceedsDeletesTheRowAndARequestAloneDoesNot(t *testing.
 	r.clk.Advance(time.Minute)
 	if pass := r.p.RunPass(r.ctx, site); pass.Due != 0 {
 		t.Fatalf("a served force is still due: %+v", pass)
+	}
+}
+
+// A Forced Poll is served when its read has finished, not when the check
+// stamp is written as the read starts: while the read runs, the request is
+// still there for the owner's page to show as pending (CONTEXT.md, Forced
+// Poll); a refused read serves it too.
+func TestAForcedPollIsServedOnlyOnceItsReadHasFinished(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("s")
+	r.pass()
+	r.clk.Advance(time.Minute)
+	if err := r.st.ForceSeriesPoll(r.ctx, site, "s", r.clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var during store.Series
+	r.rd.before = func(string) { during = r.get("s") }
+	r.rd.script(url("s"), failResult(word.Refused, 429, false))
+	if pass := r.p.RunPass(r.ctx, site); pass.Due != 1 {
+		t.Fatalf("forced Series not polled: %+v", pass)
+	}
+	if during.ForcePollAt.IsZero() || during.ForcePollAt.After(during.CheckedAt) {
+		t.Fatalf("during the read: force %v, check %v; want the request kept while the stamp passed it", during.ForcePollAt, during.CheckedAt)
+	}
+	if s := r.get("s"); !s.ForcePollAt.IsZero() {
+		t.Fatalf("a finished read left its Forced Poll pending: %v", s.ForcePollAt)
 	}
 }
 

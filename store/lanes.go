@@ -122,6 +122,20 @@ func (s *Store) ServeLaneForce(ctx context.Context, site string, at time.Time) e
 	return nil
 }
 
+const serveSeriesForceSQL = `UPDATE series SET force_poll_at = NULL
+WHERE site = $1 AND series_id = $2 AND force_poll_at = $3`
+
+// ServeSeriesForce marks a Series' Forced Poll served once a read of it has
+// finished and its outcome is written, unless a newer request arrived since
+// the pass read it (CONTEXT.md, Forced Poll). The check stamp alone is no
+// answer: it is written as the read starts.
+func (s *Store) ServeSeriesForce(ctx context.Context, site, id string, at time.Time) error {
+	if _, err := s.exec(ctx, serveSeriesForceSQL, site, id, stamp(at)); err != nil {
+		return fmt.Errorf("store: serve force %s/%s: %w", site, id, translate(err))
+	}
+	return nil
+}
+
 // LaneLock is one Site's Lane leadership: a lease row (lane_leases, ADR
 // 0018) that names this process's holder until it expires, renewed in the
 // background while the lock lives, and a session of its own (not a pooled

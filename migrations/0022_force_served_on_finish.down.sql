@@ -1,0 +1,2 @@
+-- Nothing to undo: a cleared request read as served under the old rule too.
+SELECT 1;
