@@ -85,3 +85,34 @@ func TestATokenMadeSecondsAgoSaysJustNowThenSeconds(t *testing.T) {
 		t.Errorf("a token made 42 seconds ago reads %q", got)
 	}
 }
+
+// A Reader reading with the userscript is seen: the token API stamps
+// last_seen like a page (the demo's reading room reads this way), and a
+// stamp ahead of the server's clock does not stop the next one.
+func TestAReaderUsingTheUserscriptIsSeenJustNow(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	tok := h.apiToken("ben", "reading room")
+	h.exec(`UPDATE readers SET last_seen_at = $1 WHERE discord_id = 'ben'`, t0.Add(-26*time.Hour))
+	c := h.owner()
+	seen := func() string {
+		return squash(h.get(c, "/admin/readers").find(`[data-testid="reader"][data-reader-id="ben"] .fact`).Text())
+	}
+	if got := seen(); got != "last seen 26 hours ago" {
+		t.Fatalf("before: %q", got)
+	}
+	if a := h.api("GET", "/api/v1/bookmarks", tok, ""); a.status != 200 {
+		t.Fatalf("bookmarks: %d", a.status)
+	}
+	if got := seen(); got != "last seen just now" {
+		t.Errorf("after the userscript read the Bookmarks: %q", got)
+	}
+	h.exec(`UPDATE readers SET last_seen_at = $1 WHERE discord_id = 'ben'`, t0.Add(26*time.Hour))
+	h.exec(`UPDATE reader_tokens SET last_used_at = NULL`)
+	if a := h.api("GET", "/api/v1/bookmarks", tok, ""); a.status != 200 {
+		t.Fatalf("bookmarks: %d", a.status)
+	}
+	if got := seen(); got != "last seen just now" {
+		t.Errorf("a stamp ahead of the clock was kept: %q", got)
+	}
+}

@@ -150,9 +150,15 @@ func (s *Store) ListReaders(ctx context.Context) ([]Reader, error) {
 const seenSessionSQL = `
 WITH stamp AS (
     UPDATE readers SET last_seen_at = $2::timestamptz
-     WHERE discord_id = $1 AND coalesce(last_seen_at < $2::timestamptz - interval '1 hour', true)
+     WHERE discord_id = $1 AND ` + seenDue + `
 )
 SELECT session_epoch, coalesce(guild_check_due_at <= $2::timestamptz, false) FROM readers WHERE discord_id = $1`
+
+// seenDue is when a request stamps readers.last_seen_at ($2 the request's
+// time): never stamped, stamped over an hour ago, or stamped ahead of this
+// clock (a clock that moved back, as the demo's does when it starts again
+// on the same database), which would otherwise never be stamped again.
+const seenDue = `NOT coalesce(last_seen_at BETWEEN $2::timestamptz - interval '1 hour' AND $2::timestamptz, false)`
 
 // Session is what a request learns of its Reader's sessions.
 type Session struct {

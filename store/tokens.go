@@ -75,9 +75,10 @@ func (s *Store) RevokeToken(ctx context.Context, readerID string, id int64) erro
 	return nil
 }
 
-// readerByTokenSQL finds the token's Reader and stamps its use at most once
-// an hour, so an API call costs one statement and writes a row at most
-// hourly. (An UPDATE that sets a column to its own value still writes a new
+// readerByTokenSQL finds the token's Reader and stamps its use, and the
+// Reader's last seen (CONTEXT.md, Last seen: the userscript is a Reader
+// using the server as much as a page is), each at most once an hour, so an
+// API call costs one statement and writes a row at most hourly. (An UPDATE that sets a column to its own value still writes a new
 // row version; the stamp is therefore a separate arm that matches nothing
 // inside the hour.) $2 is cast: left to infer it from "$2 - 3600000",
 // PostgreSQL makes it an int4, which no unix-millisecond time fits.
@@ -87,6 +88,9 @@ WITH t AS (
 ), stamp AS (
     UPDATE reader_tokens r SET last_used_at = $2::timestamptz
       FROM t WHERE r.id = t.id AND coalesce(t.last_used_at < $2::timestamptz - interval '1 hour', true)
+), seen AS (
+    UPDATE readers r SET last_seen_at = $2::timestamptz
+      FROM t WHERE r.discord_id = t.reader_id AND ` + seenDue + `
 )
 SELECT t.id, t.reader_id, t.label, coalesce(r.guild_check_due_at <= $2::timestamptz, false)
   FROM t JOIN readers r ON r.discord_id = t.reader_id`
