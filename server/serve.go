@@ -216,9 +216,14 @@ func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, l
 	if deps.Notices, err = notify.New(notices); err != nil {
 		return nil, fmt.Errorf("owner notices: %w", err)
 	}
-	// The notices command reports this, not its own environment's settings.
+	// The notices command reports this, not its own environment's settings,
+	// and reads its ages on this server's clock (the demo's runs ahead).
+	wall, ahead := time.Now(), time.Duration(0)
+	if o.Now != nil {
+		ahead = o.Now().Sub(wall).Round(time.Millisecond)
+	}
 	if err := st.RecordServerWebhook(ctx, store.ServerWebhook{Configured: notifier.Enabled(), Hash: notifier.WebhookHash(),
-		RecordedAt: time.Now(), BrowserSites: deps.BrowserSites.Names()}); err != nil && ctx.Err() == nil {
+		RecordedAt: wall, BrowserSites: deps.BrowserSites.Names(), ClockAhead: ahead}); err != nil && ctx.Err() == nil {
 		log.Error("owner notices: the webhook state could not be recorded for the notices command", "err", err)
 	}
 	return notifier, nil

@@ -24,6 +24,9 @@ type ServerWebhook struct {
 	RecordedAt   time.Time
 	BrowserSites []string
 	BrowserKnown bool
+	// ClockAhead is how far the server's clock reads ahead of the wall
+	// clock (the demo's skips); the notices command reads ages on it.
+	ClockAhead time.Duration
 }
 
 // RecordServerWebhook writes the server's webhook state (one row).
@@ -32,9 +35,10 @@ func (s *Store) RecordServerWebhook(ctx context.Context, w ServerWebhook) error 
 	if sites == nil {
 		sites = []string{} // none, which NULL (unknown) is not
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO server_webhook (one, configured, hash, recorded_at, browser_sites) VALUES (true, $1, $2, $3, $4)
-	    ON CONFLICT (one) DO UPDATE SET configured = $1, hash = $2, recorded_at = $3, browser_sites = $4`,
-		w.Configured, w.Hash, instant(w.RecordedAt), sites)
+	_, err := s.pool.Exec(ctx, `INSERT INTO server_webhook (one, configured, hash, recorded_at, browser_sites, clock_ahead_ms)
+	    VALUES (true, $1, $2, $3, $4, $5)
+	    ON CONFLICT (one) DO UPDATE SET configured = $1, hash = $2, recorded_at = $3, browser_sites = $4, clock_ahead_ms = $5`,
+		w.Configured, w.Hash, instant(w.RecordedAt), sites, w.ClockAhead.Milliseconds())
 	if err != nil {
 		return fmt.Errorf("store: record server webhook: %w", translate(err))
 	}
@@ -44,8 +48,10 @@ func (s *Store) RecordServerWebhook(ctx context.Context, w ServerWebhook) error 
 // ReadServerWebhook returns the recorded state; ok is false when no server
 // has recorded one yet.
 func (s *Store) ReadServerWebhook(ctx context.Context) (w ServerWebhook, ok bool, err error) {
-	err = s.pool.QueryRow(ctx, `SELECT configured, hash, recorded_at, browser_sites FROM server_webhook`).
-		Scan(&w.Configured, &w.Hash, &w.RecordedAt, &w.BrowserSites)
+	var aheadMS int64
+	err = s.pool.QueryRow(ctx, `SELECT configured, hash, recorded_at, browser_sites, clock_ahead_ms FROM server_webhook`).
+		Scan(&w.Configured, &w.Hash, &w.RecordedAt, &w.BrowserSites, &aheadMS)
+	w.ClockAhead = time.Duration(aheadMS) * time.Millisecond
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ServerWebhook{}, false, nil
 	}
@@ -54,4 +60,13 @@ func (s *Store) ReadServerWebhook(ctx context.Context) (w ServerWebhook, ok bool
 	}
 	w.BrowserKnown = w.BrowserSites != nil
 	return w, true, nil
+}
+
+// RecordServerClock writes how far the running server's clock now reads
+// ahead of the wall clock: the demo calls it each time its clock skips.
+func (s *Store) RecordServerClock(ctx context.Context, ahead time.Duration) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE server_webhook SET clock_ahead_ms = $1`, ahead.Milliseconds()); err != nil {
+		return fmt.Errorf("store: record server clock: %w", translate(err))
+	}
+	return nil
 }

@@ -48,15 +48,14 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		return fmt.Errorf("notices: %w", err)
 	}
 	defer st.Close()
-	now := time.Now()
-	view, err := readServerView(ctx, st, now)
+	view, err := readServerView(ctx, st, time.Now())
 	if err != nil {
 		return fmt.Errorf("notices: %w", err)
 	}
 	if *asJSON {
 		err = writeNoticesJSON(stdout, view)
 	} else {
-		err = writeNoticesText(stdout, view, now)
+		err = writeNoticesText(stdout, view, view.now)
 	}
 	if err != nil {
 		return fmt.Errorf("notices: %w", err)
@@ -67,12 +66,17 @@ func runNotices(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 // readServerView reads the notices as the server sees them. The settings
 // are the server's, not this command's: what the server recorded at start —
 // its webhook and its browser Sites, which the conditions depend on — never
-// DISCORD_WEBHOOK_URL or BROWSER_SITES from this environment.
-func readServerView(ctx context.Context, st *store.Store, now time.Time) (serverView, error) {
+// DISCORD_WEBHOOK_URL or BROWSER_SITES from this environment. Its clock is
+// the server's too: wall is this command's clock, and the conditions and
+// their ages are derived at wall plus what the server recorded of its own
+// clock's lead (the demo's skips), the moment /admin derives them at
+// (CONTEXT.md, How each owner-notice condition's age is derived).
+func readServerView(ctx context.Context, st *store.Store, wall time.Time) (serverView, error) {
 	hook, recorded, err := st.ReadServerWebhook(ctx)
 	if err != nil {
 		return serverView{}, err
 	}
+	now := wall.Add(hook.ClockAhead)
 	browser, err := serverBrowserSites(hook)
 	if err != nil {
 		return serverView{}, err
@@ -95,7 +99,7 @@ func readServerView(ctx context.Context, st *store.Store, now time.Time) (server
 	if err != nil {
 		return serverView{}, err
 	}
-	return serverView{status: status, recorded: recorded, at: hook.RecordedAt,
+	return serverView{now: now, status: status, recorded: recorded, at: hook.RecordedAt,
 		browser: browser.Names(), browserKnown: hook.BrowserKnown, failing: failing}, nil
 }
 
@@ -145,6 +149,7 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // serverView is the notices' state as the server recorded it.
 type serverView struct {
+	now      time.Time // the server's clock, which every age is read on
 	status   notify.Status
 	recorded bool      // a server has recorded its webhook state
 	at       time.Time // when it did

@@ -372,3 +372,57 @@ func TestTheNoticesCommandListsAReaderChannelFailingForTwelveHours(t *testing.T)
 		t.Errorf("a channel failing for an hour is listed:\n%s", out)
 	}
 }
+
+// The command and /admin read a condition's age on one clock, the
+// server's: under the demo's clock, 26 hours ahead, asurascans' stall of 13
+// hours reads 13 hours in both (issue 23: 13 against 39).
+func TestTheNoticesCommandReadsAgesOnTheServersClockAsAdminDoes(t *testing.T) {
+	t.Parallel()
+	url := storetest.URL(t)
+	ctx := context.Background()
+	s, err := store.Open(ctx, url, store.Pools{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ahead := 26 * time.Hour
+	clock := func() time.Time { return time.Now().Add(ahead) }
+	demoNow := clock()
+	for h := 13; h >= 0; h-- {
+		storetest.Insert(t, s.Pool(), storetest.Pass{Site: word.Asurascans, StartedAt: demoNow.Add(-time.Duration(h)*time.Hour - time.Minute), Due: 3})
+	}
+	if err := s.OpenNotice(ctx, word.Stall, "asurascans"); err != nil {
+		t.Fatal(err)
+	}
+	deps := handlers.Deps{BrowserSites: word.BrowserSites{}}
+	cfg := server.Config{BrowserSites: word.BrowserSites{}, DiscordWebhookURL: word.Secret(hookURL)}
+	if _, err := server.OwnerNotices(ctx, cfg, server.Options{Now: clock}, s, slog.New(slog.DiscardHandler), &deps); err != nil {
+		t.Fatal(err)
+	}
+	// What /admin's verdict says: the conditions at the server's now.
+	at := clock()
+	v, err := deps.Notices.(*notify.Notifier).Status(ctx, at)
+	if err != nil || len(v.Notices) != 1 || !v.Notices[0].Holds {
+		t.Fatalf("the server reads %+v (%v)", v.Notices, err)
+	}
+	admin := word.Age(at.Sub(v.Notices[0].Since))
+	if admin != "13 hours" {
+		t.Fatalf("/admin reads %q", admin)
+	}
+	var stdout, stderr bytes.Buffer
+	env := map[string]string{"DATABASE_URL": url}
+	_ = runNotices(ctx, nil, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] })
+	if !strings.Contains(stdout.String(), "("+admin+")") {
+		t.Errorf("the command does not read %q as /admin does:\n%s", admin, stdout.String())
+	}
+	// The demo's clock skips again: the command follows what it records.
+	ahead += 13 * time.Hour
+	if err := s.RecordServerClock(ctx, ahead); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	_ = runNotices(ctx, nil, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] })
+	if !strings.Contains(stdout.String(), "(26 hours)") {
+		t.Errorf("after a skip of 13 hours the command reads:\n%s", stdout.String())
+	}
+}

@@ -195,6 +195,7 @@ func runDemoServer(ctx context.Context, o demoOptions, cfg server.Config, w *dem
 			return rows[len(rows)-1].Skip, nil
 		}
 		w.links = func(ctx context.Context) error { return seed.printLinks(ctx, stdout, cfg, st, o.clock.Now()) }
+		w.clockMoved = func(ctx context.Context) error { return st.RecordServerClock(ctx, o.clock.Ahead()) }
 		w.series = st.GetSeries
 		w.listingEvery, w.pace = cfg.ListingEvery, o.pace
 		if err := w.links(ctx); err != nil {

@@ -82,8 +82,7 @@ func demoScript(withSidecar bool) []demoEvent {
 			if withSidecar {
 				w.browserResting(ctx)
 			}
-			w.clock.Skip(demoSkip)
-			return w.links(ctx)
+			return w.skip(ctx)
 		}},
 		demoEvent{Key: "recover", At: 4 * time.Minute, Say: "demonicscans' layout returns, the taken-down Series comes back, lightnovelworld answers again" + sidecarSay(withSidecar, ", the sidecar restarts") + ": their notices close.", Do: func(ctx context.Context, w *demoWorld) error {
 			if err := w.sites[demoRelaidSite].Relayout(false); err != nil {
@@ -104,8 +103,7 @@ func demoScript(withSidecar bool) []demoEvent {
 			return nil
 		}},
 		demoEvent{Key: "skip-again", At: 5*time.Minute + 30*time.Second, Say: "The clock skips 13 hours again: a second stall episode, a second embed.", Do: func(ctx context.Context, w *demoWorld) error {
-			w.clock.Skip(demoSkip)
-			return w.links(ctx)
+			return w.skip(ctx)
 		}},
 		demoEvent{Key: "answer-again", At: 6*time.Minute + 30*time.Second, Say: "lightnovelworld answers again. The demo has played; the server keeps running until Ctrl-C.", Do: func(_ context.Context, w *demoWorld) error {
 			return w.sites[demoQuietSite].server.Up()
@@ -174,4 +172,16 @@ func (w *demoWorld) apply(ctx context.Context, e demoEvent) error {
 	}
 	fmt.Fprintf(w.out, "demo: %s\n", e.Say)
 	return nil
+}
+
+// skip moves the demo's clock demoSkip ahead, records its lead for the
+// notices command and prints fresh sign-in links.
+func (w *demoWorld) skip(ctx context.Context) error {
+	w.clock.Skip(demoSkip)
+	if w.clockMoved != nil {
+		if err := w.clockMoved(ctx); err != nil {
+			return err
+		}
+	}
+	return w.links(ctx)
 }

@@ -26,6 +26,9 @@ func (c *demoClock) Now() time.Time { return time.Now().Add(time.Duration(c.ahea
 // Skip moves the clock d ahead.
 func (c *demoClock) Skip(d time.Duration) { c.ahead.Add(int64(d)) }
 
+// Ahead is how far the clock reads ahead of the wall clock.
+func (c *demoClock) Ahead() time.Duration { return time.Duration(c.ahead.Load()) }
+
 // chromiumPath is Debian's chromium package.
 const chromiumPath = "/usr/bin/chromium"
 

@@ -35,6 +35,9 @@ type demoWorld struct {
 	// links prints fresh sign-in links (after a skip the old ones have
 	// expired on the demo's clock).
 	links func(ctx context.Context) error
+	// clockMoved records the clock's new lead for the notices command, so
+	// it reads ages on the demo's clock as /admin does.
+	clockMoved func(ctx context.Context) error
 	// series reads one Series as the server holds it.
 	series func(ctx context.Context, site, id string) (store.Series, error)
 	// feed reads Ada's feed entries (FeedEntries, what her feed address
