@@ -182,10 +182,12 @@ type LaneCount struct {
 	N     int
 }
 
-// Stamp is a moment as the page prints it: ISO for the <time> element
-// (which the admin script localises) and the UTC text shown without it.
+// Stamp is a moment as the page prints it (components.Time): the owner's
+// zone in the text, the instant in the <time> element's datetime.
 type Stamp struct {
-	ISO, UTC, In string
+	ISO  string // RFC 3339 in UTC, for datetime
+	Text string // word.When: in the owner's time zone (TIME_ZONE)
+	In   string // how far off, for a moment ahead; "" where unused
 }
 
 // LaneRow is one Site on the Lanes page.

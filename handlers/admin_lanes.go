@@ -202,10 +202,10 @@ func laneState(d Deps, l store.AdminLane, now time.Time, row *components.LaneRow
 			"To fix: make sure a server is running and can reach the database.",
 			since(now, l.UnledSince), word.Age(time.Duration(l.UnledPaceS)*time.Second))
 	case l.PausedUntil.After(now):
-		row.State, row.StateUntil, row.Paused = "paused until", stamp(now, l.PausedUntil), true
+		row.State, row.StateUntil, row.Paused = "paused until", stamp(d, now, l.PausedUntil), true
 		row.StateNote = "Your own Pause: no Poll of this Site until then. Resume to poll it now."
 	case l.RefuseUntil.After(now):
-		row.State, row.StateUntil, row.StateFault = "refusing until", stamp(now, l.RefuseUntil), true
+		row.State, row.StateUntil, row.StateFault = "refusing until", stamp(d, now, l.RefuseUntil), true
 		row.StateNote = "The Site answered with challenges instead of pages, so the Lane waits and then tries again. " +
 			"A Refusal says nothing about any Series."
 		if fix := word.NoBrowserRoute.Repair(l.Site); !d.browserSite(l.Site) && !slices.Contains(row.Fixes, fix) {
@@ -371,12 +371,12 @@ func handleResumeLane(d Deps) http.Handler {
 	})
 }
 
-// stamp is a future moment as the owner reads it: the clock time (UTC
-// until the page's script shows it in the owner's own zone) and how far off
-// it is.
-func stamp(now, t time.Time) *components.Stamp {
-	t = t.UTC()
-	return &components.Stamp{ISO: t.Format(time.RFC3339), UTC: t.Format("2 Jan 15:04") + " UTC", In: word.Age(t.Sub(now))}
+// stamp is a future moment as the owner reads it: the clock time in the
+// owner's zone (Deps.when) and how far off it is.
+func stamp(d Deps, now, t time.Time) *components.Stamp {
+	s := d.when(t)
+	s.In = word.Age(t.Sub(now))
+	return &s
 }
 
 // noticeView is one open notice as the Lanes page shows it, in the words of

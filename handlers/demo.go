@@ -32,7 +32,7 @@ func handleDemoNotices(d Deps) http.Handler {
 		var owner, readers []components.DemoNotice
 		for _, m := range slices.Backward(d.Demo.Messages()) {
 			n := components.DemoNotice{
-				At: m.At.UTC().Format(time.RFC3339), Footer: m.Footer, Title: m.Title, Text: m.Text, Link: m.Link, Mentions: m.Mentions,
+				At: d.when(m.At), Footer: m.Footer, Title: m.Title, Text: m.Text, Link: m.Link, Mentions: m.Mentions,
 			}
 			if m.Reader {
 				readers = append(readers, n)

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -22,6 +23,9 @@ type Deps struct {
 	Store  *store.Store
 	Logger *slog.Logger
 	Now    func() time.Time
+	// Zone is the owner's time zone (TIME_ZONE): every absolute time on the
+	// pages is written in it (word.When). nil is UTC.
+	Zone *time.Location
 
 	PublicBaseURL string // absolute, no trailing slash
 	OwnerID       string // OWNER_DISCORD_ID (or the local owner id)
@@ -109,6 +113,12 @@ func (d Deps) now() time.Time {
 		return d.Now()
 	}
 	return time.Now()
+}
+
+// when is a moment as every page prints it: in the owner's zone, inside a
+// <time> whose datetime keeps the instant (components.Time).
+func (d Deps) when(t time.Time) components.Stamp {
+	return components.Stamp{ISO: word.MachineTime(t), Text: word.When(t, d.Zone)}
 }
 
 func (d Deps) requestTimeout() time.Duration {

@@ -116,3 +116,34 @@ func TestAReaderUsingTheUserscriptIsSeenJustNow(t *testing.T) {
 		t.Errorf("a stamp ahead of the clock was kept: %q", got)
 	}
 }
+
+// demoSink is a stand-in for the demo's webhook sink.
+type demoSink []handlers.DemoMessage
+
+func (s demoSink) Messages() []handlers.DemoMessage { return s }
+
+// Absolute times are written one way, in the owner's time zone
+// (TIME_ZONE), inside a <time> that keeps the instant: the demo's notices
+// and a Lane's refusal end alike.
+func TestAbsoluteTimesAreWrittenInTheOwnersZoneInsideATimeElement(t *testing.T) {
+	t.Parallel()
+	berlin, err := word.ParseZone("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 3, 5, 44, 21, 0, time.UTC)
+	h := newHarness(t, func(d *handlers.Deps) {
+		d.Zone = berlin
+		d.Demo = demoSink{{At: at, Footer: "stall", Title: "Lane stalled", Text: "asurascans has stalled."}}
+	})
+	c := h.owner()
+	tm := h.get(c, "/admin/demo/notices").find(`[data-testid="demo-notice"] time`)
+	if tm.Length() != 1 || tm.AttrOr("datetime", "") != "2026-12-03T05:44:21Z" || squash(tm.Text()) != "3 Dec 06:44 CET" {
+		t.Errorf("demo notice time %q, datetime %q", squash(tm.Text()), tm.AttrOr("datetime", ""))
+	}
+	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(20*time.Minute))
+	until := h.get(c, "/admin/lanes").find(`[data-testid="lane-row"][data-site="novelfull"] [data-testid="lane-state"] time`)
+	if until.AttrOr("datetime", "") != "2026-11-30T12:20:00Z" || squash(until.Text()) != "30 Nov 13:20 CET" {
+		t.Errorf("refusal end %q, datetime %q", squash(until.Text()), until.AttrOr("datetime", ""))
+	}
+}

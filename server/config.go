@@ -57,6 +57,10 @@ type Config struct {
 	RequestTimeout time.Duration // DATABASE_REQUEST_TIMEOUT: a request's database work
 
 	LogLevel slog.Level
+	// TimeZone is TIME_ZONE, the owner's time zone: every absolute time on
+	// the pages and in the notices command is written in it (word.When).
+	// Unset is the server's own zone.
+	TimeZone *time.Location
 }
 
 // LocalOwnerID is the owner's id when Discord OAuth is not configured.
@@ -200,6 +204,10 @@ func (c *Config) readTunables(get func(k, def string) string, bad func(name, why
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("LOG_LEVEL", "info"))); err != nil {
 		bad("LOG_LEVEL", "must be debug, info, warn or error")
+	}
+	var zerr error
+	if c.TimeZone, zerr = word.ParseZone(get("TIME_ZONE", "")); zerr != nil {
+		bad("TIME_ZONE", zerr.Error())
 	}
 	var errs []error
 	var err error

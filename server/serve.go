@@ -161,6 +161,7 @@ func handlerDeps(cfg Config, o Options, st *store.Store, log *slog.Logger) (hand
 		Store:         st,
 		Logger:        log,
 		Now:           o.Now,
+		Zone:          cfg.TimeZone,
 		Demo:          o.Demo,
 		PublicBaseURL: cfg.PublicBaseURL,
 		OwnerID:       cfg.OwnerDiscordID,
@@ -223,7 +224,7 @@ func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, l
 		ahead = o.Now().Sub(wall).Round(time.Millisecond)
 	}
 	if err := st.RecordServerWebhook(ctx, store.ServerWebhook{Configured: notifier.Enabled(), Hash: notifier.WebhookHash(),
-		RecordedAt: wall, BrowserSites: deps.BrowserSites.Names(), ClockAhead: ahead}); err != nil && ctx.Err() == nil {
+		RecordedAt: wall, BrowserSites: deps.BrowserSites.Names(), ClockAhead: ahead, TimeZone: zoneName(cfg.TimeZone)}); err != nil && ctx.Err() == nil {
 		log.Error("owner notices: the webhook state could not be recorded for the notices command", "err", err)
 	}
 	return notifier, nil
@@ -341,4 +342,13 @@ func KeyFor(configured word.Secret, dataDir, file string) ([]byte, error) {
 		return nil, fmt.Errorf("write %s: %w", p, err)
 	}
 	return []byte(k), nil
+}
+
+// zoneName is TIME_ZONE as the notices command reads it back: a zone name,
+// "Local" for the server's own zone (an unset TIME_ZONE), "UTC" for none.
+func zoneName(z *time.Location) string {
+	if z == nil {
+		return "UTC"
+	}
+	return z.String()
 }

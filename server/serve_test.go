@@ -133,6 +133,7 @@ func TestABadSettingStopsTheStartWithOneLineNamingIt(t *testing.T) {
 		{"a listing pace that is not a duration", map[string]string{"LISTING_EVERY": "often"}, "LISTING_EVERY"},
 		{"a listing pace beyond a day", map[string]string{"LISTING_EVERY": "25h"}, "LISTING_EVERY"},
 		{"a backstop under an hour", map[string]string{"POLL_BACKSTOP": "30m"}, "POLL_BACKSTOP"},
+		{"a time zone nobody knows", map[string]string{"TIME_ZONE": "Mars/Olympus"}, "TIME_ZONE"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -27,6 +27,10 @@ type ServerWebhook struct {
 	// ClockAhead is how far the server's clock reads ahead of the wall
 	// clock (the demo's skips); the notices command reads ages on it.
 	ClockAhead time.Duration
+	// TimeZone is the server's TIME_ZONE as a zone name ("Local" for the
+	// server's own; "" when none was recorded): the command prints moments
+	// in it, as the pages do.
+	TimeZone string
 }
 
 // RecordServerWebhook writes the server's webhook state (one row).
@@ -35,10 +39,11 @@ func (s *Store) RecordServerWebhook(ctx context.Context, w ServerWebhook) error 
 	if sites == nil {
 		sites = []string{} // none, which NULL (unknown) is not
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO server_webhook (one, configured, hash, recorded_at, browser_sites, clock_ahead_ms)
-	    VALUES (true, $1, $2, $3, $4, $5)
-	    ON CONFLICT (one) DO UPDATE SET configured = $1, hash = $2, recorded_at = $3, browser_sites = $4, clock_ahead_ms = $5`,
-		w.Configured, w.Hash, instant(w.RecordedAt), sites, w.ClockAhead.Milliseconds())
+	_, err := s.pool.Exec(ctx, `INSERT INTO server_webhook (one, configured, hash, recorded_at, browser_sites, clock_ahead_ms, time_zone)
+	    VALUES (true, $1, $2, $3, $4, $5, $6)
+	    ON CONFLICT (one) DO UPDATE SET configured = $1, hash = $2, recorded_at = $3, browser_sites = $4,
+	        clock_ahead_ms = $5, time_zone = $6`,
+		w.Configured, w.Hash, instant(w.RecordedAt), sites, w.ClockAhead.Milliseconds(), w.TimeZone)
 	if err != nil {
 		return fmt.Errorf("store: record server webhook: %w", translate(err))
 	}
@@ -49,8 +54,8 @@ func (s *Store) RecordServerWebhook(ctx context.Context, w ServerWebhook) error 
 // has recorded one yet.
 func (s *Store) ReadServerWebhook(ctx context.Context) (w ServerWebhook, ok bool, err error) {
 	var aheadMS int64
-	err = s.pool.QueryRow(ctx, `SELECT configured, hash, recorded_at, browser_sites, clock_ahead_ms FROM server_webhook`).
-		Scan(&w.Configured, &w.Hash, &w.RecordedAt, &w.BrowserSites, &aheadMS)
+	err = s.pool.QueryRow(ctx, `SELECT configured, hash, recorded_at, browser_sites, clock_ahead_ms, time_zone FROM server_webhook`).
+		Scan(&w.Configured, &w.Hash, &w.RecordedAt, &w.BrowserSites, &aheadMS, &w.TimeZone)
 	w.ClockAhead = time.Duration(aheadMS) * time.Millisecond
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ServerWebhook{}, false, nil

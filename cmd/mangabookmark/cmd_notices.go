@@ -77,6 +77,12 @@ func readServerView(ctx context.Context, st *store.Store, wall time.Time) (serve
 		return serverView{}, err
 	}
 	now := wall.Add(hook.ClockAhead)
+	zone, err := word.ParseZone(hook.TimeZone)
+	if err != nil {
+		// A zone this binary does not know (a newer server's): the
+		// instant is still right in UTC.
+		zone = time.UTC
+	}
 	browser, err := serverBrowserSites(hook)
 	if err != nil {
 		return serverView{}, err
@@ -99,7 +105,7 @@ func readServerView(ctx context.Context, st *store.Store, wall time.Time) (serve
 	if err != nil {
 		return serverView{}, err
 	}
-	return serverView{now: now, status: status, recorded: recorded, at: hook.RecordedAt,
+	return serverView{now: now, zone: zone, status: status, recorded: recorded, at: hook.RecordedAt,
 		browser: browser.Names(), browserKnown: hook.BrowserKnown, failing: failing}, nil
 }
 
@@ -145,11 +151,14 @@ func subjectName(site string) string {
 	return site
 }
 
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+// stamp is a moment as the pages print it (word.When), in the owner's zone
+// the server recorded.
+func (v serverView) stamp(t time.Time) string { return word.When(t, v.zone) }
 
 // serverView is the notices' state as the server recorded it.
 type serverView struct {
-	now      time.Time // the server's clock, which every age is read on
+	now      time.Time      // the server's clock, which every age is read on
+	zone     *time.Location // the owner's time zone (TIME_ZONE), which every moment is printed in
 	status   notify.Status
 	recorded bool      // a server has recorded its webhook state
 	at       time.Time // when it did
@@ -179,12 +188,12 @@ func writeNoticesText(w io.Writer, v serverView, now time.Time) error {
 	case !v.recorded:
 		fmt.Fprintln(w, "No server has recorded its webhook setting in this database yet: start `mangabookmark serve` on it once. Until then owner notices count as off.")
 	case !st.Enabled:
-		fmt.Fprintf(w, "Owner notices are off: the server started at %s without DISCORD_WEBHOOK_URL.\n", stamp(v.at))
+		fmt.Fprintf(w, "Owner notices are off: the server started at %s without DISCORD_WEBHOOK_URL.\n", v.stamp(v.at))
 	case !st.WebhookDeadAt.IsZero():
 		fmt.Fprintf(w, "The Discord webhook is dead: Discord answered 404 at %s. Nothing is sent until DISCORD_WEBHOOK_URL changes.\n",
-			stamp(st.WebhookDeadAt))
+			v.stamp(st.WebhookDeadAt))
 	default:
-		fmt.Fprintf(w, "Owner notices are on: the server started at %s with a Discord webhook.\n", stamp(v.at))
+		fmt.Fprintf(w, "Owner notices are on: the server started at %s with a Discord webhook.\n", v.stamp(v.at))
 	}
 	switch {
 	case v.recorded && !v.browserKnown:
@@ -194,7 +203,7 @@ func writeNoticesText(w io.Writer, v serverView, now time.Time) error {
 	}
 	for _, f := range v.failing {
 		fmt.Fprintf(w, "Reader channel %s is failing: an announcement unsent since %s (%s).\n",
-			f.Channel, stamp(f.Since), word.Age(now.Sub(f.Since)))
+			f.Channel, v.stamp(f.Since), word.Age(now.Sub(f.Since)))
 	}
 	if len(st.Notices) == 0 {
 		_, err := fmt.Fprintln(w, "No open owner notices.")
@@ -208,9 +217,9 @@ func writeNoticesText(w io.Writer, v serverView, now time.Time) error {
 			holds = "no longer holds"
 		}
 		if nt.Holds {
-			holds = fmt.Sprintf("since %s (%s)", stamp(nt.Since), word.Age(now.Sub(nt.Since)))
+			holds = fmt.Sprintf("since %s (%s)", v.stamp(nt.Since), word.Age(now.Sub(nt.Since)))
 		}
-		d := delivery(nt)
+		d := delivery(nt, v.stamp)
 		if !st.Enabled && nt.Pending() {
 			d = "not sent — owner notices are off"
 		}
@@ -220,7 +229,7 @@ func writeNoticesText(w io.Writer, v serverView, now time.Time) error {
 }
 
 // delivery says when the notice was sent, or why it is still pending.
-func delivery(nt notify.Notice) string {
+func delivery(nt notify.Notice, stamp func(time.Time) string) string {
 	if !nt.Pending() {
 		return "sent at " + stamp(nt.SentAt)
 	}

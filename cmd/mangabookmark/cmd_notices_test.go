@@ -375,8 +375,9 @@ func TestTheNoticesCommandListsAReaderChannelFailingForTwelveHours(t *testing.T)
 
 // The command and /admin read a condition's age on one clock, the
 // server's: under the demo's clock, 26 hours ahead, asurascans' stall of 13
-// hours reads 13 hours in both (issue 23: 13 against 39).
-func TestTheNoticesCommandReadsAgesOnTheServersClockAsAdminDoes(t *testing.T) {
+// hours reads 13 hours in both (issue 23: 13 against 39); and the command
+// prints its start in the owner's zone (TIME_ZONE), as the pages do.
+func TestTheNoticesCommandReadsAgesOnTheServersClockAndZoneAsAdminDoes(t *testing.T) {
 	t.Parallel()
 	url := storetest.URL(t)
 	ctx := context.Background()
@@ -394,8 +395,12 @@ func TestTheNoticesCommandReadsAgesOnTheServersClockAsAdminDoes(t *testing.T) {
 	if err := s.OpenNotice(ctx, word.Stall, "asurascans"); err != nil {
 		t.Fatal(err)
 	}
+	berlin, err := word.ParseZone("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
 	deps := handlers.Deps{BrowserSites: word.BrowserSites{}}
-	cfg := server.Config{BrowserSites: word.BrowserSites{}, DiscordWebhookURL: word.Secret(hookURL)}
+	cfg := server.Config{BrowserSites: word.BrowserSites{}, DiscordWebhookURL: word.Secret(hookURL), TimeZone: berlin}
 	if _, err := server.OwnerNotices(ctx, cfg, server.Options{Now: clock}, s, slog.New(slog.DiscardHandler), &deps); err != nil {
 		t.Fatal(err)
 	}
@@ -414,6 +419,10 @@ func TestTheNoticesCommandReadsAgesOnTheServersClockAsAdminDoes(t *testing.T) {
 	_ = runNotices(ctx, nil, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] })
 	if !strings.Contains(stdout.String(), "("+admin+")") {
 		t.Errorf("the command does not read %q as /admin does:\n%s", admin, stdout.String())
+	}
+	// And it prints the moment as the pages do, in the owner's zone.
+	if since := "since " + word.When(v.Notices[0].Since, berlin) + " ("; !strings.Contains(stdout.String(), since) {
+		t.Errorf("the command does not print %q:\n%s", since, stdout.String())
 	}
 	// The demo's clock skips again: the command follows what it records.
 	ahead += 13 * time.Hour

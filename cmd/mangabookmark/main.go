@@ -8,9 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	// A Reader's time zone (/settings, the daily digest) is an IANA name:
-	// the zone database is built in, so a host or image without one still
-	// knows every zone.
+	// A Reader's time zone (/settings, the daily digest) and the owner's
+	// (TIME_ZONE, checked at start) are IANA names: the zone database is
+	// built in, so a host or image without one (FROM scratch) still knows
+	// every zone.
 	_ "time/tzdata"
 )
 

@@ -22,18 +22,6 @@
     });
   }
 
-  // A <time data-local> is written in UTC; show it in the owner's own zone.
-  function localise(root) {
-    Array.prototype.forEach.call(root.querySelectorAll("time[data-local]"), function (t) {
-      var d = new Date(t.getAttribute("datetime"));
-      if (!isNaN(d.getTime())) {
-        t.textContent = d.toLocaleString(undefined, {
-          day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", timeZoneName: "short"
-        });
-      }
-    });
-  }
-
   // After a swap, focus moves to what changed. The pages mark it with
   // autofocus (a message, a confirm box, a Test read's result), which htmx
   // focuses in what it swaps in; a page of the list has no such mark, so a
@@ -56,9 +44,7 @@
   }
 
   document.addEventListener("htmx:historyRestore", syncFilterForm);
-  document.addEventListener("htmx:afterSettle", function (e) {
-    localise(document);
-    focusChange(e);
-  });
-  document.addEventListener("DOMContentLoaded", function () { localise(document); });
+  // A <time> is written by the server in the owner's zone (TIME_ZONE), the
+  // same on every page and in the notices command: nothing to localise.
+  document.addEventListener("htmx:afterSettle", focusChange);
 })();

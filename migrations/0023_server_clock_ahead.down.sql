@@ -1,1 +1,0 @@
-ALTER TABLE server_webhook DROP COLUMN clock_ahead_ms;

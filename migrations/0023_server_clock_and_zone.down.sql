@@ -1,0 +1,1 @@
+ALTER TABLE server_webhook DROP COLUMN clock_ahead_ms, DROP COLUMN time_zone;
