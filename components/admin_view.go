@@ -25,7 +25,7 @@ type Fact struct {
 	RaisedBy string // the Reader whose Sighting raised Latest Chapter; "" = a Poll or the owner
 	Checked  string // "checked 5 minutes ago" or "never checked"
 	Failure  *FailureMarker
-	Finished string // "" or the age of the Finished flag
+	Finished string // "" or when it was Finished ("just now", "2 days ago")
 }
 
 // SeriesRow is one row of the list.

@@ -43,7 +43,7 @@ func factOf(s store.AdminSeries, now time.Time) components.Fact {
 		f.Checked = "checked " + ago(now, s.CheckedAt)
 	}
 	if !s.FinishedAt.IsZero() {
-		f.Finished = since(now, s.FinishedAt)
+		f.Finished = ago(now, s.FinishedAt)
 	}
 	if s.FailureOutcome != "" { // no failure row
 		f.Failure = &components.FailureMarker{Outcome: s.FailureOutcome, Age: since(now, s.FailingSince)}

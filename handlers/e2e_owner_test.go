@@ -61,8 +61,17 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 	browserURL := chromiumtest.Start(t, "--hide-scrollbars", "--window-size=1280,900",
 		"--disable-background-timer-throttling", "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows").WSURL
 	axe := axeSource(t)
-	h := newHarness(t)
+	berlin, err := word.ParseZone("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, func(d *handlers.Deps) {
+		d.Zone = berlin
+		d.Demo = demoSink{{At: t0.Add(-3 * time.Hour), Footer: "stall", Title: "Lane stalled", Text: "asurascans has stalled for 13 hours."}}
+	})
 	h.seed(dataset)
+	// A Reader reading through the userscript a moment ago (last seen).
+	h.api("GET", "/api/v1/bookmarks", h.apiToken("ben", "reading room"), "")
 	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-20 * time.Minute), Due: 12, Checked: 12,
 		Counts: word.Counts{OK: 9, NoChapter: 1, Errors: 2}})
 	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(20*time.Minute))
@@ -93,6 +102,9 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 	step("open link", chromedp.Do(ctx, chromedp.Navigate(link)))
 	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-testid="link-login"]`)))
 	step("sign in", err)
+	_, hash := handlers.NewAPIToken(h.deps.TokenKey)
+	_, err = h.store.CreateToken(ctx, ownerID, hash, "laptop Firefox", t0)
+	step("a token made just now", err)
 
 	// Search, stacked with nothing else: the list region follows the typing.
 	step("list", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/series"),
@@ -172,6 +184,7 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 	pages := map[string]string{
 		"landing": "/admin", "series": "/admin/series", "series-failing": "/admin/series?filter=failing",
 		"detail": "/admin/series/asurascans/failing-3mo", "lanes": "/admin/lanes", "readers": "/admin/readers",
+		"detail-read-failed": "/admin/series/asurascans/failing-1h", "tokens": "/tokens", "demo-notices": "/admin/demo/notices",
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{

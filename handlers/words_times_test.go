@@ -147,3 +147,19 @@ func TestAbsoluteTimesAreWrittenInTheOwnersZoneInsideATimeElement(t *testing.T) 
 		t.Errorf("refusal end %q, datetime %q", squash(until.Text()), until.AttrOr("datetime", ""))
 	}
 }
+
+// A Series Finished a moment ago says "finished just now", on its row and
+// its page, never "finished 1 second ago".
+func TestASeriesFinishedAMomentAgoSaysJustNow(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(dataset)
+	h.exec(`UPDATE series SET finished_at = $1 WHERE series_id = 'healthy'`, t0.Add(-3*time.Second))
+	c := h.owner()
+	if got := squash(rowOf(h.get(c, "/admin/series"), "healthy").Text()); !strings.Contains(got, "finished just now") {
+		t.Errorf("row %q", got)
+	}
+	if got := squash(h.get(c, "/admin/series/asurascans/healthy").find("main").Text()); !strings.Contains(got, "Finished just now; it is no longer polled.") {
+		t.Errorf("detail page %q", got)
+	}
+}
