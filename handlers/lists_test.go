@@ -1,0 +1,60 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+const asuraSecond = "https://asurascans.com/comics/solo-max-level-newbie-5fa3b2c1"
+
+// TestTheOwnersListCountsWhatWasJustAdded is issue 23, item 4: after an add
+// the count and the rows agree with the Series that exist, at once, on the
+// page the owner is looking at (htmx answers with the list out of band) and
+// on the next read of the list.
+func TestTheOwnersListCountsWhatWasJustAdded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	owner := h.owner()
+	if a := h.get(owner, "/admin/series"); a.testid("list-count").Text() != "0" || a.testid("list-empty").Length() != 1 {
+		t.Fatalf("an empty server's list: %q", a.testid("list-caption").Text())
+	}
+	a := h.post(owner, "/admin/series", url.Values{"urls": {asuraSuffixed + "\n" + asuraSecond}},
+		htmxHeader, "true", "HX-Current-URL", h.srv.URL+"/admin/series")
+	if got := strings.Join(results(a), ","); a.status != http.StatusOK || got != "added,added" {
+		t.Fatalf("owner add answered %d %q", a.status, got)
+	}
+	oob := a.find(`#series-list[hx-swap-oob="innerHTML"]`)
+	if n := oob.Find(`[data-testid="series-row"]`).Length(); n != 2 || oob.Find(`[data-testid="list-count"]`).Text() != "2" || oob.Find(`[data-testid="list-empty"]`).Length() != 0 {
+		t.Errorf("the list swapped after the add shows %d rows under %q, want 2 under \"2\": %s", n, oob.Find(`[data-testid="list-caption"]`).Text(), a.body)
+	}
+	// Two more from the Reader's paste on /: the owner's list reads four.
+	if a := h.post(h.client(readerA), "/", url.Values{"urls": {kaganeReader + "\n" + novelChapter}}); strings.Join(results(a), ",") != "added,added" {
+		t.Fatalf("the Reader's add: %v", results(a))
+	}
+	l := h.get(owner, "/admin/series")
+	if n := l.testid("series-row").Length(); n != 4 || l.testid("list-count").Text() != "4" {
+		t.Errorf("the list after four adds shows %d rows under %q, want 4 under \"4\"", n, l.testid("list-caption").Text())
+	}
+	land := h.get(owner, "/admin")
+	if got := land.testid("stat-all").Text(); got != "4" {
+		t.Errorf("the landing's figure of every Series: %q", got)
+	}
+	// A plain form is answered with the orphans, counted as they are now.
+	p := h.post(owner, "/admin/series", url.Values{"urls": {"https://asurascans.com/comics/third-one-00aa11bb"}})
+	if n := p.testid("series-row").Length(); n != 3 || p.testid("list-count").Text() != "3" || !strings.Contains(p.testid("list-caption").Text(), "orphan") {
+		t.Errorf("the plain add shows %d rows under %q, want the 3 orphans", n, p.testid("list-caption").Text())
+	}
+}
+
+// TestBackAsksTheServerAgain: htmx keeps no copy of a page to restore on
+// Back, which would show a list from before the last add (issue 23, item 4).
+func TestBackAsksTheServerAgain(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	a := h.get(h.owner(), "/admin/series")
+	if cfg := a.find(`meta[name="htmx-config"]`).AttrOr("content", ""); !strings.Contains(cfg, `"historyCacheSize":0`) {
+		t.Errorf("htmx keeps a history cache: %s", cfg)
+	}
+}
