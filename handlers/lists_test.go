@@ -58,3 +58,32 @@ func TestBackAsksTheServerAgain(t *testing.T) {
 		t.Errorf("htmx keeps a history cache: %s", cfg)
 	}
 }
+
+// TestASeriesNeverReadIsFoundByTheNameItsRowShows is issue 23, item 5: the
+// row of a Series with no title yet shows its address's name, and the
+// owner's search, like the Reader's, finds it by any piece of that name.
+func TestASeriesNeverReadIsFoundByTheNameItsRowShows(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	owner := h.owner()
+	h.post(owner, "/admin/series", url.Values{"urls": {asuraSecond + "\n" + asuraSuffixed}})
+	h.exec(`UPDATE series SET title = 'Nano Machine' WHERE series_id = 'nano-machine'`)
+	if row := h.get(owner, "/admin/series").find(`[data-series-id="solo-max-level-newbie"] a.title`).Text(); row != "solo max level newbie" {
+		t.Fatalf("the never-read row shows %q", row)
+	}
+	for q, want := range map[string]string{"solo": "solo-max-level-newbie", "MAX LEVEL": "solo-max-level-newbie", "nano": "nano-machine", "comics": ""} {
+		a := h.get(owner, "/admin/series?q="+url.QueryEscape(q))
+		var got []string
+		for _, n := range a.testid("series-row").EachIter() {
+			got = append(got, n.AttrOr("data-series-id", ""))
+		}
+		if strings.Join(got, ",") != want {
+			t.Errorf("?q=%s finds %v, want %q", q, got, want)
+		}
+	}
+	c := h.client(readerA)
+	h.post(c, "/", url.Values{"urls": {asuraSecond}})
+	if n := h.get(c, "/?q="+url.QueryEscape("max level")).testid("bookmark").Length(); n != 1 {
+		t.Errorf("the Reader's search by the shown name finds %d, want 1", n)
+	}
+}
