@@ -72,6 +72,7 @@ func addLine(d Deps, r *http.Request, readerID, line string) components.AddResul
 		shown = string(s[:120]) + "…"
 	}
 	out := components.AddResult{Line: shown}
+	line = adapters.Pasted(line)
 	c, err := adapters.RecogniseChapter(line)
 	if err != nil {
 		out.Word, out.Fault = "unsupported", true
@@ -80,7 +81,7 @@ func addLine(d Deps, r *http.Request, readerID, line string) components.AddResul
 	}
 	req := store.AddRequest{Site: c.Site, SeriesID: c.SeriesID, URL: c.URL, Kind: string(word.Site(c.Site).Kind()), ReaderID: readerID}
 	if c.Number != "" {
-		req.Chapter, req.ChapterURL = c.Number, strings.TrimSpace(line)
+		req.Chapter, req.ChapterURL = c.Number, line
 	}
 	res, err := d.Store.AddAddress(r.Context(), req, d.now())
 	if err != nil {

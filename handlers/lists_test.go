@@ -87,3 +87,29 @@ func TestASeriesNeverReadIsFoundByTheNameItsRowShows(t *testing.T) {
 		t.Errorf("the Reader's search by the shown name finds %d, want 1", n)
 	}
 }
+
+// TestAnAddressPastedWithoutItsSchemeIsAdded is issue 23, item 8: people
+// copy "asurascans.com/comics/…" without https://, on / and /admin/series
+// alike; an address that names another scheme is still refused.
+func TestAnAddressPastedWithoutItsSchemeIsAdded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.client(readerA)
+	a := h.post(c, "/", url.Values{"urls": {"asurascans.com/comics/nano-machine/chapter/12\nhttp://novelfull.com/reverend-insanity.html"}})
+	if got := strings.Join(results(a), ","); got != "added,unsupported" {
+		t.Fatalf("the Reader's scheme-less paste: %q: %s", got, a.testid("add-result").Text())
+	}
+	if got := h.text(bookmarkQuery); got != "reader-a asurascans/nano-machine 12" {
+		t.Errorf("bookmarks: %q", got)
+	}
+	if u := h.text(`SELECT url || ' ' || progress_url FROM series JOIN bookmarks USING (site, series_id)`); !strings.HasPrefix(u, "https://asurascans.com/comics/nano-machine") || !strings.Contains(u, " https://asurascans.com/comics/nano-machine/chapter/12") {
+		t.Errorf("stored addresses: %q", u)
+	}
+	a = h.post(h.owner(), "/admin/series", url.Values{"urls": {"novelfull.com/reverend-insanity.html"}})
+	if got := strings.Join(results(a), ","); got != "added" {
+		t.Fatalf("the owner's scheme-less paste: %q", got)
+	}
+	if n := h.text(`SELECT count(*)::text FROM series WHERE url LIKE 'https://%'`); n != "2" {
+		t.Errorf("%s Series with an https address, want 2", n)
+	}
+}
