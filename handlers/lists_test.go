@@ -1,10 +1,13 @@
 package handlers_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/mangabookmark/mangabookmark/handlers"
 )
 
 const asuraSecond = "https://asurascans.com/comics/solo-max-level-newbie-5fa3b2c1"
@@ -111,5 +114,40 @@ func TestAnAddressPastedWithoutItsSchemeIsAdded(t *testing.T) {
 	}
 	if n := h.text(`SELECT count(*)::text FROM series WHERE url LIKE 'https://%'`); n != "2" {
 		t.Errorf("%s Series with an https address, want 2", n)
+	}
+}
+
+// TestTheSignInLinkPageSaysWhoIsSigningInAndWhere is issue 23, item 8: the
+// page a one-time link opens names the Reader (or the owner) and the server,
+// and a spent link says so before offering a button.
+func TestTheSignInLinkPageSaysWhoIsSigningInAndWhere(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	host := strings.TrimPrefix(h.srv.URL, "http://")
+	ben, err := handlers.NewReaderLink(context.Background(), h.store, h.srv.URL, "Ben", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := handlers.NewLoginLink(context.Background(), h.store, h.srv.URL, ownerID, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for link, who := range map[string]string{ben: "Ben", own: "the owner"} {
+		path := strings.TrimPrefix(link, h.srv.URL)
+		a := h.get(anonymous(), path)
+		says := a.testid("link-login-who").Text()
+		if a.status != http.StatusOK || !strings.Contains(says, "signs in "+who+" to mangabookmark at "+host) ||
+			a.testid("link-login").Text() != "Sign in as "+who {
+			t.Errorf("%s's link page answered %d: %q, button %q", who, a.status, says, a.testid("link-login").Text())
+		}
+	}
+	// Showing the page does not spend the link; signing in does, and then
+	// the page says the link is spent, with no button.
+	if a := h.post(anonymous(), strings.TrimPrefix(ben, h.srv.URL), nil); a.status != http.StatusSeeOther {
+		t.Fatalf("Ben's sign-in answered %d", a.status)
+	}
+	a := h.get(anonymous(), strings.TrimPrefix(ben, h.srv.URL))
+	if a.status != http.StatusForbidden || !strings.Contains(a.testid("login-message").Text(), "already used or has expired") || a.testid("link-login").Length() != 0 {
+		t.Errorf("a spent link's page answered %d: %q", a.status, a.testid("login-message").Text())
 	}
 }
