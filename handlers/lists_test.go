@@ -151,3 +151,25 @@ func TestTheSignInLinkPageSaysWhoIsSigningInAndWhere(t *testing.T) {
 		t.Errorf("a spent link's page answered %d: %q", a.status, a.testid("login-message").Text())
 	}
 }
+
+// TestAPageNotFoundLeadsHome is issue 23, item 8: the 404 page links to
+// where its visitor starts.
+func TestAPageNotFoundLeadsHome(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for _, c := range []struct {
+		who         string
+		client      *http.Client
+		href, label string
+	}{
+		{"the owner", h.owner(), "/admin", "Go to Admin"},
+		{"a Reader", h.client(readerA), "/", "Go to My Bookmarks"},
+		{"someone not signed in", anonymous(), "/login", "Go to sign in"},
+	} {
+		a := h.get(c.client, "/no/such/page")
+		link := a.testid("error-home")
+		if a.status != http.StatusNotFound || link.AttrOr("href", "") != c.href || link.Text() != c.label {
+			t.Errorf("%s: 404 answered %d, home link %q %q", c.who, a.status, link.AttrOr("href", ""), link.Text())
+		}
+	}
+}
