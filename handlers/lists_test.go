@@ -40,6 +40,11 @@ func TestTheOwnersListCountsWhatWasJustAdded(t *testing.T) {
 	if n := l.testid("series-row").Length(); n != 4 || l.testid("list-count").Text() != "4" {
 		t.Errorf("the list after four adds shows %d rows under %q, want 4 under \"4\"", n, l.testid("list-caption").Text())
 	}
+	// The per-Site tallies (ADR 0009) count both adds as well.
+	if off := h.text(`SELECT count(*)::text FROM site_tallies t WHERE t.pollable <>
+		(SELECT count(*) FROM series s WHERE s.site = t.site AND s.finished_at IS NULL AND s.url <> '')`); off != "0" {
+		t.Errorf("%s Sites' tallies disagree with their Series", off)
+	}
 	land := h.get(owner, "/admin")
 	if got := land.testid("stat-all").Text(); got != "4" {
 		t.Errorf("the landing's figure of every Series: %q", got)
