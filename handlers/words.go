@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -45,7 +46,7 @@ func captionWord(f store.Filter) string {
 }
 
 // outcomeWord is what an Outcome means for this Series and what the owner
-// can do about it; its plain words are word.Outcome.Plain, shown once.
+// can do about it; its plain words are word.Outcome.PlainOn, shown once.
 type outcomeWord struct {
 	meaning, action string
 }
@@ -65,7 +66,8 @@ var outcomeWords = map[word.Outcome]outcomeWord{
 		"The Site answered that the page does not exist (404 or 410): the Series was moved or removed.",
 		"Find the Series on the Site again and correct the address, or delete the orphan."},
 	word.Errors: {
-		"The Site answered with an error (5xx, an oversized or unreadable page) or the read failed on our side.",
+		"The Site answered with an error (5xx, a plain 403, an oversized page), or took our connection and then " +
+			"dropped it or never answered.",
 		"Usually this passes by itself: wait for the Site. If it persists, try Test read to see the error."},
 	word.Refused: {
 		"The Site held a challenge or a rate limit instead of the page. This says nothing about the Series.",
@@ -73,4 +75,50 @@ var outcomeWords = map[word.Outcome]outcomeWord{
 	word.Unreachable: {
 		"The browser sidecar could not be reached, so the page was never read.",
 		"Start the browser sidecar or fix BROWSER_WS_URL."},
+}
+
+// outcomeWordOn is o's words for a Site read over the route browser says:
+// on the plain route, unreachable is our network failing to reach the
+// Site's host, not the sidecar (docs/adr/0022).
+func outcomeWordOn(o word.Outcome, site string, browser bool) (outcomeWord, bool) {
+	if o == word.Unreachable && !browser {
+		return networkWord(site), true
+	}
+	w, ok := outcomeWords[o]
+	return w, ok
+}
+
+// networkWord is the plain route's unreachable: the name did not resolve,
+// the connection was refused or TLS failed. That is most often this
+// machine's network, so the action names the check; and the Site's own host
+// going away looks the same from here, so it names that too. The host is the
+// Site's own, never a stored address (which could carry anything).
+func networkWord(site string) outcomeWord {
+	host := siteHost(site)
+	return outcomeWord{
+		"The server could not reach " + host + ": its name did not resolve, the connection was refused, or TLS " +
+			"failed. Nothing was read, so this says nothing about the Series.",
+		"This is most often our side: check this machine's network and DNS (" + networkCheck(site) + "). " +
+			"If that works here, the Site may be down or have moved; Test read shows where the read stopped."}
+}
+
+// siteHost is the Site's own first host, the one its checks name.
+func siteHost(site string) string {
+	if a, ok := adapters.ByName(site); ok && len(a.Domains()) > 0 {
+		return a.Domains()[0]
+	}
+	return site
+}
+
+// networkCheck is what the owner runs on the server to test our side of a
+// plain Site's unreachable (docs/adr/0022).
+func networkCheck(site string) string { return "curl -sI https://" + siteHost(site) }
+
+// routeOf is the Route a Site is read over, from whether it is a browser
+// Site: an outcome's plain words depend on it (word.Outcome.PlainOn).
+func routeOf(browser bool) word.Route {
+	if browser {
+		return word.RouteBrowser
+	}
+	return word.RoutePlain
 }

@@ -104,7 +104,20 @@ func (o Outcome) Plain() string {
 	case Refused:
 		return "refused by the Site"
 	case Unreachable:
-		return "sidecar unreachable"
+		return "not reached"
 	}
 	return string(o)
+}
+
+// PlainOn is o's plain words for a Site read over route r: unreachable on
+// the plain route is our network not reaching the Site's host, on the
+// browser route the sidecar not answering (docs/adr/0022).
+func (o Outcome) PlainOn(r Route) string {
+	if o != Unreachable {
+		return o.Plain()
+	}
+	if r == RouteBrowser {
+		return "sidecar unreachable"
+	}
+	return "Site not reached"
 }
