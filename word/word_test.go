@@ -122,3 +122,26 @@ func TestChaptersCompareByNumber(t *testing.T) {
 		})
 	}
 }
+
+func TestEachOutcomeHasPlainWordsNamedForItsRoute(t *testing.T) {
+	seen := map[string]word.Outcome{}
+	for _, o := range word.Outcomes {
+		p := o.Plain()
+		if p == "" || p == string(o) {
+			t.Errorf("%s has no plain words of its own: %q", o, p)
+		}
+		if other, dup := seen[p]; dup {
+			t.Errorf("%s and %s both read %q", o, other, p)
+		}
+		seen[p] = o
+	}
+	if got := word.Unreachable.PlainOn(word.RoutePlain); got != "Site not reached" {
+		t.Errorf("plain-route unreachable reads %q", got)
+	}
+	if got := word.Unreachable.PlainOn(word.RouteBrowser); got != "sidecar unreachable" {
+		t.Errorf("browser-route unreachable reads %q", got)
+	}
+	if got := word.Outcome("gone-fishing").PlainOn(word.RoutePlain); got != "gone-fishing" {
+		t.Errorf("an unknown word reads %q", got)
+	}
+}
