@@ -523,8 +523,18 @@ func TestTheDemoReadingRoomRecordsProgressAndKeepsItWhileTheServerIsAway(t *test
 		step("read chapter "+n+" to its end", err)
 	}
 
+	// The demo's clock skips 26 hours, as its script does, before Ben reads.
+	for range 2 {
+		step("skip the clock", d.w.skip(ctx))
+	}
 	read(start)
 	d.waitFor("Ben's Progress at chapter "+start, func() (bool, string) { v := progress(); return v == start, v })
+	// Reading through the userscript is being seen, on the demo's clock
+	// (issue 23: "last seen 26 hours ago" right after the reading room).
+	if seen := d.scalar(`SELECT coalesce(last_seen_at > $2::timestamptz - interval '5 minutes', false)::text FROM readers WHERE discord_id = $1`,
+		rd.ID, d.w.clock.Now()); seen != "true" {
+		t.Errorf("Ben read in the reading room and is not seen on the demo's clock (recent: %s)", seen)
+	}
 
 	step("take the server away", chromedp.Do(tab, chromedp.Click(chromedp.CSS(`form button`))))
 	panel("the page after the switch", `document.body.textContent.includes('The server is away') && t.length > 0`)
