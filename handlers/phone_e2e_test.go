@@ -3,6 +3,8 @@ package handlers_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +93,29 @@ func TestOnAPhoneTheFirstRowsShowAndLongTitlesTellApart(t *testing.T) {
 		t.Errorf("the first Series row starts %.0f px down a 844-px screen", top)
 	}
 	tellApart(t, ctx, `[data-testid="series-row"][data-series-id="%s"] .title`)
+	// The filters open from their fold; the bulk line shows once a row is picked.
+	seen := func(sel string) bool {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('`+sel+`').checkVisibility()`))
+		step("look for "+sel, err)
+		return v
+	}
+	if seen(`[data-testid="filter-failing"]`) || seen(`[data-testid="bulk-finish"]`) {
+		t.Errorf("on a phone the filters or the bulk line show before they are asked for")
+	}
+	step("open the filters", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="filter-fold"] > summary`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="filter-failing"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="sort-select"]`))))
+	shotAt(t, ctx, shots, "series-filters-open-light-phone")
+	step("pick a row", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-series-id="orv"] [data-testid="row-pick"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="bulk-finish"]`))))
+	if v := axeViolations(t, ctx, axe); v != "" {
+		t.Errorf("/admin/series with the filters open and a row picked: axe: %s", v)
+	}
+	// What the phone's screen shows (a full-page shot would draw the line
+	// that sticks above the rows where the screen was, not where it is).
+	screen, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	step("screenshot the picked row", err)
+	step("save the picked row", os.WriteFile(filepath.Join(shots, "series-picked-light-phone.png"), screen, 0o644))
 
 	// / with 16 Bookmarks: compact rows, the long titles told apart.
 	step("home", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/"), chromedp.WaitReady(chromedp.CSS(`[data-testid="bookmark"]`))))
