@@ -349,7 +349,7 @@ func (a *auth) handleLinkSignIn() http.Handler {
 		log := a.d.Logger
 		id, err := a.d.Store.ConsumeLoginLink(r.Context(), hashToken(chi.URLParam(r, "token")), a.d.now())
 		if errors.Is(err, store.ErrNotFound) {
-			render(w, r, log, http.StatusForbidden, components.LoginPage(a.oauth != nil, "", "This sign-in link was already used or has expired. Ask the owner for a new one (the owner's own: mangabookmark link)."))
+			render(w, r, log, http.StatusForbidden, components.LoginPage(a.oauth != nil, "", "This sign-in link was already used or has expired. Ask the owner for a new one (the owner's own: make link)."))
 			return
 		}
 		if err != nil {

@@ -216,9 +216,10 @@ func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, l
 	if deps.Notices, err = notify.New(notices); err != nil {
 		return nil, fmt.Errorf("owner notices: %w", err)
 	}
-	// The notices command reports this, not its own environment's settings.
+	// The notices and link commands report this, not their own
+	// environment's settings.
 	if err := st.RecordServerWebhook(ctx, store.ServerWebhook{Configured: notifier.Enabled(), Hash: notifier.WebhookHash(),
-		RecordedAt: time.Now(), BrowserSites: deps.BrowserSites.Names()}); err != nil && ctx.Err() == nil {
+		RecordedAt: time.Now(), BrowserSites: deps.BrowserSites.Names(), PublicBaseURL: cfg.PublicBaseURL}); err != nil && ctx.Err() == nil {
 		log.Error("owner notices: the webhook state could not be recorded for the notices command", "err", err)
 	}
 	return notifier, nil
