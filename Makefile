@@ -16,6 +16,11 @@ link: ## a fresh owner sign-in link for the running server, on the address it re
 	$(GO) build -o $(BIN) ./cmd/mangabookmark
 	$(BIN) link
 
+SIDECAR_PORT ?= 9222
+
+sidecar: ## Debian's headless Chromium as the browser sidecar; the server reads it with BROWSER_WS_URL=ws://127.0.0.1:$(SIDECAR_PORT)
+	chromium --headless --no-sandbox --disable-gpu --no-first-run --remote-debugging-address=127.0.0.1 --remote-debugging-port=$(SIDECAR_PORT) --user-data-dir=var/sidecar --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage about:blank
+
 test: check-generated ## the whole suite on real PostgreSQL, fuzz seed corpora included, and the userscript's tests
 	$(NODE) --test static/userscript/*.test.js
 	$(GO) run ./cmd/mangabookmark testdb -- $(GO) test -race -count=1 -timeout 20m ./...
