@@ -268,7 +268,9 @@ func printGuide(out io.Writer, cfg server.Config, w *demoWorld, data *demoData) 
 		fmt.Fprintf(out, "  database       the one given with --database; the demo's other data is in %s, %s\n", data.dir, end)
 	} else {
 		fmt.Fprintf(out, "  database       the demo's own cluster in %s, %s\n", data.Where(), end)
-		fmt.Fprintf(out, "                 e.g. DATA_DIR=%s mangabookmark notices\n", data.dir)
+		// The binary `make demo` built: `make` leaves no mangabookmark on
+		// the PATH (issue 23, item 3).
+		fmt.Fprintf(out, "                 e.g. DATA_DIR=%s ./bin/mangabookmark notices\n", data.dir)
 	}
 	fmt.Fprintln(out, "  server log     errors only (set LOG_LEVEL=info to see every Poll that failed on purpose)")
 	fmt.Fprintln(out, "  webhook sink   stands in for Discord: each owner notice is printed here as `owner notice [<word>] ...`")

@@ -397,6 +397,7 @@ func TestTheDemoCommandStartsWithItsGuideAndStopsEverything(t *testing.T) {
 	for _, want := range []string{
 		"everything runs on this machine's loopback",
 		"the demo's own cluster in " + cluster + ", removed when the demo ends\n",
+		"e.g. DATA_DIR=" + filepath.Join(dataDir, "demo") + " ./bin/mangabookmark notices\n",
 		"owner notice [<word>]",
 		"demo timeline (minutes after the start):",
 		"The clock skips 13 hours",
