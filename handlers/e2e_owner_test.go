@@ -66,6 +66,12 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-20 * time.Minute), Due: 12, Checked: 12,
 		Counts: word.Counts{OK: 9, NoChapter: 1, Errors: 2}})
 	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(20*time.Minute))
+	// A plain Site our network could not reach (docs/adr/0022): its last
+	// pass read nothing, and its Series carries no failure row.
+	h.seed([]fixture{{site: "demonicscans", id: "unreached", url: "https://demonicscans.org/manga/unreached",
+		checkedAgo: 9 * time.Minute, bookmarked: true}})
+	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Demonicscans, StartedAt: t0.Add(-10 * time.Minute),
+		FinishedAt: t0.Add(-8 * time.Minute), Due: 1, Counts: word.Counts{Unreachable: 1}})
 	shots := artifactsDir(t, "screenshots", "owner")
 	_, ctx := browserSession(t, browserURL)
 	step := stepper(t)
@@ -171,6 +177,7 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 	pages := map[string]string{
 		"landing": "/admin", "series": "/admin/series", "series-failing": "/admin/series?filter=failing",
 		"detail": "/admin/series/asurascans/failing-3mo", "lanes": "/admin/lanes", "readers": "/admin/readers",
+		"detail-unreachable": "/admin/series/demonicscans/unreached",
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
