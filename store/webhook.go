@@ -18,12 +18,17 @@ import (
 // BrowserSites are the Sites the server reads through the browser sidecar
 // (migration 0012), which the notice conditions depend on; BrowserKnown is
 // false when the row was recorded by a server older than that column.
+//
+// PublicBaseURL is the address the server serves (migration 0022), which
+// the link command prints its link on; "" when a server older than that
+// column recorded the row.
 type ServerWebhook struct {
-	Configured   bool
-	Hash         string
-	RecordedAt   time.Time
-	BrowserSites []string
-	BrowserKnown bool
+	Configured    bool
+	Hash          string
+	RecordedAt    time.Time
+	BrowserSites  []string
+	BrowserKnown  bool
+	PublicBaseURL string
 	// ClockAhead is how far the server's clock reads ahead of the wall
 	// clock (the demo's skips); the notices command reads ages on it.
 	ClockAhead time.Duration
@@ -39,11 +44,12 @@ func (s *Store) RecordServerWebhook(ctx context.Context, w ServerWebhook) error 
 	if sites == nil {
 		sites = []string{} // none, which NULL (unknown) is not
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO server_webhook (one, configured, hash, recorded_at, browser_sites, clock_ahead_ms, time_zone)
-	    VALUES (true, $1, $2, $3, $4, $5, $6)
+	_, err := s.pool.Exec(ctx, `INSERT INTO server_webhook (one, configured, hash, recorded_at, browser_sites, public_base_url,
+	        clock_ahead_ms, time_zone)
+	    VALUES (true, $1, $2, $3, $4, NULLIF($5, ''), $6, $7)
 	    ON CONFLICT (one) DO UPDATE SET configured = $1, hash = $2, recorded_at = $3, browser_sites = $4,
-	        clock_ahead_ms = $5, time_zone = $6`,
-		w.Configured, w.Hash, instant(w.RecordedAt), sites, w.ClockAhead.Milliseconds(), w.TimeZone)
+	        public_base_url = NULLIF($5, ''), clock_ahead_ms = $6, time_zone = $7`,
+		w.Configured, w.Hash, instant(w.RecordedAt), sites, w.PublicBaseURL, w.ClockAhead.Milliseconds(), w.TimeZone)
 	if err != nil {
 		return fmt.Errorf("store: record server webhook: %w", translate(err))
 	}
@@ -54,8 +60,9 @@ func (s *Store) RecordServerWebhook(ctx context.Context, w ServerWebhook) error 
 // has recorded one yet.
 func (s *Store) ReadServerWebhook(ctx context.Context) (w ServerWebhook, ok bool, err error) {
 	var aheadMS int64
-	err = s.pool.QueryRow(ctx, `SELECT configured, hash, recorded_at, browser_sites, clock_ahead_ms, time_zone FROM server_webhook`).
-		Scan(&w.Configured, &w.Hash, &w.RecordedAt, &w.BrowserSites, &aheadMS, &w.TimeZone)
+	err = s.pool.QueryRow(ctx, `SELECT configured, hash, recorded_at, browser_sites, coalesce(public_base_url, ''),
+	        clock_ahead_ms, time_zone FROM server_webhook`).
+		Scan(&w.Configured, &w.Hash, &w.RecordedAt, &w.BrowserSites, &w.PublicBaseURL, &aheadMS, &w.TimeZone)
 	w.ClockAhead = time.Duration(aheadMS) * time.Millisecond
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ServerWebhook{}, false, nil
