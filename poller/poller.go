@@ -192,6 +192,9 @@ type lane struct {
 	// left, when this process last asked (leaderWait).
 	leaseLeft time.Duration
 	lastPrune time.Time
+	// recorded is the hour whose failing figure this Lane last wrote
+	// (recordFailing).
+	recorded time.Time
 	readMu    sync.Mutex // guards lastRead: a Test read spaces itself against the pass
 	lastRead  time.Time  // real time of the last request to the Site (spacing)
 	// unlogged holds pass rows the database refused, oldest first, written

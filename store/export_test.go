@@ -71,3 +71,10 @@ var (
 	FinishKeySQL  = finishKeySQL
 	ReleaseKeySQL = releaseKeySQL
 )
+
+// The pictures' statements (issue 23, item 11), for their plan test.
+var (
+	PassStripSQL      = passStripSQL
+	FailingHistorySQL = failingHistorySQL
+	RecordFailingSQL  = recordFailingSQL
+)
