@@ -192,9 +192,6 @@ type lane struct {
 	// left, when this process last asked (leaderWait).
 	leaseLeft time.Duration
 	lastPrune time.Time
-	// recorded is the hour whose failing figure this Lane last wrote
-	// (recordFailing).
-	recorded time.Time
 	readMu    sync.Mutex // guards lastRead: a Test read spaces itself against the pass
 	lastRead  time.Time  // real time of the last request to the Site (spacing)
 	// unlogged holds pass rows the database refused, oldest first, written
@@ -208,6 +205,10 @@ type lane struct {
 	// schedule stretches its cadence reads (schedule.Policy.Listing). Set
 	// at each pass's start; read by the pass's writes.
 	listing atomic.Bool
+
+	// recorded is the hour whose failing figure this Lane last wrote
+	// (recordFailing).
+	recorded time.Time
 }
 
 // requested records a request to the Site just now, for the spacing, under

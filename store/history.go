@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
@@ -68,16 +70,31 @@ SELECT at, sum(failing)::bigint AS failing, bool_or(failing > ` + fmt.Sprint(Fig
  GROUP BY at
  ORDER BY at`
 
+// FailingHistoryRead is the failing line's recorded hours, oldest first;
+// Read is false until the batch has read them (a batch stops at its first
+// failure, so a page tells "not read" from "none").
+type FailingHistoryRead struct {
+	Points []FailingPoint
+	Read   bool
+}
+
 // FailingHistory queues the failing line's recorded hours over the
-// HistoryWindow ending at now, oldest first, into dst.
-func (b *Batch) FailingHistory(now time.Time, dst *[]FailingPoint) {
-	queueMany(b, "failing history", dst, failingHistorySQL, word.SiteNames(), instant(now), HistoryWindow)
+// HistoryWindow ending at now into dst.
+func (b *Batch) FailingHistory(now time.Time, dst *FailingHistoryRead) {
+	b.b.Queue(failingHistorySQL, word.SiteNames(), instant(now), HistoryWindow).Query(func(rows pgx.Rows) error {
+		v, err := pgx.CollectRows(rows, pgx.RowToStructByName[FailingPoint])
+		if err != nil {
+			return fmt.Errorf("store: failing history: %w", translate(err))
+		}
+		dst.Points, dst.Read = v, true
+		return nil
+	})
 }
 
 // FailingHistory reads the failing line's recorded hours.
 func (s *Store) FailingHistory(ctx context.Context, now time.Time) ([]FailingPoint, error) {
-	var v []FailingPoint
+	var v FailingHistoryRead
 	b := s.NewBatch()
 	b.FailingHistory(now, &v)
-	return v, s.Send(ctx, b)
+	return v.Points, s.Send(ctx, b)
 }
