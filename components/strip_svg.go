@@ -113,7 +113,10 @@ func stripPlot(s PassStrip) StripPlot {
 	for _, b := range s.Buckets {
 		most = max(most, b.polls())
 	}
-	p.Max = strconv.Itoa(most)
+	if most > 0 {
+		// A day of passes that made no Poll has no scale to name.
+		p.Max = strconv.Itoa(most)
+	}
 	if len(s.Buckets) == 0 {
 		return p
 	}

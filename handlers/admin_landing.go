@@ -63,7 +63,8 @@ func handleAdminLanding(d Deps) http.Handler {
 		}
 		l.Failing = components.FailingLine{Broken: true}
 		if failing.Read {
-			l.Failing = failingLineOf(failing.Points, now)
+			n, capped := figure(stats[store.FilterFailing])
+			l.Failing = failingLineOf(failing.Points, now, n, capped)
 		}
 		l.Demo = d.Demo != nil
 		render(w, r, d.Logger, http.StatusOK, components.AdminLanding(viewerFrom(ctx), l))

@@ -115,21 +115,25 @@ func count(n int, one, many string) string {
 }
 
 // failingLineOf is /admin's failing line: the recorded hours of the week
-// ending at now, a summary of its newest and highest, and its description
-// (the highest of each day).
-func failingLineOf(points []store.FailingPoint, now time.Time) components.FailingLine {
+// ending at now, the current hour's point being the failing figure the page
+// shows (live, capped: the hour's record was taken at its first pass, and
+// the line never contradicts the figure beside it), a summary of its newest
+// and highest, and its description (the highest of each day). With no hour
+// recorded there is no line, only the sentence that says why.
+func failingLineOf(points []store.FailingPoint, now time.Time, live int64, liveCapped bool) components.FailingLine {
 	var v components.FailingLine
 	hour := now.Truncate(time.Hour)
 	for _, p := range points {
 		ago := int(hour.Sub(p.At) / time.Hour)
-		if ago < 0 || ago >= components.LineHours {
+		if ago <= 0 || ago >= components.LineHours {
 			continue
 		}
 		v.Points = append(v.Points, components.LinePoint{HoursAgo: ago, N: p.Failing, Capped: p.Capped})
 	}
-	if len(v.Points) == 0 {
+	if len(points) == 0 {
 		return v
 	}
+	v.Points = append(v.Points, components.LinePoint{N: live, Capped: liveCapped})
 	latest, highest := v.Points[len(v.Points)-1], v.Points[0]
 	days := map[int]components.LinePoint{}
 	for _, p := range v.Points {
@@ -142,6 +146,9 @@ func failingLineOf(points []store.FailingPoint, now time.Time) components.Failin
 	}
 	v.Summary = fmt.Sprintf("Failing for over 12 hours: %s Series %s; the week's highest %s, %s.",
 		lineFigure(latest), hoursAgoWords(latest.HoursAgo), lineFigure(highest), hoursAgoWords(highest.HoursAgo))
+	if highest.N == latest.N {
+		v.Summary = fmt.Sprintf("Failing for over 12 hours: %s Series %s, the week's highest.", lineFigure(latest), hoursAgoWords(latest.HoursAgo))
+	}
 	var byDay []string
 	for d := components.LineHours/24 - 1; d >= 0; d-- {
 		if p, ok := days[d]; ok {
@@ -161,10 +168,11 @@ func lineFigure(p components.LinePoint) string {
 	return s
 }
 
-// hoursAgoWords names the hour that began h whole hours before this one.
+// hoursAgoWords names the hour that began h whole hours before this one;
+// 0 is the live figure.
 func hoursAgoWords(h int) string {
 	if h == 0 {
-		return "this hour"
+		return "now"
 	}
 	return word.Age(time.Duration(h)*time.Hour) + " ago"
 }

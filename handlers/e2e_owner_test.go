@@ -66,6 +66,7 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-20 * time.Minute), Due: 12, Checked: 12,
 		Counts: word.Counts{OK: 9, NoChapter: 1, Errors: 2}})
 	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(20*time.Minute))
+	seedPicturesMix(h) // the strips and the failing line, for axe too
 	shots := artifactsDir(t, "screenshots", "owner")
 	_, ctx := browserSession(t, browserURL)
 	step := stepper(t)

@@ -63,8 +63,8 @@ func TestEachLaneShowsItsDayOfPassesAsAStrip(t *testing.T) {
 
 // TestAdminShowsTheWeekOfFailingSeriesAsALine seeds the failing history of
 // two Sites over three hours with a gap: /admin draws the line, summed over
-// the Sites, and its description holds the newest, the highest and each
-// day's highest (issue 23, item 11).
+// the Sites and ending at the live failing figure, and its description
+// holds the newest, the highest and each day's highest (issue 23, item 11).
 func TestAdminShowsTheWeekOfFailingSeriesAsALine(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -88,11 +88,13 @@ func TestAdminShowsTheWeekOfFailingSeriesAsALine(t *testing.T) {
 	if d := plot.Find(`path.line`).AttrOr("d", ""); strings.Count(d, "M") != 2 || strings.Count(d, "L") != 1 {
 		t.Errorf("the line %q is not a lone hour and a run of two", d)
 	}
-	summary := "Failing for over 12 hours: 2 Series this hour; the week's highest 7, 2 days ago."
+	// The current hour is the live figure (no Series fails here), never
+	// the hour's record: the line agrees with the figure above it.
+	summary := "Failing for over 12 hours: 0 Series now; the week's highest 7, 2 days ago."
 	if got := text(a.find(`[data-testid="failing-line-text"]`)); got != summary {
 		t.Errorf("the line's summary reads %q, want %q", got, summary)
 	}
-	if got, want := text(plot.Find(`desc`)), summary+" The highest of each day recorded: 2 to 3 days ago 7; the last day 2."; got != want {
+	if got, want := text(plot.Find(`desc`)), summary+" The highest of each day recorded: 2 to 3 days ago 7; the last day 1."; got != want {
 		t.Errorf("the line's description reads %q, want %q", got, want)
 	}
 	if got := plot.AttrOr("aria-labelledby", ""); got != "failing-t failing-d" {
