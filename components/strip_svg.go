@@ -35,16 +35,16 @@ type PassStrip struct {
 // hour, whose number labels the top line; below the axis a mark for a
 // quarter hour whose passes made no Poll, in the fault colour for a stall.
 const (
-	stripW, stripH  = 360.0, 64.0
-	stripLeft       = 28.0 // room for the top line's number
+	stripW, stripH  = 360.0, 52.0 // low, so six Lanes still fit a phone
+	stripLeft       = 28.0        // room for the top line's number
 	stripRight      = 4.0
 	stripTop        = 6.0
-	stripBottom     = 42.0 // the x axis
-	stripMarkY      = 44.0
+	stripBottom     = 32.0 // the x axis
+	stripMarkY      = 34.0
 	stripMarkH      = 3.0
 	stripMinBar     = 1.5 // a quarter hour with a Poll shows
 	stripGap        = 0.6
-	stripLabelY     = 60.0
+	stripLabelY     = 49.0
 	stripTickOffset = 4.0
 )
 
