@@ -88,7 +88,7 @@ func bucketWords(b store.PassBucket) string {
 		var parts []string
 		for _, o := range word.Outcomes {
 			if n := b.Of(o); n > 0 {
-				parts = append(parts, strconv.Itoa(n)+" "+outcomePlain(string(o)))
+				parts = append(parts, outcomeCount(o, n))
 			}
 		}
 		s += ", " + count(polls, "Poll", "Polls") + ": " + strings.Join(parts, ", ")
@@ -104,6 +104,15 @@ func bucketWords(b store.PassBucket) string {
 		s += "; " + strings.Join(also, ", ")
 	}
 	return s
+}
+
+// outcomeCount is n Polls of outcome o in its plain words: "4 read",
+// "2 errors", and "1 error", the one plain word that is a plural.
+func outcomeCount(o word.Outcome, n int) string {
+	if o == word.Errors && n == 1 {
+		return "1 error"
+	}
+	return strconv.Itoa(n) + " " + outcomePlain(string(o))
 }
 
 // count is "1 pass" or "3 passes".

@@ -11,7 +11,8 @@ import (
 )
 
 // TestEachLaneShowsItsDayOfPassesAsAStrip seeds comix's day: a quarter hour
-// whose passes read, failed and were refused, and a stall an hour ago. The
+// whose passes read, failed and were refused, a stall an hour ago and an
+// error three hours ago. The
 // Lanes page draws comix's strip with those two quarter hours, and says
 // their numbers in its description; a Lane with no pass says so instead
 // (issue 23, item 11).
@@ -22,6 +23,7 @@ func TestEachLaneShowsItsDayOfPassesAsAStrip(t *testing.T) {
 		storetest.Pass{Site: word.Comix, StartedAt: t0.Add(-5 * time.Minute), Due: 5, Checked: 5, Counts: word.Counts{OK: 3, NotFound: 1, Refused: 1}},
 		storetest.Pass{Site: word.Comix, StartedAt: t0.Add(-10 * time.Minute), Due: 1, Checked: 1, Counts: word.Counts{OK: 1}},
 		storetest.Pass{Site: word.Comix, StartedAt: t0.Add(-time.Hour - time.Minute), Due: 2},
+		storetest.Pass{Site: word.Comix, StartedAt: t0.Add(-3 * time.Hour), Due: 1, Checked: 1, Counts: word.Counts{Errors: 1}},
 	)
 	for _, path := range []string{"/admin/lanes", "/admin/lanes/comix"} {
 		a := h.get(h.owner(), path, "HX-Request", "true")
@@ -32,8 +34,8 @@ func TestEachLaneShowsItsDayOfPassesAsAStrip(t *testing.T) {
 		if strip.Length() != 1 || strip.AttrOr("role", "") != "img" {
 			t.Fatalf("%s: comix has %d strips", path, strip.Length())
 		}
-		if n := strip.Find(`g.slot`).Length(); n != 2 {
-			t.Errorf("%s: %d quarter hours drawn, want 2", path, n)
+		if n := strip.Find(`g.slot`).Length(); n != 3 {
+			t.Errorf("%s: %d quarter hours drawn, want 3", path, n)
 		}
 		newest := "the last 15 minutes: 2 passes, 6 Polls: 4 read, 1 page gone, 1 refused by the Site"
 		if got := text(strip.Find(`g.slot title`).Last()); got != newest {
@@ -44,7 +46,8 @@ func TestEachLaneShowsItsDayOfPassesAsAStrip(t *testing.T) {
 		}
 		stall := "from 1 h 15 min to 1 h ago: 1 pass, no Poll; 1 stall"
 		desc := text(strip.Find(`desc`))
-		for _, want := range []string{"In the last 24 hours, 3 passes, 6 Polls: 4 read, 1 page gone, 1 refused by the Site; 1 stall.", newest, stall} {
+		lone := "from 3 h 15 min to 3 h ago: 1 pass, 1 Poll: 1 error"
+		for _, want := range []string{"In the last 24 hours, 4 passes, 7 Polls: 4 read, 1 page gone, 1 error, 1 refused by the Site; 1 stall.", newest, stall, lone} {
 			if !strings.Contains(desc, want) {
 				t.Errorf("%s: the strip's description %q lacks %q", path, desc, want)
 			}
