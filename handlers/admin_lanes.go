@@ -99,7 +99,8 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 		Fixes: facts.fixes[l.Site],
 	}
 	for _, o := range word.Outcomes {
-		row.Counts = append(row.Counts, components.LaneCount{Word: o, Plain: outcomePlain(string(o)), N: l.Of(o)})
+		w, _ := outcomeWordOn(o, l.Site, d.browserSite(l.Site))
+		row.Counts = append(row.Counts, components.LaneCount{Word: o, Plain: w.plain, N: l.Of(o)})
 	}
 	if facts.failing[l.Site] {
 		// Navigation, not attached to a number: one link per Site, shown
@@ -222,6 +223,13 @@ func laneState(d Deps, l store.AdminLane, now time.Time, row *components.LaneRow
 	case l.LastSkip == word.SkipNoBrowser:
 		row.State, row.StateFault = "browser down: no sidecar configured", true
 		row.StateNote = "BROWSER_WS_URL is not set, so this browser Site is not polled. To fix: " + word.SidecarDown.Repair("") + "."
+	case l.LastUnreached && l.LastSkip == word.SkipNone && !d.browserSite(l.Site):
+		// The plain route's unreachable: our network, most often (docs/adr/0022).
+		row.State, row.StateFault = "cannot reach the Site", true
+		row.StateNote = "The last pass read nothing: the server could not reach " + siteHost(l.Site) +
+			" (its name did not resolve, the connection was refused, or TLS failed). No Series was marked failing. " +
+			"To fix: check this machine's network and DNS (" + networkCheck(l.Site) + "); if that works here, " +
+			"the Site may be down or have moved."
 	default:
 		row.State = "running"
 	}

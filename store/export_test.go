@@ -78,3 +78,6 @@ var (
 	FailingHistorySQL = failingHistorySQL
 	RecordFailingSQL  = recordFailingSQL
 )
+
+// AdminSeriesSQL is the detail page's read of one Series, for the EXPLAIN test.
+var AdminSeriesSQL = adminSeriesSQL
