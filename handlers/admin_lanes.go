@@ -113,7 +113,7 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 	laneState(d, l, now, &row)
 	row.Listing, row.ListingBroken = listingState(d, l, now)
 	row.Freshness = freshnessOf(read.fresh[l.Site], now)
-	row.Strip = passStripOf(read.strips[l.Site])
+	row.Strip = passStripOf(read.strips[l.Site], l.Site, d.browserSite(l.Site))
 	row.Problem = row.StateFault || row.ListingBroken != "" || len(row.Fixes) > 0
 	if l.LastStartedAt.IsZero() {
 		row.LastPass, row.Never = "never", true

@@ -20,8 +20,10 @@ import (
 const stripFaultsNamed = 6
 
 // passStripOf is a Lane's strip: each quarter hour with its words, and the
-// description of the day.
-func passStripOf(s store.PassStrip) components.PassStrip {
+// description of the day. browser says the Site's route, which names its
+// unreachable (docs/adr/0022).
+func passStripOf(s store.PassStrip, site string, browser bool) components.PassStrip {
+	say := func(b store.PassBucket) string { return bucketWords(b, site, browser) }
 	v := components.PassStrip{Empty: true}
 	var day store.PassBucket
 	var faults []string
@@ -29,7 +31,7 @@ func passStripOf(s store.PassStrip) components.PassStrip {
 		c := components.StripBucket{Passes: b.Passes, Stalled: b.Stalled, Counts: b.Counts}
 		if b.Passes > 0 {
 			v.Empty = false
-			c.Label = quarterWords(i) + ": " + bucketWords(b)
+			c.Label = quarterWords(i) + ": " + say(b)
 			if b.Stalled > 0 || b.Polls() > b.OK+b.Refused+b.Unreachable {
 				faults = append(faults, c.Label)
 			}
@@ -42,7 +44,7 @@ func passStripOf(s store.PassStrip) components.PassStrip {
 		}
 		v.Buckets = append(v.Buckets, c)
 	}
-	desc := []string{"In the last 24 hours, " + bucketWords(day) + "."}
+	desc := []string{"In the last 24 hours, " + say(day) + "."}
 	switch n := len(faults); {
 	case n == 0:
 		desc = append(desc, "No quarter hour had a failure or a stall.")
@@ -80,7 +82,7 @@ func minutesWords(m int) string {
 
 // bucketWords says what passes did: "3 passes, 6 Polls: 4 read, 2 errors;
 // 1 skipped, 1 stall".
-func bucketWords(b store.PassBucket) string {
+func bucketWords(b store.PassBucket, site string, browser bool) string {
 	s := count(b.Passes, "pass", "passes")
 	if polls := b.Polls(); polls == 0 {
 		s += ", no Poll"
@@ -88,7 +90,7 @@ func bucketWords(b store.PassBucket) string {
 		var parts []string
 		for _, o := range word.Outcomes {
 			if n := b.Of(o); n > 0 {
-				parts = append(parts, outcomeCount(o, n))
+				parts = append(parts, outcomeCount(o, n, site, browser))
 			}
 		}
 		s += ", " + count(polls, "Poll", "Polls") + ": " + strings.Join(parts, ", ")
@@ -106,13 +108,18 @@ func bucketWords(b store.PassBucket) string {
 	return s
 }
 
-// outcomeCount is n Polls of outcome o in its plain words: "4 read",
-// "2 errors", and "1 error", the one plain word that is a plural.
-func outcomeCount(o word.Outcome, n int) string {
+// outcomeCount is n Polls of outcome o in its plain words on the Site's
+// route: "4 read", "2 errors", and "1 error", the one plain word that is a
+// plural.
+func outcomeCount(o word.Outcome, n int, site string, browser bool) string {
 	if o == word.Errors && n == 1 {
 		return "1 error"
 	}
-	return strconv.Itoa(n) + " " + outcomePlain(string(o))
+	plain := string(o)
+	if w, ok := outcomeWordOn(o, site, browser); ok {
+		plain = w.plain
+	}
+	return strconv.Itoa(n) + " " + plain
 }
 
 // count is "1 pass" or "3 passes".
