@@ -222,7 +222,7 @@ func laneState(d Deps, l store.AdminLane, now time.Time, row *components.LaneRow
 		row.StateNote = "The browser sidecar did not answer; browser Lanes wait, then try again. To fix: " + word.SidecarDown.Repair("") + "."
 	case l.LastSkip == word.SkipNoBrowser:
 		row.State, row.StateFault = "browser down: no sidecar configured", true
-		row.StateNote = "BROWSER_WS_URL is not set, so this browser Site is not polled. To fix: " + word.SidecarDown.Repair("") + "."
+		row.StateNote = "BROWSER_WS_URL is not set, so this browser Site is not polled. To fix: " + word.SidecarSetup + "."
 	case l.LastUnreached && l.LastSkip == word.SkipNone && !d.browserSite(l.Site):
 		// The plain route's unreachable: our network, most often (docs/adr/0022).
 		row.State, row.StateFault = "cannot reach the Site", true
