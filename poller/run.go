@@ -253,7 +253,7 @@ func (p *Poller) prune(ctx context.Context, site string, l *lane) {
 const ArrivalRetention = 90 * 24 * time.Hour
 
 // recordFailing writes the Site's failing figure once an hour, for the
-// failing line on /admin (store.RecordFailing; migration 0022). Only the
+// failing line on /admin (store.RecordFailing; migration 0024). Only the
 // leader's Lane writes, after its pass and never inside it, so a Poll's
 // statements stay its own; the hour is the row's key, so a replica that
 // took the Lane over, or a restart, never writes an hour twice.

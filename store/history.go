@@ -10,7 +10,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
-// This file holds the failing history (failing_history, migration 0022):
+// This file holds the failing history (failing_history, migration 0024):
 // each Site's failing figure once an hour, for the 7-day line on /admin
 // (issue 23, item 11). The figure of today is a bounded read of series
 // (ADR 0009); its past exists nowhere else, so the Lanes record it.

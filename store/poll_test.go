@@ -336,7 +336,7 @@ func TestThePlans(t *testing.T) {
 		// lane_leases holds one row per Site, six at most (ADR 0018): a
 		// scan of it is bounded by construction.
 		// failing_history holds at most 6 × 192 rows (each Lane prunes its
-		// Site's past eight days as it writes, migration 0022), and the
+		// Site's past eight days as it writes, migration 0024), and the
 		// line reads seven of those eight days: a scan of it is bounded too.
 		// The detail page joins readers on its primary key; the planner
 		// scans this test's one-row readers table instead.

@@ -336,7 +336,7 @@ func (a Arrival) values() []any {
 }
 
 // FailingCount is a failing_history row: a Site's failing figure for the
-// hour starting At (migration 0022).
+// hour starting At (migration 0024).
 type FailingCount struct {
 	Site    word.Site
 	At      time.Time
