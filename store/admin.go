@@ -269,6 +269,24 @@ func (s *Store) AdminStats(ctx context.Context, now time.Time) (map[Filter]int64
 	return out, s.Send(ctx, b)
 }
 
+// youngFailuresSQL counts the Series, not Finished, whose run of failures
+// began less than ownerWindow ago (@cutoff): faults too young to judge,
+// which the landing's verdict names as "too early to tell" (CONTEXT.md,
+// Verdict line). Its predicate implies series_failing_young's (migration
+// 0022), so it is one index-only range per Site, stopped after the cap like
+// every figure.
+const youngFailuresSQL = `SELECT count(*) FROM (SELECT 1 FROM series s
+	 WHERE s.site = ANY(@sites) AND s.failing_since >= @cutoff AND s.finished_at IS NULL
+	 LIMIT @cap) capped`
+
+// YoungFailures queues the count of Series failing for less than
+// ownerWindow at now into dst: exact up to FigureCap, FigureCap+1 meaning
+// more.
+func (b *Batch) YoungFailures(now time.Time, dst *int64) {
+	args := pgx.NamedArgs{"sites": word.SiteNames(), "cutoff": instant(now.Add(-word.OwnerWindow)), "cap": FigureCap + 1}
+	b.queueRow("young failures", youngFailuresSQL, []any{args}, dst)
+}
+
 // AdminSeriesDetail is one Series for its detail page, with the filters the
 // page states a sentence for, computed by the same predicates as the lists.
 type AdminSeriesDetail struct {
@@ -387,7 +405,11 @@ type AdminLane struct {
 	LastFinishedAt time.Time `db:"last_finished_at"`
 	LastDue        int64     `db:"last_due"`
 	LastChecked    int64     `db:"last_checked"`
-	LastSkip       word.Skip `db:"last_skip"`
+	// LastPolled is the Polls the newest pass counted, every outcome
+	// included: its Checked is only those the Site answered, so a pass whose
+	// reads all failed before an answer reads "1 polled, 0 answered".
+	LastPolled int64     `db:"last_polled"`
+	LastSkip   word.Skip `db:"last_skip"`
 	// PauseServed is true once a pass that started at or after the current
 	// Pause was asked for was skipped as paused (CONTEXT.md, Pause); a Pause
 	// from before migration 0014 reads as served.
@@ -411,7 +433,7 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
        c.passes, ` + outcomeColumns("c") + `,
        p.started_at AS last_started_at, p.finished_at AS last_finished_at,
        coalesce(p.due, 0)::bigint AS last_due, coalesce(p.checked, 0)::bigint AS last_checked,
-       coalesce(p.skip, '') AS last_skip,
+       coalesce(p.skip, '') AS last_skip, coalesce(p.polled, 0)::bigint AS last_polled,
        coalesce(ps.served, l.paused_at IS NULL) AS pause_served,
        CASE WHEN ll.expires_at + ll.pace_s * interval '1 second' <= now()
             THEN $2::timestamptz - (now() - ll.expires_at) END AS unled_since,
@@ -422,7 +444,7 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
        SELECT count(*) AS passes, ` + outcomeSums("pp") + `
          FROM poll_passes pp WHERE pp.site = l.site AND pp.started_at >= $1) c
   LEFT JOIN LATERAL (
-       SELECT started_at, finished_at, due, checked, skip
+       SELECT started_at, finished_at, due, checked, skip, ` + outcomeTotal("pp") + ` AS polled
          FROM poll_passes pp WHERE pp.site = l.site
         ORDER BY started_at DESC LIMIT 1) p ON TRUE
   LEFT JOIN LATERAL (

@@ -101,3 +101,12 @@ func outcomeSums(alias string) string {
 	}
 	return strings.Join(cols, ", ")
 }
+
+// outcomeTotal adds up one pass row's count columns: the Polls it counted.
+func outcomeTotal(alias string) string {
+	cols := make([]string, len(word.Outcomes))
+	for i, o := range word.Outcomes {
+		cols[i] = o.Column(alias)
+	}
+	return "(" + strings.Join(cols, " + ") + ")"
+}
