@@ -146,8 +146,9 @@ func TestTheRequestLogLineSaysWhatThePageSentPostgreSQL(t *testing.T) {
 			last = l
 		}
 	}
-	// The session, the figures, the verdict's reads and the freshness figure.
-	if !strings.Contains(last, " statements=4 ") || !strings.Contains(last, " round_trips=2 ") || !strings.Contains(last, " sql=") {
+	// The session, the figures, the verdict's reads (the conditions and the
+	// Series failing for less than ownerWindow) and the freshness figure.
+	if !strings.Contains(last, " statements=5 ") || !strings.Contains(last, " round_trips=2 ") || !strings.Contains(last, " sql=") {
 		t.Errorf("the request line does not carry the page's statements: %q", last)
 	}
 }
