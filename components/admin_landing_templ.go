@@ -303,7 +303,7 @@ func VerdictLine(v Verdict) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else if v.Healthy() {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<p class=\"verdict ok\" data-testid=\"verdict\">Healthy: set up, and no fault has begun — no Lane stalled, no Site without a browser route refusing, no browser sidecar out of reach, no adapter broken, no Series failing.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<p class=\"verdict ok\" data-testid=\"verdict\">Healthy: set up, and none of the four faults holds or has begun — no Lane stalled, no Site without a browser route refusing, no browser sidecar out of reach, no adapter broken — and no Series began failing in the last 12 hours.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

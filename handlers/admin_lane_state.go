@@ -85,7 +85,7 @@ func laneStateOf(d Deps, l store.AdminLane, c laneConditions, now time.Time) lan
 			note: sentence(word.AdapterBroken.Fault(l.Site, since(now, broken.Since))), fix: word.AdapterBroken.Repair(l.Site)}
 	case stalling:
 		return laneState{status: laneStalling, label: "stalling", fault: true,
-			note: fmt.Sprintf("For %s its passes have owed Polls and made none the Site answered; past %s it is a stall.",
+			note: fmt.Sprintf("For %s its passes have owed Polls and the Site has answered none; past %s it is a stall.",
 				since(now, youngStall.Since), word.Age(word.OwnerWindow)),
 			fix: word.Stall.Repair(l.Site)}
 	}

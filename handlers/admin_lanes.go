@@ -136,7 +136,7 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 		// only those the Site answered (the pass log's checked), so a pass
 		// whose reads failed before an answer never reads "1 due, 0 checked"
 		// beside an error it counted (issue 23, item 6).
-		row.LastPass = fmt.Sprintf("%s ago: %d due, %d polled, %d answered by the Site",
+		row.LastPass = fmt.Sprintf("%s ago: %d due, %d polled, %d answered",
 			since(now, l.LastStartedAt), l.LastDue, l.LastPolled, l.LastChecked)
 		if l.LastSkip != word.SkipNone {
 			// A skipped pass checks nothing: its counts would read 0 and 0.
