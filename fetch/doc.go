@@ -20,12 +20,16 @@
 //	no_chapter    2xx, a real page but no chapter (or not the Series page at all)
 //	unfetchable   the address fails the gate; no request left the machine
 //	not_found     4xx other than 403 and 429
-//	errors        5xx, a plain 403, an oversize body, a timeout, a transport error
+//	errors        5xx, a plain 403, an oversize body, a timeout or a dropped
+//	              connection after the Site accepted ours
 //	refused       403 with cf-mitigated: challenge, a challenge interstitial body
 //	              with any status, a challenge that did not clear in the browser,
 //	              or 429 (the Site setting its pace)
-//	unreachable   the browser sidecar is not configured, cannot be dialled, or
-//	              its connection dropped mid-Poll
+//	unreachable   the browser route: the sidecar is not configured, cannot be
+//	              dialled, or its connection dropped mid-Poll; the plain route:
+//	              no answer came because the Site's name did not resolve, the
+//	              connection was refused or could not be made, or TLS failed
+//	              (networkFault, docs/adr/0022)
 //
 // The classification table is classification in classify.go; its own test serves
 // each rule's example from an httptest server. A 2xx goes to the Site's

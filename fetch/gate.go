@@ -138,7 +138,7 @@ func (g *gateDialer) checkAddr(ctx context.Context, addr string) ([]netip.Addr, 
 			return nil, 0, fmt.Errorf("resolve %s: %w", host, err)
 		}
 		if len(ips) == 0 {
-			return nil, 0, fmt.Errorf("resolve %s: no addresses", host)
+			return nil, 0, fmt.Errorf("resolve %s: %w", host, &net.DNSError{Err: "no addresses", Name: host, IsNotFound: true})
 		}
 	}
 	for _, ip := range ips {

@@ -193,6 +193,11 @@ func (r *Reader) fetchTarget(ctx context.Context, site string, a adapters.Adapte
 		res, err = r.browser.fetch(ctx, fr)
 	} else {
 		res, err = r.plain.fetch(ctx, fr)
+		if why := networkFault(err); why != "" {
+			// No answer came: our network, or the Site's host gone from it;
+			// either way not evidence about this Series (docs/adr/0022).
+			return fetchResult{}, word.Unreachable, fmt.Errorf("could not reach %s: %s: %w", tu.Hostname(), why, err)
+		}
 	}
 	if err != nil {
 		return fetchResult{}, outcomeOfError(err), err

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -71,6 +72,7 @@ func addLine(d Deps, r *http.Request, readerID, line string) components.AddResul
 		shown = string(s[:120]) + "…"
 	}
 	out := components.AddResult{Line: shown}
+	line = adapters.Pasted(line)
 	c, err := adapters.RecogniseChapter(line)
 	if err != nil {
 		out.Word, out.Fault = "unsupported", true
@@ -79,7 +81,7 @@ func addLine(d Deps, r *http.Request, readerID, line string) components.AddResul
 	}
 	req := store.AddRequest{Site: c.Site, SeriesID: c.SeriesID, URL: c.URL, Kind: string(word.Site(c.Site).Kind()), ReaderID: readerID}
 	if c.Number != "" {
-		req.Chapter, req.ChapterURL = c.Number, strings.TrimSpace(line)
+		req.Chapter, req.ChapterURL = c.Number, line
 	}
 	res, err := d.Store.AddAddress(r.Context(), req, d.now())
 	if err != nil {
@@ -128,33 +130,44 @@ func ownerAddBox() components.AddBox {
 }
 
 // handleAdminAddSeries is POST /admin/series: the owner's add box. It adds
-// Series without a Bookmark; a plain form is answered with the page showing
-// the orphans, where the new ones now are.
+// Series without a Bookmark, then reads the list again after the writes, so
+// its count and rows include what was just added: htmx gets the box and the
+// list the owner is looking at (its address, HX-Current-URL) swapped out of
+// band; a plain form gets the page showing the orphans, where the new ones
+// now are.
 func handleAdminAddSeries(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		box, status := addFromForm(d, w, r, "")
 		box.Action = "/admin/series"
-		if wantsFragment(r) {
-			render(w, r, d.Logger, status, components.AddForm(box))
-			return
-		}
 		q := store.SeriesQuery{Filter: store.FilterOrphan}
-		page, err := d.Store.ListAdminSeries(r.Context(), q, d.now())
-		var n int64
-		if err == nil {
-			n, err = d.Store.CountAdminSeries(r.Context(), q, d.now())
+		if wantsFragment(r) {
+			q = shownListQuery(r)
 		}
+		list, page, err := listPage(d, r, q)
 		if err != nil {
 			failStore(w, r, d.Logger, err, "The list could not be read just now. Try again in a moment.", "admin series: list after add")
 			return
 		}
-		list := components.SeriesList{Count: n, Caption: caption(q)}
-		for _, s := range page.Rows {
-			list.Rows = append(list.Rows, components.SeriesRow{Site: s.Site, ID: s.SeriesID, Title: adapters.DisplayName(s.Title, s.URL, s.SeriesID), Cover: coverSrc(s.Site, s.SeriesID, s.CoverTried),
-				Href: seriesHref(s.Site, s.SeriesID), Fact: factOf(s, d.now())})
+		if wantsFragment(r) {
+			render(w, r, d.Logger, status, components.AddBoxWithSeriesList(box, list))
+			return
 		}
-		render(w, r, d.Logger, status, components.AdminSeriesPage(viewerFrom(r.Context()), components.SeriesListPage{
-			Filter: string(q.Filter), Filters: filterOptions, Sites: siteOptions, Kinds: kindOptions, List: list, Add: box,
-		}))
+		page.Add = box
+		render(w, r, d.Logger, status, components.AdminSeriesPage(viewerFrom(r.Context()), page))
 	})
+}
+
+// shownListQuery is the list the owner's page shows, read from the address
+// htmx reports (HX-Current-URL); the whole list when it is not a list page
+// or not one this server made.
+func shownListQuery(r *http.Request) store.SeriesQuery {
+	u, err := url.Parse(r.Header.Get("HX-Current-URL"))
+	if err != nil || u.Path != "/admin/series" {
+		return store.SeriesQuery{}
+	}
+	q, bad := parseListValues(u.Query())
+	if bad != "" {
+		return store.SeriesQuery{}
+	}
+	return q
 }

@@ -30,6 +30,7 @@ const (
 	laneNoSidecar                // a browser Site's pass found no BROWSER_WS_URL
 	laneBrowserDown              // the sidecar did not answer, or sidecar-down holds
 	laneAdapterBroken            // the adapter-broken condition holds
+	laneUnreached                // a plain Lane's last pass reached nothing: our network, most often
 	laneStalling                 // a run of stall passes younger than ownerWindow
 )
 
@@ -83,6 +84,12 @@ func laneStateOf(d Deps, l store.AdminLane, c laneConditions, now time.Time) lan
 	case adapterBroken:
 		return laneState{status: laneAdapterBroken, label: "adapter broken", fault: true,
 			note: sentence(word.AdapterBroken.Fault(l.Site, since(now, broken.Since))), fix: word.AdapterBroken.Repair(l.Site)}
+	case l.LastUnreached && l.LastSkip == word.SkipNone && !browser:
+		// The plain route's unreachable: our network, most often (docs/adr/0022).
+		return laneState{status: laneUnreached, label: "cannot reach the Site", fault: true,
+			note: "The last pass read nothing: the server could not reach " + siteHost(l.Site) +
+				" (its name did not resolve, the connection was refused, or TLS failed). No Series was marked failing.",
+			fix: "check this machine's network and DNS (" + networkCheck(l.Site) + "); if that works here, the Site may be down or have moved"}
 	case stalling:
 		return laneState{status: laneStalling, label: "stalling", fault: true,
 			note: fmt.Sprintf("For %s its passes have owed Polls and the Site has answered none; past %s it is a stall.",

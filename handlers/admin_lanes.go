@@ -116,7 +116,8 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 		Paused: st.status == lanePaused, Fixes: fixesOf(st, conds),
 	}
 	for _, o := range word.Outcomes {
-		row.Counts = append(row.Counts, components.LaneCount{Word: o, Plain: outcomePlain(string(o)), N: l.Of(o)})
+		w, _ := outcomeWordOn(o, l.Site, d.browserSite(l.Site))
+		row.Counts = append(row.Counts, components.LaneCount{Word: o, Plain: w.plain, N: l.Of(o)})
 	}
 	if facts.failing[l.Site] {
 		// Navigation, not attached to a number: one link per Site, shown

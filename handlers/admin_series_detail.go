@@ -38,7 +38,7 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 		v.ForcePending = since(now, s.ForcePollAt)
 		v.Live = v.Base + "/poll-state?was=pending"
 	}
-	v.Outcome = outcomeNote(s.AdminSeries, s.Bookmarks == 0, now)
+	v.Outcome = outcomeNote(s, d.browserSite(s.Site), now)
 	for _, b := range bms {
 		row := components.BookmarkRow{Reader: b.ReaderName, Progress: "no Progress yet", Updated: "never updated"}
 		if b.ReaderName == "" {
@@ -216,9 +216,17 @@ func handleDeleteSeries(d Deps) http.Handler {
 	})
 }
 
-// outcomeNote explains the last outcome on the detail page: the failure
+// outcomeNote explains the last outcome on the detail page: unreachable
+// when the pass that held the last Poll reached nothing (it writes no
+// failure row, and it is the newer fact: docs/adr/0022), else the failure
 // row's word when there is one, else a healthy read; nil before any Poll.
-func outcomeNote(s store.AdminSeries, orphan bool, now time.Time) *components.OutcomeNote {
+func outcomeNote(s store.AdminSeriesDetail, browser bool, now time.Time) *components.OutcomeNote {
+	orphan := s.Bookmarks == 0
+	if s.Unreached {
+		w, _ := outcomeWordOn(word.Unreachable, s.Site, browser)
+		return &components.OutcomeNote{Word: string(word.Unreachable), Plain: w.plain, Meaning: w.meaning,
+			Action: w.action, Fault: true}
+	}
 	if s.FailureOutcome == "" {
 		if s.CheckedAt.IsZero() {
 			return nil

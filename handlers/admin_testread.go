@@ -36,7 +36,7 @@ func handleTestRead(d Deps) http.Handler {
 		defer cancel()
 		res := d.Reads.TestRead(ctx, site, s.URL)
 		d.Logger.Info("test read", "site", site, "series_id", id, "outcome", res.Outcome, "status", res.Status)
-		view := testReadView(res)
+		view := testReadView(res, site, d.browserSite(site))
 		return controlResult{status: http.StatusOK, adjust: func(v *components.SeriesDetail) { v.TestRead = &view }}
 	})
 }
@@ -44,15 +44,18 @@ func handleTestRead(d Deps) http.Handler {
 // testReadView is what a Test read shows: the facts `mangabookmark fetch`
 // prints, every one of them text (page-derived, escaped by templ, never a
 // link).
-func testReadView(res adapters.Result) components.TestRead {
-	w := outcomeWords[res.Outcome]
-	v := components.TestRead{Word: string(res.Outcome), Plain: outcomePlain(string(res.Outcome)), Fault: res.Outcome != word.OK,
+func testReadView(res adapters.Result, site string, browser bool) components.TestRead {
+	w, ok := outcomeWordOn(res.Outcome, site, browser)
+	if !ok {
+		w.plain = string(res.Outcome)
+	}
+	v := components.TestRead{Word: string(res.Outcome), Plain: w.plain, Fault: res.Outcome != word.OK,
 		Meaning: w.meaning}
 	switch {
 	case res.Status > 0:
 		v.Status = "HTTP " + strconv.Itoa(res.Status)
 	default:
-		v.Status = "no HTTP answer (" + errorClass(res.Outcome) + ")"
+		v.Status = "no HTTP answer (" + errorClass(res.Outcome, browser) + ")"
 	}
 	if res.Err != nil {
 		v.Error = res.Err.Error()
@@ -75,14 +78,16 @@ func testReadView(res adapters.Result) components.TestRead {
 }
 
 // errorClass names where a read without an HTTP answer stopped.
-func errorClass(o word.Outcome) string {
-	switch o {
-	case word.Unfetchable:
+func errorClass(o word.Outcome, browser bool) string {
+	switch {
+	case o == word.Unfetchable:
 		return "the fetch gate refused the address"
-	case word.Unreachable:
+	case o == word.Unreachable && browser:
 		return "the browser sidecar"
-	case word.Refused:
+	case o == word.Unreachable:
+		return "our network: DNS, the connection or TLS"
+	case o == word.Refused:
 		return "a challenge"
 	}
-	return "the network, a timeout or the page itself"
+	return "a dropped connection, a timeout or the page itself"
 }

@@ -194,7 +194,9 @@ func (api *apiServer) handleLookup(w http.ResponseWriter, r *http.Request) {
 }
 
 // recogniseForWrite maps a write's address to its Series; an address of no
-// Site is the error unknown_site, naming the Sites that are.
+// Site is the error unknown_site, naming the Sites that are. The API takes
+// the address a client read from the page (ADR 0008), whole, so it puts no
+// scheme in front the way the paste boxes do (adapters.Pasted).
 func recogniseForWrite(raw string) (adapters.Ref, *apiError) {
 	ref, err := adapters.Recognise(raw)
 	if err != nil {

@@ -338,10 +338,38 @@ func NewLoginLink(ctx context.Context, s *store.Store, baseURL, ownerID string, 
 	return baseURL + "/login/" + tok, nil
 }
 
+// handleLinkPage is the page a one-time link opens: it names who the link
+// signs in and where, and asks for the click that spends it. A link already
+// used or expired says so at once instead of offering a button that fails.
 func (a *auth) handleLinkPage() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		render(w, r, a.d.Logger, http.StatusOK, components.LinkLoginPage("/login/"+url.PathEscape(chi.URLParam(r, "token"))))
+		tok := chi.URLParam(r, "token")
+		id, err := a.d.Store.PeekLoginLink(r.Context(), hashToken(tok), a.d.now())
+		if errors.Is(err, store.ErrNotFound) {
+			a.spentLink(w, r)
+			return
+		}
+		if err != nil {
+			failStore(w, r, a.d.Logger, err, "Sign-in could not be checked. Try again.", "sign-in link: peek")
+			return
+		}
+		l := components.LinkLogin{Action: "/login/" + url.PathEscape(tok), Where: a.d.PublicBaseURL}
+		if u, err := url.Parse(a.d.PublicBaseURL); err == nil && u.Host != "" {
+			l.Where = u.Host
+		}
+		if id != a.d.OwnerID {
+			l.Who = id
+			if rd, err := a.d.Store.GetReader(r.Context(), id); err == nil && rd.Name != "" {
+				l.Who = rd.Name
+			}
+		}
+		render(w, r, a.d.Logger, http.StatusOK, components.LinkLoginPage(l))
 	})
+}
+
+// spentLink answers a link already used or expired.
+func (a *auth) spentLink(w http.ResponseWriter, r *http.Request) {
+	render(w, r, a.d.Logger, http.StatusForbidden, components.LoginPage(a.oauth != nil, "", "This sign-in link was already used or has expired. Ask the owner for a new one (the owner's own: mangabookmark link)."))
 }
 
 func (a *auth) handleLinkSignIn() http.Handler {
@@ -349,7 +377,7 @@ func (a *auth) handleLinkSignIn() http.Handler {
 		log := a.d.Logger
 		id, err := a.d.Store.ConsumeLoginLink(r.Context(), hashToken(chi.URLParam(r, "token")), a.d.now())
 		if errors.Is(err, store.ErrNotFound) {
-			render(w, r, log, http.StatusForbidden, components.LoginPage(a.oauth != nil, "", "This sign-in link was already used or has expired. Ask the owner for a new one (the owner's own: mangabookmark link)."))
+			a.spentLink(w, r)
 			return
 		}
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +67,12 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-20 * time.Minute), Due: 12, Checked: 12,
 		Counts: word.Counts{OK: 9, NoChapter: 1, Errors: 2}})
 	h.exec(`UPDATE poll_lanes SET refuse_until = $1 WHERE site = 'novelfull'`, t0.Add(20*time.Minute))
+	// A plain Site our network could not reach (docs/adr/0022): its last
+	// pass read nothing, and its Series carries no failure row.
+	h.seed([]fixture{{site: "demonicscans", id: "unreached", url: "https://demonicscans.org/manga/unreached",
+		checkedAgo: 9 * time.Minute, bookmarked: true}})
+	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Demonicscans, StartedAt: t0.Add(-10 * time.Minute),
+		FinishedAt: t0.Add(-8 * time.Minute), Due: 1, Counts: word.Counts{Unreachable: 1}})
 	shots := artifactsDir(t, "screenshots", "owner")
 	_, ctx := browserSession(t, browserURL)
 	step := stepper(t)
@@ -97,6 +104,16 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 	// Search, stacked with nothing else: the list region follows the typing.
 	step("list", chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/admin/series"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="series-row"]`))))
+	// An add pasted without its scheme: the list under the box counts and
+	// shows it at once (issue 23, items 4 and 8), its name found by a search.
+	before, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="list-count"]').textContent`))
+	step("read the count", err)
+	step("add", chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`[data-testid="add-urls"]`), "asurascans.com/comics/solo-max-level-newbie-5fa3b2c1"),
+		chromedp.Click(chromedp.CSS(`[data-testid="add-submit"]`))))
+	wait("the list counts the new Series", fmt.Sprintf(`document.querySelector('[data-testid="list-count"]').textContent === '%d'`+
+		` && !!document.querySelector('#series-list [data-series-id="solo-max-level-newbie"]')`+
+		` && (document.querySelector('[data-testid="add-result"]') || {}).dataset.result === 'added'`, atoi(t, before)+1))
+	shotAt(t, ctx, shots, "series-after-add")
 	step("search", chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`[data-testid="search-input"]`), "complete")))
 	wait("the search narrows the list", `location.search === '?q=complete' && document.querySelectorAll('[data-testid="series-row"]').length === 2`)
 	// Sort by title.
@@ -168,9 +185,14 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 	}
 
 	// Every admin page, both schemes, desktop and phone: axe finds nothing.
+	ben, err := handlers.NewReaderLink(ctx, h.store, h.srv.URL, "Ben", t0)
+	step("Ben's link", err)
 	pages := map[string]string{
 		"landing": "/admin", "series": "/admin/series", "series-failing": "/admin/series?filter=failing",
 		"detail": "/admin/series/asurascans/failing-3mo", "lanes": "/admin/lanes", "readers": "/admin/readers",
+		"detail-unreachable": "/admin/series/demonicscans/unreached",
+		// Shown, not used: the page names Ben and the server (issue 23, item 8).
+		"sign-in-link": strings.TrimPrefix(ben, h.srv.URL), "not-found": "/admin/no/such/page",
 	}
 	for _, scheme := range []string{"light", "dark"} {
 		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
@@ -210,6 +232,15 @@ func axeViolations(t *testing.T, ctx context.Context, axe string) string {
 		t.Fatalf("run axe: %v", err)
 	}
 	return strings.TrimSpace(out)
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		t.Fatalf("not a number: %q", s)
+	}
+	return n
 }
 
 func shotAt(t *testing.T, ctx context.Context, dir, name string) {

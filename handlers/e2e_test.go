@@ -141,9 +141,13 @@ func TestTheOwnerFiltersOpensAndFinishesASeriesInARealBrowser(t *testing.T) {
 	shot("03-series-failing")
 
 	// Back restores the whole list, once, with its form; forward the filter.
+	// It is read again, so it holds a Series added meanwhile (issue 23,
+	// item 4): a copy htmx kept would show the list from before.
+	h.exec(`INSERT INTO series (site, series_id, url, kind, created_at) VALUES ('asurascans', 'added-meanwhile', 'https://asurascans.com/comics/added-meanwhile', 'manga', $1)`, t0)
 	step("back", chromedp.Do(ctx, chromedp.NavigateBack()))
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
-		`location.search === '' && document.querySelectorAll('[data-testid="series-row"]').length === `+fmt.Sprint(len(dataset))+
+		`location.search === '' && document.querySelectorAll('[data-testid="series-row"]').length === `+fmt.Sprint(len(dataset)+1)+
+			` && document.querySelector('[data-testid="list-count"]').textContent === '`+fmt.Sprint(len(dataset)+1)+`'`+
 			` && document.querySelectorAll('[data-testid="filter-form"]').length === 1 && document.querySelectorAll('#series-list').length === 1`,
 		chromedp.WithPollingTimeout(browserWait)))
 	step("back restores the whole list", err)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -66,7 +67,8 @@ var outcomeWords = map[word.Outcome]outcomeWord{
 		"The Site answered that the page does not exist (404 or 410): the Series was moved or removed.",
 		"Find the Series on the Site again and correct the address, or delete the orphan."},
 	word.Errors: {"errors",
-		"The Site answered with an error (5xx, an oversized or unreadable page) or the read failed on our side.",
+		"The Site answered with an error (5xx, a plain 403, an oversized page), or took our connection and then " +
+			"dropped it or never answered.",
 		"Usually this passes by itself: wait for the Site. If it persists, try Test read to see the error."},
 	word.Refused: {"refused by the Site",
 		"The Site held a challenge or a rate limit instead of the page. This says nothing about the Series.",
@@ -84,3 +86,40 @@ func outcomePlain(o string) string {
 	}
 	return o
 }
+
+// outcomeWordOn is o's words for a Site read over the route browser says:
+// on the plain route, unreachable is our network failing to reach the
+// Site's host, not the sidecar (docs/adr/0022).
+func outcomeWordOn(o word.Outcome, site string, browser bool) (outcomeWord, bool) {
+	if o == word.Unreachable && !browser {
+		return networkWord(site), true
+	}
+	w, ok := outcomeWords[o]
+	return w, ok
+}
+
+// networkWord is the plain route's unreachable: the name did not resolve,
+// the connection was refused or TLS failed. That is most often this
+// machine's network, so the action names the check; and the Site's own host
+// going away looks the same from here, so it names that too. The host is the
+// Site's own, never a stored address (which could carry anything).
+func networkWord(site string) outcomeWord {
+	host := siteHost(site)
+	return outcomeWord{"Site not reached",
+		"The server could not reach " + host + ": its name did not resolve, the connection was refused, or TLS " +
+			"failed. Nothing was read, so this says nothing about the Series.",
+		"This is most often our side: check this machine's network and DNS (" + networkCheck(site) + "). " +
+			"If that works here, the Site may be down or have moved; Test read shows where the read stopped."}
+}
+
+// siteHost is the Site's own first host, the one its checks name.
+func siteHost(site string) string {
+	if a, ok := adapters.ByName(site); ok && len(a.Domains()) > 0 {
+		return a.Domains()[0]
+	}
+	return site
+}
+
+// networkCheck is what the owner runs on the server to test our side of a
+// plain Site's unreachable (docs/adr/0022).
+func networkCheck(site string) string { return "curl -sI https://" + siteHost(site) }

@@ -768,8 +768,9 @@ func (p *Poller) record(ctx context.Context, s store.Series, res adapters.Result
 	}
 	switch res.Outcome {
 	case word.Refused, word.Unreachable:
-		// No statement at all: the Site's mood or our own sidecar says
-		// nothing about this Series, in either direction.
+		// No statement at all: the Site's mood, or our own sidecar or
+		// network (docs/adr/0022), says nothing about this Series, in
+		// either direction.
 		p.log().Info("poll said nothing", "site", s.Site, "series_id", s.SeriesID,
 			"outcome", res.Outcome, "duration", time.Since(begin), "err", res.Err)
 	case word.OK:

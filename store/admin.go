@@ -294,6 +294,11 @@ type AdminSeriesDetail struct {
 	Failing    bool `db:"failing"`
 	Unverified bool `db:"unverified"`
 	Bookmarks  int  `db:"bookmarks"`
+	// Unreached is true when the pass that held the Series' last Poll
+	// reached nothing, its Polls unreachable: that Poll wrote no failure row
+	// (ADR 0003), and this is how the page still names it (docs/adr/0022).
+	// A pass still running has no row yet, so its Polls read false.
+	Unreached bool `db:"unreached"`
 }
 
 // GetAdminSeries returns one Series' detail or ErrNotFound.
@@ -307,7 +312,11 @@ func (s *Store) GetAdminSeries(ctx context.Context, site, id string, now time.Ti
 var adminSeriesSQL = `SELECT ` + adminSeriesColumns + `,
 		coalesce(` + predicates[FilterFailing] + `, false) AS failing,
 		coalesce(` + predicates[FilterUnverified] + `, false) AS unverified,
-		s.bookmark_count AS bookmarks
+		s.bookmark_count AS bookmarks,
+		coalesce((SELECT ` + unreachedPass("pp") + ` AND pp.finished_at >= s.checked_at
+		            FROM poll_passes pp
+		           WHERE pp.site = s.site AND pp.started_at <= s.checked_at
+		           ORDER BY pp.started_at DESC LIMIT 1), false) AS unreached
 	  FROM series s
 	  LEFT JOIN readers r ON r.discord_id = s.latest_raised_by
 	 WHERE s.site = @site AND s.series_id = @id`
@@ -410,6 +419,9 @@ type AdminLane struct {
 	// reads all failed before an answer reads "1 polled, 0 answered".
 	LastPolled int64     `db:"last_polled"`
 	LastSkip   word.Skip `db:"last_skip"`
+	// LastUnreached: the last pass reached nothing, its Polls unreachable
+	// (store.unreachedPass, docs/adr/0022).
+	LastUnreached bool `db:"last_unreached"`
 	// PauseServed is true once a pass that started at or after the current
 	// Pause was asked for was skipped as paused (CONTEXT.md, Pause); a Pause
 	// from before migration 0014 reads as served.
@@ -434,6 +446,7 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
        p.started_at AS last_started_at, p.finished_at AS last_finished_at,
        coalesce(p.due, 0)::bigint AS last_due, coalesce(p.checked, 0)::bigint AS last_checked,
        coalesce(p.skip, '') AS last_skip, coalesce(p.polled, 0)::bigint AS last_polled,
+       coalesce(p.unreached, false) AS last_unreached,
        coalesce(ps.served, l.paused_at IS NULL) AS pause_served,
        CASE WHEN ll.expires_at + ll.pace_s * interval '1 second' <= now()
             THEN $2::timestamptz - (now() - ll.expires_at) END AS unled_since,
@@ -444,7 +457,8 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
        SELECT count(*) AS passes, ` + outcomeSums("pp") + `
          FROM poll_passes pp WHERE pp.site = l.site AND pp.started_at >= $1) c
   LEFT JOIN LATERAL (
-       SELECT started_at, finished_at, due, checked, skip, ` + outcomeTotal("pp") + ` AS polled
+       SELECT started_at, finished_at, due, checked, skip, ` + outcomeTotal("pp") + ` AS polled,
+              ` + unreachedPass("pp") + ` AS unreached
          FROM poll_passes pp WHERE pp.site = l.site
         ORDER BY started_at DESC LIMIT 1) p ON TRUE
   LEFT JOIN LATERAL (

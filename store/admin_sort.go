@@ -94,9 +94,23 @@ func (q SeriesQuery) cursorSQL() string {
 	return `((` + sortKey(q.Sort, "s") + `, s.site, s.series_id) ` + op + ` (` + key + `, @after_site, @after_id))`
 }
 
-// searchSQL is the title search: a case-insensitive substring, which the
-// trigram index (series_title_trgm) answers without reading every row.
-const searchSQL = `s.title ILIKE @q`
+// shownNameSQL is what a row shows where a title belongs, over a Series
+// aliased {a}: its title, or while the title is unknown the last segment of
+// its address with the dashes as spaces (what adapters.NameFromAddress makes
+// of it, less its ".html", a leading short id and percent-decoding, which a
+// piece of the name still matches), or its series_id when it has no address.
+// Migration 0023's trigram index series_shown_trgm holds this expression.
+const shownNameSQL = `(CASE WHEN btrim({a}.title) <> '' THEN {a}.title ` +
+	`WHEN {a}.url <> '' THEN translate(substring({a}.url FROM '([^/]*)/*$'), '-', ' ') ` +
+	`ELSE {a}.series_id END)`
+
+func shownName(alias string) string { return strings.ReplaceAll(shownNameSQL, "{a}", alias) }
+
+// searchSQL is the owner's search: a case-insensitive substring of what the
+// row shows (issue 23: a Series never read is shown by its address's name
+// and found by it), which series_shown_trgm answers without reading every
+// row.
+var searchSQL = shownName("s") + ` ILIKE @q`
 
 // likePattern makes the owner's words a LIKE pattern that matches them as
 // typed: %, _ and \ are literal, and the words may sit anywhere in a title.

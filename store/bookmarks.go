@@ -65,8 +65,10 @@ SELECT b.site, b.series_id, s.url, s.title, s.cover_url, s.cover_tried, s.kind,
   LEFT JOIN readers rr ON rr.discord_id = s.latest_raised_by
  WHERE b.reader_id = $1`
 
-const listBookmarksSQL = `SELECT * FROM (` + bookmarkSelect + `
-   AND ($3 = '' OR s.title ILIKE '%' || $3 || '%' OR b.series_id ILIKE '%' || $3 || '%')
+// The search matches what the row shows, as the owner's does (shownName),
+// and the series_id.
+var listBookmarksSQL = `SELECT * FROM (` + bookmarkSelect + `
+   AND ($3 = '' OR ` + shownName("s") + ` ILIKE '%' || $3 || '%' OR b.series_id ILIKE '%' || $3 || '%')
 ) l
  WHERE (NOT $2::boolean OR l.new)
  ORDER BY l.new DESC, l.latest_chapter_at DESC NULLS LAST, l.updated_at DESC, l.site, l.series_id`

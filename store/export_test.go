@@ -71,3 +71,6 @@ var (
 	FinishKeySQL  = finishKeySQL
 	ReleaseKeySQL = releaseKeySQL
 )
+
+// AdminSeriesSQL is the detail page's read of one Series, for the EXPLAIN test.
+var AdminSeriesSQL = adminSeriesSQL

@@ -35,3 +35,16 @@ func (s *Store) ConsumeLoginLink(ctx context.Context, tokenHash []byte, now time
 	}
 	return id, nil
 }
+
+const peekLoginLinkSQL = `SELECT discord_id FROM login_links WHERE token_hash = $1 AND expires_at > $2`
+
+// PeekLoginLink says whose a link is without spending it, so the page that
+// asks for the click can name who is signing in; ErrNotFound when it was
+// used or has expired.
+func (s *Store) PeekLoginLink(ctx context.Context, tokenHash []byte, now time.Time) (string, error) {
+	var id string
+	if err := s.pool.QueryRow(ctx, peekLoginLinkSQL, tokenHash, instant(now)).Scan(&id); err != nil {
+		return "", fmt.Errorf("store: peek login link: %w", translate(err))
+	}
+	return id, nil
+}

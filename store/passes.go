@@ -110,3 +110,17 @@ func outcomeTotal(alias string) string {
 	}
 	return "(" + strings.Join(cols, " + ") + ")"
 }
+
+// unreachedPass is the predicate over the pass row alias: the pass ran,
+// and every Poll in it that got as far as a fetch found the Site (on the
+// plain route) or the sidecar (on the browser route) unreachable, so
+// nothing was read (docs/adr/0022). The pages read it because unreachable
+// writes no failure row (ADR 0003).
+func unreachedPass(alias string) string {
+	read := make([]string, 0, 5)
+	for _, o := range []word.Outcome{word.OK, word.NoChapter, word.NotFound, word.Errors, word.Refused} {
+		read = append(read, o.Column(alias))
+	}
+	return `(` + alias + `.skip = ` + word.SkipNone.SQL() + ` AND ` + word.Unreachable.Column(alias) + ` > 0 AND ` +
+		strings.Join(read, " + ") + ` = 0)`
+}
