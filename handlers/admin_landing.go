@@ -28,8 +28,8 @@ func handleAdminLanding(d Deps) http.Handler {
 		if d.Notices != nil {
 			finish = d.Notices.QueueVerdict(b, now)
 		}
-		var young int64 // the verdict's "too early to tell"
-		b.YoungFailures(now, &young)
+		var young store.Young // the verdict's "too early to tell"
+		b.Young(now, plainSites(d), &young)
 		// Queued last: the batch stops at its first failure, so this figure
 		// never keeps the verdict from being read (N stays -1 when unread).
 		fresh := store.Delays{N: -1}

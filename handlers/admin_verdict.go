@@ -1,12 +1,14 @@
 package handlers
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/notify"
+	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
@@ -15,7 +17,8 @@ import (
 // (Deps.Notices), and the faults younger than ownerWindow — the Series
 // failing (young, a capped figure) and the runs still going. A server is
 // Healthy only when none of the three has anything to say (issue 23, item 1).
-func verdict(d Deps, nv notify.Verdict, young int64, now time.Time) components.Verdict {
+func verdict(d Deps, nv notify.Verdict, y store.Young, now time.Time) components.Verdict {
+	young := y.Series
 	v := components.Verdict{Setup: setupSteps(d, nv, now)}
 	// Without a sidecar the browser Lanes cannot reach one: the setup step
 	// says so, with the step that fixes it, so sidecar-down is not said twice.
@@ -36,7 +39,7 @@ func verdict(d Deps, nv notify.Verdict, young int64, now time.Time) components.V
 		if c.Kind == word.SidecarDown && noSidecar {
 			continue
 		}
-		early = append(early, youngPhrase(c, now))
+		early = append(early, youngPhrase(c, slices.Contains(y.Unreached, c.Site), now))
 		lanes++
 	}
 	if len(early) > 0 {
@@ -73,9 +76,15 @@ func setupSteps(d Deps, nv notify.Verdict, now time.Time) []components.SetupStep
 	return out
 }
 
-// youngPhrase names a run still going, younger than ownerWindow, with its age.
-func youngPhrase(c notify.Condition, now time.Time) string {
+// youngPhrase names a run still going, younger than ownerWindow, with its
+// age; a stall whose newest pass reached nothing on the plain route is our
+// network's, most often, and says so (docs/adr/0022).
+func youngPhrase(c notify.Condition, unreached bool, now time.Time) string {
 	age := since(now, c.Since)
+	if c.Kind == word.Stall && unreached {
+		return "the " + c.Site + " Lane unable to reach " + siteHost(c.Site) + " for " + age +
+			": check this machine's network and DNS (" + networkCheck(c.Site) + ")"
+	}
 	switch c.Kind {
 	case word.Stall:
 		return "the " + c.Site + " Lane owing Polls and making none for " + age
@@ -102,4 +111,16 @@ func countWords(n int64) string {
 		return strconv.FormatInt(n, 10) + "+"
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// plainSites are the Sites read over plain HTTPS: their unreachable is the
+// network's, never the sidecar's.
+func plainSites(d Deps) []string {
+	var out []string
+	for _, site := range word.SiteNames() {
+		if !d.browserSite(site) {
+			out = append(out, site)
+		}
+	}
+	return out
 }

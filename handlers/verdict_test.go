@@ -82,6 +82,24 @@ func TestAFreshServerIsNotSetUpAndTooEarlyToTell(t *testing.T) {
 	}
 }
 
+// On a machine with no internet the plain Lanes' passes reach nothing
+// (unreachable, docs/adr/0022), which writes no failure row: the verdict's
+// too early to tell names our network, with its check, not the Site.
+func TestAFreshServerWithNoNetworkNamesOurNetwork(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withWebhook(t, "https://discord.example/api/webhooks/1/x"))
+	storetest.Insert(t, h.pool, storetest.Series{Site: word.Asurascans, ID: "nano-machine", URL: "https://asurascans.com/comics/nano-machine",
+		Kind: word.Manga, CheckedAt: t0.Add(-time.Minute)})
+	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-3 * time.Minute), Due: 1, Counts: word.Counts{Unreachable: 1}})
+	early := squash(h.get(h.owner(), "/admin").testid("verdict-early").Text())
+	for _, want := range []string{"1 fault began less than 12 hours ago", "the asurascans Lane unable to reach asurascans.com for 3 minutes",
+		"check this machine's network and DNS (curl -sI https://asurascans.com)"} {
+		if !strings.Contains(early, want) {
+			t.Errorf("too early to tell %q lacks %q", early, want)
+		}
+	}
+}
+
 // A set-up server whose Lanes read their Sites is Healthy, and says nothing
 // else; a server set up but with a young fault is too early to tell only.
 func TestASetUpHealthyServerSaysHealthyAndNothingElse(t *testing.T) {

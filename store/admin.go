@@ -269,22 +269,37 @@ func (s *Store) AdminStats(ctx context.Context, now time.Time) (map[Filter]int64
 	return out, s.Send(ctx, b)
 }
 
-// youngFailuresSQL counts the Series, not Finished, whose run of failures
-// began less than ownerWindow ago (@cutoff): faults too young to judge,
-// which the landing's verdict names as "too early to tell" (CONTEXT.md,
-// Verdict line). Its predicate implies series_failing_young's (migration
-// 0022), so it is one index-only range per Site, stopped after the cap like
-// every figure.
-const youngFailuresSQL = `SELECT count(*) FROM (SELECT 1 FROM series s
-	 WHERE s.site = ANY(@sites) AND s.failing_since >= @cutoff AND s.finished_at IS NULL
-	 LIMIT @cap) capped`
+// Young is what the landing's "too early to tell" reads besides the
+// conditions' runs (CONTEXT.md, Verdict line).
+type Young struct {
+	// Series is the Series, not Finished, whose run of failures began less
+	// than ownerWindow ago: exact up to FigureCap, FigureCap+1 meaning more.
+	Series int64
+	// Unreached are the Sites asked about whose newest pass reached nothing,
+	// its Polls unreachable (unreachedPass, docs/adr/0022): on the plain
+	// route, our network most often.
+	Unreached []string
+}
 
-// YoungFailures queues the count of Series failing for less than
-// ownerWindow at now into dst: exact up to FigureCap, FigureCap+1 meaning
-// more.
-func (b *Batch) YoungFailures(now time.Time, dst *int64) {
-	args := pgx.NamedArgs{"sites": word.SiteNames(), "cutoff": instant(now.Add(-word.OwnerWindow)), "cap": FigureCap + 1}
-	b.queueRow("young failures", youngFailuresSQL, []any{args}, dst)
+// youngSQL reads Young in one statement. The count's predicate implies
+// series_failing_young's (migration 0022), so it is one index-only range
+// per Site, stopped after the cap like every figure; each Site's newest pass
+// is one backward step of poll_passes_site_started.
+var youngSQL = `SELECT
+	(SELECT count(*) FROM (SELECT 1 FROM series s
+	  WHERE s.site = ANY(@sites) AND s.failing_since >= @cutoff AND s.finished_at IS NULL
+	  LIMIT @cap) capped) AS series,
+	coalesce((SELECT array_agg(l.site ORDER BY l.site) FROM unnest(@plain::text[]) AS l(site)
+	  CROSS JOIN LATERAL (SELECT ` + unreachedPass("pp") + ` AS unreached
+	    FROM poll_passes pp WHERE pp.site = l.site ORDER BY pp.started_at DESC LIMIT 1) p
+	  WHERE p.unreached), '{}') AS unreached`
+
+// Young queues the verdict's young facts at now into dst; plain names the
+// Sites whose newest pass to look at.
+func (b *Batch) Young(now time.Time, plain []string, dst *Young) {
+	args := pgx.NamedArgs{"sites": word.SiteNames(), "cutoff": instant(now.Add(-word.OwnerWindow)), "cap": FigureCap + 1,
+		"plain": append([]string{}, plain...)}
+	b.queueRow("young", youngSQL, []any{args}, &dst.Series, &dst.Unreached)
 }
 
 // AdminSeriesDetail is one Series for its detail page, with the filters the

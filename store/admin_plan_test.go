@@ -184,8 +184,7 @@ func TestEveryFigureIsBounded(t *testing.T) {
 	check("landing figures", stats, float64(len(store.Filters))*(store.FigureCap+1)+50, false)
 	// The verdict's "too early to tell" (issue 23, item 1): capped the same way.
 	young := s.NewBatch()
-	var youngN int64
-	young.YoungFailures(now, &youngN)
+	young.Young(now, word.SiteNames(), &store.Young{})
 	check("young failures", young, store.FigureCap+1+50, false)
 
 	for _, f := range store.Filters {

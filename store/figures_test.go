@@ -253,13 +253,23 @@ func TestYoungFailuresCountsOnlyRunsUnderTheWindow(t *testing.T) {
 		storetest.Failure{Site: word.Asurascans, Series: "young-read", Outcome: word.NotFound, FailingSince: t0.Add(-11 * time.Hour)},
 		storetest.Failure{Site: word.Asurascans, Series: "old", Outcome: word.Errors, FailingSince: t0.Add(-13 * time.Hour)},
 		storetest.Failure{Site: word.Asurascans, Series: "young-finished", Outcome: word.Errors, FailingSince: t0.Add(-time.Hour)})
-	var n int64
+	// novelfull's newest pass reached nothing; asurascans' older one did
+	// not matter once a later pass read a page.
+	storetest.Insert(t, pool,
+		storetest.Pass{Site: word.Novelfull, StartedAt: t0.Add(-time.Hour), Due: 2, Counts: word.Counts{OK: 2}},
+		storetest.Pass{Site: word.Novelfull, StartedAt: t0.Add(-time.Minute), Due: 2, Counts: word.Counts{Unreachable: 2}},
+		storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-time.Hour), Due: 2, Counts: word.Counts{Unreachable: 2}},
+		storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-time.Minute), Due: 2, Checked: 1, Counts: word.Counts{OK: 1, Unreachable: 1}})
+	var y store.Young
 	b := s.NewBatch()
-	b.YoungFailures(t0, &n)
+	b.Young(t0, []string{"asurascans", "novelfull", "demonicscans"}, &y)
 	if err := s.Send(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
-	if n != 2 {
-		t.Errorf("young failures: %d, want 2 (young-never-read, young-read)", n)
+	if y.Series != 2 {
+		t.Errorf("young failures: %d, want 2 (young-never-read, young-read)", y.Series)
+	}
+	if fmt.Sprint(y.Unreached) != "[novelfull]" {
+		t.Errorf("Sites whose newest pass reached nothing: %v, want [novelfull]", y.Unreached)
 	}
 }
