@@ -2,7 +2,7 @@
 GO ?= go
 NODE ?= node
 
-.PHONY: run test generate check-generated bench bench-freshness bench-go demo lint fuzz
+.PHONY: run link sidecar test generate check-generated bench bench-freshness bench-go demo lint fuzz
 
 # run and demo build the binary and run it, not `go run`: the go command
 # exits 1 after any Ctrl-C, whatever the program's own exit status.
@@ -11,6 +11,15 @@ BIN ?= ./bin/mangabookmark
 run: ## the server with its database (embedded PostgreSQL when DATABASE_URL is unset); Ctrl-C stops it cleanly
 	$(GO) build -o $(BIN) ./cmd/mangabookmark
 	$(BIN) serve
+
+link: ## a fresh owner sign-in link for the running server, on the address it recorded at start
+	$(GO) build -o $(BIN) ./cmd/mangabookmark
+	$(BIN) link
+
+SIDECAR_PORT ?= 9222
+
+sidecar: ## Debian's headless Chromium as the browser sidecar; the server reads it with BROWSER_WS_URL=ws://127.0.0.1:$(SIDECAR_PORT)
+	chromium --headless --no-sandbox --disable-gpu --no-first-run --remote-debugging-address=127.0.0.1 --remote-debugging-port=$(SIDECAR_PORT) --user-data-dir=var/sidecar --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage about:blank
 
 test: check-generated ## the whole suite on real PostgreSQL, fuzz seed corpora included, and the userscript's tests
 	$(NODE) --test static/userscript/*.test.js

@@ -85,7 +85,7 @@ func LoginPage(oauth bool, next string, message string) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<p>Discord sign-in is not configured on this server. The owner signs in with the one-time link the server printed on its console (<code>mangabookmark link</code> prints a fresh one); a Reader signs in with the link the owner made for them.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<p>Discord sign-in is not configured on this server. The owner signs in with the one-time link the server printed on its console (<code>make link</code> in the server's checkout prints a fresh one, <code>mangabookmark link</code> where it is installed); a Reader signs in with the link the owner made for them.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -77,7 +77,7 @@ func laneStateOf(d Deps, l store.AdminLane, c laneConditions, now time.Time) lan
 		return refusingState(l, browser, refusingHeld, now)
 	case l.LastSkip == word.SkipNoBrowser:
 		return laneState{status: laneNoSidecar, label: "browser down: no sidecar configured", fault: true,
-			note: "BROWSER_WS_URL is not set, so this browser Site is not polled.", fix: word.SidecarDown.Repair("")}
+			note: "BROWSER_WS_URL is not set, so this browser Site is not polled.", fix: word.SidecarSetup}
 	case l.LastSkip == word.SkipBrowserDown || (browser && sidecarHeld):
 		return laneState{status: laneBrowserDown, label: "browser down", fault: true,
 			note: "The browser sidecar did not answer; browser Lanes wait, then try again.", fix: word.SidecarDown.Repair("")}
@@ -129,6 +129,11 @@ func fixesOf(st laneState, c laneConditions) []string {
 	}
 	add(st.fix)
 	for _, k := range word.NoticeKinds {
+		if k == word.SidecarDown && st.status == laneNoSidecar {
+			// Its setup step is this condition's repair, said for a server
+			// that never had a sidecar.
+			continue
+		}
 		if c, ok := c.held[k]; ok {
 			add(k.Repair(c.Site))
 		}

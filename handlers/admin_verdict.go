@@ -71,7 +71,7 @@ func setupSteps(d Deps, nv notify.Verdict, now time.Time) []components.SetupStep
 		}
 		out = append(out, components.SetupStep{Step: "sidecar",
 			Missing: andList(sites) + " " + verb + " read through a browser, and BROWSER_WS_URL names none, so they are not polled.",
-			Fix:     "start the browser sidecar (a headless Chromium with its DevTools port open), set BROWSER_WS_URL to its ws:// address and restart the server"})
+			Fix:     word.SidecarSetup})
 	}
 	return out
 }

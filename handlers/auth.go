@@ -369,7 +369,7 @@ func (a *auth) handleLinkPage() http.Handler {
 
 // spentLink answers a link already used or expired.
 func (a *auth) spentLink(w http.ResponseWriter, r *http.Request) {
-	render(w, r, a.d.Logger, http.StatusForbidden, components.LoginPage(a.oauth != nil, "", "This sign-in link was already used or has expired. Ask the owner for a new one (the owner's own: mangabookmark link)."))
+	render(w, r, a.d.Logger, http.StatusForbidden, components.LoginPage(a.oauth != nil, "", "This sign-in link was already used or has expired. Ask the owner for a new one (the owner's own: make link)."))
 }
 
 func (a *auth) handleLinkSignIn() http.Handler {

@@ -564,3 +564,31 @@ func TestASignInLinkExpiresAfterFifteenMinutes(t *testing.T) {
 		}
 	}
 }
+
+// The sign-in help names the command that prints a fresh owner link in the
+// server's checkout, where `make run` leaves no mangabookmark on the PATH
+// (issue 23, item 3): on the sign-in page, and on the page of a spent link.
+func TestTheSignInHelpNamesMakeLink(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, nil)
+	resp, err := client(t).Get(s.srv.URL + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := doc(t, resp); !strings.Contains(d.Find("main").Text(), "make link in the server's checkout prints a fresh one") {
+		t.Errorf("the sign-in page's help: %q", d.Find("main").Text())
+	}
+	link, err := handlers.NewLoginLink(context.Background(), s.store, s.srv.URL, ownerID, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client(t)
+	for range 2 {
+		if resp, err = c.Post(link, "application/x-www-form-urlencoded", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := doc(t, resp); resp.StatusCode != http.StatusForbidden || !strings.Contains(d.Find("[data-testid=login-message]").Text(), "(the owner's own: make link)") {
+		t.Errorf("a spent link answered %d: %q", resp.StatusCode, d.Find("main").Text())
+	}
+}

@@ -190,7 +190,10 @@ func TestAReaderAddsAChapterAddressAndFollowsTheEmberInARealBrowser(t *testing.T
 	shot(ada, "20-reader-bookmarks-ember")
 
 	// "Caught up" swaps the row alone and the ember goes out.
-	step("caught up", chromedp.Do(ada, chromedp.Click(chromedp.CSS(row+` [data-testid="caught-up"]`))))
+	// Caught up waits behind the row's disclosure (issue 23, item 10).
+	step("caught up", chromedp.Do(ada, chromedp.Click(chromedp.CSS(row+` [data-testid="bookmark-more"] summary`)),
+		chromedp.WaitVisible(chromedp.CSS(row+` [data-testid="caught-up"]`)),
+		chromedp.Click(chromedp.CSS(row+` [data-testid="caught-up"]`))))
 	_, err = chromedp.Run(ada, chromedp.Poll[bool](`!document.querySelector('[data-testid="ember"]') && document.querySelector('`+row+` [data-testid="progress"]').textContent.includes('4')`,
 		chromedp.WithPollingTimeout(browserWait)))
 	step("the ember is out", err)

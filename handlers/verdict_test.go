@@ -61,8 +61,7 @@ func TestAFreshServerIsNotSetUpAndTooEarlyToTell(t *testing.T) {
 		t.Errorf("webhook step: %q", hook)
 	}
 	side := squash(v.Find(`[data-testid="setup-sidecar"]`).Text())
-	if !strings.Contains(side, "comix and kagane are read through a browser") || !strings.Contains(side, "To fix: start the browser sidecar") ||
-		!strings.Contains(side, "set BROWSER_WS_URL") {
+	if !strings.Contains(side, "comix and kagane are read through a browser") || !strings.Contains(side, "To fix: "+word.SidecarSetup) {
 		t.Errorf("sidecar step: %q", side)
 	}
 	early := squash(v.Find(`[data-testid="verdict-early"]`).Text())
@@ -187,8 +186,9 @@ func TestALaneStateAgreesWithItsFixAndItsFigures(t *testing.T) {
 		h := newHarness(t, func(d *handlers.Deps) { d.Sidecar = false })
 		h.passes("comix", "no-browser", 2, 0, 0, 13, 6, 1)
 		row := laneRow(h.get(h.owner(), "/admin/lanes"), "comix")
-		if n := strings.Count(squash(row.Text()), word.SidecarDown.Repair("")); n != 1 {
-			t.Errorf("the fix is said %d times: %q", n, squash(row.Text()))
+		text := squash(row.Text())
+		if n := strings.Count(text, word.SidecarSetup); n != 1 || strings.Contains(text, word.SidecarDown.Repair("")) {
+			t.Errorf("the setup step is said %d times, or beside sidecar-down's repair: %q", n, text)
 		}
 	})
 	t.Run("an adapter-broken Lane is not labelled running", func(t *testing.T) {

@@ -59,6 +59,9 @@ type Config struct {
 	LogLevel slog.Level
 }
 
+// DefaultListenAddr is LISTEN_ADDR when it is unset.
+const DefaultListenAddr = "127.0.0.1:8080"
+
 // LocalOwnerID is the owner's id when Discord OAuth is not configured.
 const LocalOwnerID = "local-owner"
 
@@ -78,7 +81,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c := Config{
 		DatabaseURL:         word.Secret(get("DATABASE_URL", "")),
 		DataDir:             filepath.Clean(get("DATA_DIR", "var")),
-		ListenAddr:          get("LISTEN_ADDR", "127.0.0.1:8080"),
+		ListenAddr:          get("LISTEN_ADDR", DefaultListenAddr),
 		DiscordClientID:     get("DISCORD_CLIENT_ID", ""),
 		DiscordClientSecret: word.Secret(get("DISCORD_CLIENT_SECRET", "")),
 		DiscordGuildID:      get("DISCORD_GUILD_ID", ""),

@@ -57,7 +57,9 @@ func openDatabase(ctx context.Context, cfg Config, log *slog.Logger, server stri
 	if err != nil {
 		return "", nil, err
 	}
-	cl, err := localpg.Start(ctx, localpg.Options{Dir: filepath.Join(cfg.DataDir, "pg"), BinDir: bin, Logger: log, Server: server})
+	o := LocalCluster(cfg.DataDir)
+	o.BinDir, o.Logger, o.Server = bin, log, server
+	cl, err := localpg.Start(ctx, o)
 	var held *localpg.HeldError
 	if errors.As(err, &held) {
 		// Issue 22, item 9: attached, this server would lose its database
@@ -79,6 +81,12 @@ func openDatabase(ctx context.Context, cfg Config, log *slog.Logger, server stri
 		return "", nil, err
 	}
 	return cl.URL("mangabookmark"), stop, nil
+}
+
+// LocalCluster is the embedded cluster of dataDir (DATA_DIR): DATA_DIR/pg,
+// or where localpg.Where places it for a root process.
+func LocalCluster(dataDir string) localpg.Options {
+	return localpg.Options{Dir: filepath.Join(dataDir, "pg")}
 }
 
 func ensureDatabase(ctx context.Context, adminURL, name string) error {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/announce"
@@ -56,6 +57,25 @@ type Options struct {
 	Ready func(st *store.Store)
 	// OwnLinks: the caller prints its own sign-in links (the demo).
 	OwnLinks bool
+	// Listener, when set, is LISTEN_ADDR already taken (Listen): the demo
+	// takes it before it wipes or starts anything, so a second demo on a
+	// busy address stops before it touches the first one's (issue 23,
+	// item 9).
+	Listener net.Listener
+}
+
+// Listen takes LISTEN_ADDR. A busy address is one sentence naming it and
+// what to do, as `make run` or `make demo` beside another server is the
+// usual cause.
+func Listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, fmt.Errorf("LISTEN_ADDR: cannot listen on %s: another program, perhaps another mangabookmark server or demo, listens there; stop it or set LISTEN_ADDR to a free address", addr)
+	case err != nil:
+		return nil, fmt.Errorf("LISTEN_ADDR: cannot listen on %s: %w", addr, err)
+	}
+	return ln, nil
 }
 
 // lanesConfig is how the server's Lanes run: every Site at POLL_SPACING,
@@ -97,9 +117,12 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 		o.Now = time.Now
 	}
 	log := NewLogger(stderr, cfg.LogLevel)
-	ln, err := net.Listen("tcp", cfg.ListenAddr)
-	if err != nil {
-		return fmt.Errorf("LISTEN_ADDR: cannot listen on %s: %w", cfg.ListenAddr, err)
+	ln := o.Listener
+	if ln == nil {
+		var err error
+		if ln, err = Listen(cfg.ListenAddr); err != nil {
+			return err
+		}
 	}
 	defer ln.Close() // on an early return; after Serve, srv.Shutdown has closed it
 
@@ -218,9 +241,10 @@ func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, l
 	if deps.Notices, err = notify.New(notices); err != nil {
 		return nil, fmt.Errorf("owner notices: %w", err)
 	}
-	// The notices command reports this, not its own environment's settings.
+	// The notices and link commands report this, not their own
+	// environment's settings.
 	if err := st.RecordServerWebhook(ctx, store.ServerWebhook{Configured: notifier.Enabled(), Hash: notifier.WebhookHash(),
-		RecordedAt: time.Now(), BrowserSites: deps.BrowserSites.Names()}); err != nil && ctx.Err() == nil {
+		RecordedAt: time.Now(), BrowserSites: deps.BrowserSites.Names(), PublicBaseURL: cfg.PublicBaseURL}); err != nil && ctx.Err() == nil {
 		log.Error("owner notices: the webhook state could not be recorded for the notices command", "err", err)
 	}
 	return notifier, nil

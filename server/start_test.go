@@ -54,7 +54,7 @@ func TestABusyListenAddressStopsTheStartBeforeTheStartUpRecord(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("the server started on a busy address:\n%s", stderr.String())
 	}
-	if err == nil || !strings.HasPrefix(err.Error(), "LISTEN_ADDR: cannot listen on "+addr+":") {
+	if err == nil || !strings.HasPrefix(err.Error(), "LISTEN_ADDR: cannot listen on "+addr+":") || !strings.HasSuffix(err.Error(), "set LISTEN_ADDR to a free address") {
 		t.Fatalf("error %v: want one naming LISTEN_ADDR and %s", err, addr)
 	}
 	after, ok, err := st.ReadServerWebhook(ctx)

@@ -50,6 +50,12 @@ func (k NoticeKind) Fault(site, age string) string {
 	return fmt.Sprintf("%s: %s for %s", k.Subject(site), k, age)
 }
 
+// SidecarSetup is the step for a server with browser Sites and no sidecar
+// configured (SkipNoBrowser): the README's `make sidecar`, and the address
+// BROWSER_WS_URL then names (the remote allocator asks it for the browser's
+// current endpoint). Issue 23, item 8.
+const SidecarSetup = "start a sidecar with make sidecar, then restart the server with BROWSER_WS_URL=ws://127.0.0.1:9222"
+
 // Repair is what the owner does about a notice of k.
 func (k NoticeKind) Repair(site string) string {
 	switch k {

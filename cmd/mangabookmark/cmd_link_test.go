@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/server"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
@@ -67,5 +68,47 @@ func TestLinkPrintsAFreshSingleUseOwnerLink(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("the owner signed in by the printed link sees /admin answer %d", resp.StatusCode)
+	}
+}
+
+// TestLinkIsOnTheAddressTheServerRecorded: the server started on another
+// LISTEN_ADDR than the command's environment names (issue 23, item 3). The
+// link is on the server's address, as serve recorded it at start, never on
+// the 8080 the command would derive; before any server recorded one, the
+// command says whose address it used.
+func TestLinkIsOnTheAddressTheServerRecorded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.URL(t)
+	st, err := store.Open(ctx, url, store.Pools{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	env := map[string]string{"DATABASE_URL": url, "DATA_DIR": t.TempDir()} // LISTEN_ADDR unset: 127.0.0.1:8080
+	link := func() string {
+		t.Helper()
+		var out bytes.Buffer
+		if err := run(ctx, []string{"mangabookmark", "link"}, func(k string) string { return env[k] }, strings.NewReader(""), &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	if out := link(); !strings.Contains(out, "No server has recorded its address") || !strings.Contains(out, "http://127.0.0.1:8080/login/") {
+		t.Errorf("before any server started, the link command printed %q", out)
+	}
+	// What serve does at start, with LISTEN_ADDR=127.0.0.1:9191.
+	cfg, err := server.LoadConfig(func(k string) string {
+		return map[string]string{"LISTEN_ADDR": "127.0.0.1:9191", "DATABASE_URL": url}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := server.OwnerNotices(ctx, cfg, server.Options{}, st, slog.New(slog.DiscardHandler), &handlers.Deps{}); err != nil {
+		t.Fatal(err)
+	}
+	out := link()
+	if !strings.Contains(out, "\n  http://127.0.0.1:9191/login/") || strings.Contains(out, ":8080") || strings.Contains(out, "No server") {
+		t.Errorf("the server recorded http://127.0.0.1:9191, the link command printed %q", out)
 	}
 }

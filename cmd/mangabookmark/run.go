@@ -28,7 +28,7 @@ func commands() map[string]command {
 		"fetch":           {runFetch, "read one Series address through the real path and print the outcome and facts; exits 3 unless ok"},
 		"demo":            {demo.Run, "six local stand-in Sites, a webhook sink and the server polling them (run from the repository)"},
 		"notices":         {withDatabase(runNotices), "list the open owner notices (--json); exits non-zero while one is pending"},
-		"link":            {withDatabase(runLink), "print a fresh owner sign-in link (single use, valid 15 minutes), no restart needed"},
+		"link":            {withDatabase(runLink), "print a fresh owner sign-in link (single use, valid 15 minutes) on the address the running server recorded, no restart needed (what `make link` runs)"},
 		"bench":           {bench.Run, "the owner's pages at N Series, measured against the real server: bench -n N (what `make bench N=...` runs)"},
 		"bench-freshness": {freshness.Run, "release-to-detection delay at N Series, round-robin against the scheduler, simulated: bench-freshness -n N [-hours H] [-seed S] [-json]"},
 	}

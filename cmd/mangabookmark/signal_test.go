@@ -97,7 +97,7 @@ func diedOf(err error, sig syscall.Signal) bool {
 // stopBySignal runs command as a server on a fresh database, waits until it
 // answers /healthz, sends sig (to its process group when group) and returns
 // its output and exit.
-func stopBySignal(t *testing.T, command []string, sig syscall.Signal, group bool) (string, error) {
+func stopBySignal(t *testing.T, command []string, sig syscall.Signal, group bool, env ...string) (string, error) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -107,6 +107,7 @@ func stopBySignal(t *testing.T, command []string, sig syscall.Signal, group bool
 	l.Close()
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+storetest.URL(t), "LISTEN_ADDR="+addr, "DATA_DIR="+t.TempDir(), "LOG_LEVEL=info")
+	cmd.Env = append(cmd.Env, env...) // the last of a name wins
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -149,12 +149,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		if c.cred, err = unprivileged(); err != nil {
 			return nil, err
 		}
-		if p := untraversable(filepath.Dir(dir)); p != "" {
-			// `make run` as root in a clone under /root must still work:
-			// the cluster moves to a directory the postgres user can reach,
-			// named after the data directory so restarts find it again.
-			h := sha256.Sum256([]byte(dir))
-			alt := filepath.Join(cmp.Or(o.RootDir, "/var/lib/mangabookmark"), "pg-"+hex.EncodeToString(h[:6]))
+		if alt, p := relocated(dir, o.RootDir); alt != "" {
 			log.Info("the postgres user cannot enter the data directory; the cluster lives outside it", "data_dir", dir, "closed", p, "dir", alt)
 			dir = alt
 			c.dir = alt
@@ -185,6 +180,68 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// Where is the directory the cluster of o.Dir lives in, as Start places it:
+// o.Dir itself, or, for a root process whose postgres user cannot enter
+// o.Dir, a directory under RootDir. What is said of the cluster's place,
+// and what removes it, reads this (issue 23, item 9: the demo named var/demo
+// while as root its cluster lived under /var/lib/mangabookmark).
+func Where(o Options) (string, error) {
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return "", fmt.Errorf("localpg: data directory %q: %w", o.Dir, err)
+	}
+	if os.Geteuid() == 0 {
+		if alt, _ := relocated(dir, o.RootDir); alt != "" {
+			return alt, nil
+		}
+	}
+	return dir, nil
+}
+
+// relocated is where a root process keeps the cluster of dir when the
+// postgres user cannot enter dir's parent (closed is the directory that
+// shuts it out), or "" when dir itself will do. `make run` as root in a
+// clone under /root must still work: the cluster moves to a directory the
+// postgres user can reach, named after the data directory so restarts find
+// it again.
+func relocated(dir, rootDir string) (alt, closed string) {
+	closed = untraversable(filepath.Dir(dir))
+	if closed == "" {
+		return "", ""
+	}
+	return movedTo(dir, rootDir), closed
+}
+
+// movedTo is the directory under rootDir the cluster of dir moves to.
+func movedTo(dir, rootDir string) string {
+	h := sha256.Sum256([]byte(dir))
+	return filepath.Join(cmp.Or(rootDir, "/var/lib/mangabookmark"), "pg-"+hex.EncodeToString(h[:6]))
+}
+
+// Remove deletes the cluster of o and its lock file wherever Start may have
+// placed them: o.Dir and, for a root process, the directory it moves to
+// when o.Dir is closed, whether or not it is closed now. The cluster must
+// be stopped.
+func Remove(o Options) error {
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return fmt.Errorf("localpg: data directory %q: %w", o.Dir, err)
+	}
+	dirs := []string{dir}
+	if os.Geteuid() == 0 {
+		dirs = append(dirs, movedTo(dir, o.RootDir))
+	}
+	for _, d := range dirs {
+		if err := os.RemoveAll(d); err != nil {
+			return fmt.Errorf("localpg: remove %s: %w", d, err)
+		}
+		if err := os.Remove(d + ".lock"); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("localpg: remove %s.lock: %w", d, err)
+		}
+	}
+	return nil
 }
 
 // start runs, holding the lock, what Start does for the process that owns

@@ -152,6 +152,24 @@ func TestARootDataDirectoryThePostgresUserCannotEnterMovesTheClusterOutside(t *t
 	if _, err := conn.Exec(ctx, `SELECT v FROM kept`); err != nil {
 		t.Fatalf("the moved cluster lost its data across a restart: %v", err)
 	}
+	// Where names the place Start chose, and Remove empties it (the
+	// demo's banner and its end: issue 23, item 9).
+	where, err := localpg.Where(opts)
+	if err != nil || !strings.HasPrefix(where, rootDir+"/pg-") || !strings.Contains(c.URL("postgres"), url.QueryEscape(where)) {
+		t.Errorf("Where says %q (%v); the cluster runs at %s", where, err, c.URL("postgres"))
+	}
+	conn.Close(ctx)
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := localpg.Remove(opts); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{where, where + ".lock"} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is left after Remove (%v)", p, err)
+		}
+	}
 }
 
 // TestHelperStartsAClusterAndDies is not a test of its own: the orphan test

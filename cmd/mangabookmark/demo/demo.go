@@ -3,7 +3,8 @@
 // optional Chromium sidecar, and the real server (package server, run with
 // the demo's clock and pace) polling them while a script of events plays
 // (script.go). Safe by construction: loopback only, its own database under
-// DATA_DIR/demo (never DATABASE_URL), wiped at start unless --keep.
+// DATA_DIR/demo (never DATABASE_URL), wiped at start and removed at the end
+// unless --keep (data.go).
 package demo
 
 import (
@@ -12,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -71,26 +73,33 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 	if err != nil {
 		return err
 	}
+	// LISTEN_ADDR first, then DATA_DIR's lock: a second demo stops before
+	// it wipes or starts anything of the first one's (issue 23, item 9).
+	ln, err := server.Listen(orDefault(getenv("LISTEN_ADDR"), server.DefaultListenAddr))
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	data, err := holdDemoData(orDefault(getenv("DATA_DIR"), "var"), o)
+	if err != nil {
+		return err
+	}
+	defer data.end(stdout) // last: once the cluster has stopped
 	w, bases, down, err := startStandIns(o, sites, stdout)
 	defer down()
 	if err != nil {
 		return err
 	}
-	dataDir := filepath.Join(orDefault(getenv("DATA_DIR"), "var"), "demo")
-	if !o.keep && o.database == "" {
-		if err := os.RemoveAll(dataDir); err != nil {
-			return fmt.Errorf("demo: start afresh: %w", err)
-		}
-	}
+	dataDir := data.dir
 	env := demoEnv(o, bases, w, dataDir, getenv)
 	if w.sidecar, err = newDemoSidecar(dataDir); err != nil {
 		return err
 	}
 	if w.sidecar != nil {
+		defer w.sidecar.Stop() // also a Chromium that never answered
 		if err := w.sidecar.Start(ctx); err != nil {
 			return err
 		}
-		defer w.sidecar.Stop()
 		env["BROWSER_SITES"], env["BROWSER_WS_URL"] = "comix,kagane", w.sidecar.WSURL()
 	}
 	cfg, err := server.LoadConfig(func(k string) string {
@@ -113,9 +122,9 @@ func playDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer, gete
 		return err
 	}
 	script := demoScript(w.sidecar != nil)
-	printGuide(stdout, cfg, w, dataDir, o.database != "")
+	printGuide(stdout, cfg, w, data)
 	printTimeline(stdout, script)
-	return runDemoServer(ctx, o, cfg, w, seed, script, stdout, stderr)
+	return runDemoServer(ctx, o, ln, cfg, w, seed, script, stdout, stderr)
 }
 
 // startStandIns serves every stand-in Site and the webhook sink on loopback
@@ -182,7 +191,7 @@ func demoEnv(o demoOptions, bases []string, w *demoWorld, dataDir string, getenv
 
 // runDemoServer serves until Ctrl-C; once the server is ready it prints the
 // sign-in links, opens the reading room and plays the script.
-func runDemoServer(ctx context.Context, o demoOptions, cfg server.Config, w *demoWorld, seed *demoSeed, script []demoEvent, stdout, stderr io.Writer) error {
+func runDemoServer(ctx context.Context, o demoOptions, ln net.Listener, cfg server.Config, w *demoWorld, seed *demoSeed, script []demoEvent, stdout, stderr io.Writer) error {
 	played := make(chan error, 1)
 	ready := func(st *store.Store) {
 		var err error
@@ -222,7 +231,7 @@ func runDemoServer(ctx context.Context, o demoOptions, cfg server.Config, w *dem
 	defer stop()
 	served := make(chan error, 1)
 	go func() {
-		served <- server.Serve(srvCtx, cfg, stdout, stderr, server.Options{Now: o.clock.Now, Pace: o.pace, Demo: w.sink, Ready: ready, OwnLinks: true})
+		served <- server.Serve(srvCtx, cfg, stdout, stderr, server.Options{Now: o.clock.Now, Pace: o.pace, Demo: w.sink, Ready: ready, OwnLinks: true, Listener: ln})
 	}()
 	for {
 		select {
@@ -248,14 +257,20 @@ func orDefault(v, def string) string {
 }
 
 // printGuide is the first thing the demo prints: where everything is.
-func printGuide(out io.Writer, cfg server.Config, w *demoWorld, dataDir string, ownDB bool) {
+func printGuide(out io.Writer, cfg server.Config, w *demoWorld, data *demoData) {
 	fmt.Fprintln(out, "mangabookmark demo: everything runs on this machine's loopback; nothing reaches the internet.")
 	fmt.Fprintf(out, "  server         %s (sign-in links below)\n", cfg.PublicBaseURL)
-	if ownDB {
-		fmt.Fprintln(out, "  database       the one given with --database")
+	end := "removed when the demo ends"
+	if data.keep {
+		end = "kept when the demo ends (--keep)"
+	}
+	if data.Where() == "" {
+		fmt.Fprintf(out, "  database       the one given with --database; the demo's other data is in %s, %s\n", data.dir, end)
 	} else {
-		fmt.Fprintf(out, "  database       the demo's own cluster in %s (wiped at the next start unless --keep)\n", dataDir)
-		fmt.Fprintf(out, "                 e.g. DATA_DIR=%s mangabookmark notices\n", dataDir)
+		fmt.Fprintf(out, "  database       the demo's own cluster in %s, %s\n", data.Where(), end)
+		// The binary `make demo` built: `make` leaves no mangabookmark on
+		// the PATH (issue 23, item 3).
+		fmt.Fprintf(out, "                 e.g. DATA_DIR=%s ./bin/mangabookmark notices\n", data.dir)
 	}
 	fmt.Fprintln(out, "  server log     errors only (set LOG_LEVEL=info to see every Poll that failed on purpose)")
 	fmt.Fprintln(out, "  webhook sink   stands in for Discord: each owner notice is printed here as `owner notice [<word>] ...`")

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -23,6 +24,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mangabookmark/mangabookmark/fetch/chromiumtest"
+	"github.com/mangabookmark/mangabookmark/server"
+	"github.com/mangabookmark/mangabookmark/store/localpg"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
 
@@ -344,7 +347,9 @@ func TestTheDemoScriptShowsEverySignal(t *testing.T) {
 
 // `make demo`'s own command: the demo's own local cluster under DATA_DIR,
 // the guide printed, /healthz answering; on Ctrl-C (the context) every
-// process and port it opened is gone.
+// process and port it opened is gone, and so is its data, wherever the
+// guide said it was (as root, the cluster lives outside a closed DATA_DIR:
+// issue 23, item 9).
 func TestTheDemoCommandStartsWithItsGuideAndStopsEverything(t *testing.T) {
 	t.Parallel()
 	addr := freeAddr(t)
@@ -382,9 +387,17 @@ func TestTheDemoCommandStartsWithItsGuideAndStopsEverything(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	guide := stdout.String()
+	cluster, err := localpg.Where(server.LocalCluster(filepath.Join(dataDir, "demo")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(cluster, "PG_VERSION")); err != nil {
+		t.Errorf("the cluster is not where the guide says: %v", err)
+	}
 	for _, want := range []string{
 		"everything runs on this machine's loopback",
-		"the demo's own cluster in " + dataDir + "/demo",
+		"the demo's own cluster in " + cluster + ", removed when the demo ends\n",
+		"e.g. DATA_DIR=" + filepath.Join(dataDir, "demo") + " ./bin/mangabookmark notices\n",
 		"owner notice [<word>]",
 		"demo timeline (minutes after the start):",
 		"The clock skips 13 hours",
@@ -421,6 +434,14 @@ func TestTheDemoCommandStartsWithItsGuideAndStopsEverything(t *testing.T) {
 			c.Close()
 			t.Errorf("%s still answers after the demo stopped", p)
 		}
+	}
+	for _, p := range []string{cluster, filepath.Join(dataDir, "demo"), filepath.Join(dataDir, "demo.lock")} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is left after the demo stopped without --keep (%v)", p, err)
+		}
+	}
+	if !strings.Contains(stdout.String(), "demo: removed its data in "+filepath.Join(dataDir, "demo")) {
+		t.Errorf("the demo's last line does not say its data was removed:\n%s", stdout.String())
 	}
 }
 

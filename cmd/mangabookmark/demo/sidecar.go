@@ -2,8 +2,11 @@ package demo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,9 +83,7 @@ func (s *demoSidecar) Start(ctx context.Context) error {
 	s.cmd = cmd
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(s.port), 200*time.Millisecond)
-		if err == nil {
-			_ = c.Close()
+		if s.answers() {
 			return nil
 		}
 		select {
@@ -91,7 +92,24 @@ func (s *demoSidecar) Start(ctx context.Context) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("demo: the sidecar did not open its DevTools port within 20 s")
+	return fmt.Errorf("demo: the sidecar's DevTools did not answer on 127.0.0.1:%d within 20 s; another program may have taken the port, so start the demo again", s.port)
+}
+
+// answers reports whether a DevTools endpoint answers on the sidecar's
+// port: the port was free when picked, but another program may have taken
+// it since, and a bare connection would take that program for Chromium
+// (issue 23, item 9). The timeout stops a stranger holding the dial.
+func (s *demoSidecar) answers() bool {
+	c := &http.Client{Timeout: 500 * time.Millisecond}
+	resp, err := c.Get("http://127.0.0.1:" + strconv.Itoa(s.port) + "/json/version")
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var v struct {
+		WS string `json:"webSocketDebuggerUrl"`
+	}
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&v) == nil && v.WS != ""
 }
 
 // Stop kills Chromium and its helper processes.
