@@ -143,6 +143,7 @@ type Landing struct {
 	Demo      bool
 	Empty     bool // no Series at all yet: say how the first one arrives
 	Freshness LandingFreshness
+	Failing   FailingLine // the week of the failing figure (issue 23, item 11)
 }
 
 // BookmarkRow is one Reader's Bookmark on the detail page.
@@ -234,6 +235,7 @@ type LaneRow struct {
 	Listing       string // the listing's state: when it was last read, or off
 	ListingBroken string // the listing reader is broken: the sentence with its fix; ""
 	Freshness     Freshness
+	Strip         PassStrip // the last day of passes (issue 23, item 11)
 }
 
 // FreshnessHour is one hour of a Lane's plot: the new chapters confirmed

@@ -15,9 +15,10 @@ func listHref(f store.Filter, site, kind, afterSite, afterID string) string {
 // handleAdminLanding is /admin: the verdict line and one figure per filter.
 // Its reads are independent, so they go to PostgreSQL in one batch: the
 // figures (one statement), every condition of every Site (one statement),
-// the webhook's state and the Series failing for less than ownerWindow;
-// with the session read, five statements in two round trips, whatever the
-// number of Series.
+// the webhook's state and the Series failing for less than ownerWindow, then
+// the freshness figure and the failing line (issue 23, item 11); with the
+// session read, six statements in two round trips, whatever the number of
+// Series.
 func handleAdminLanding(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, now := r.Context(), d.now()
@@ -34,6 +35,8 @@ func handleAdminLanding(d Deps) http.Handler {
 		// never keeps the verdict from being read (N stays -1 when unread).
 		fresh := store.Delays{N: -1}
 		b.FreshnessAll(now, &fresh)
+		var failing store.FailingHistoryRead
+		b.FailingHistory(now, &failing)
 		err := d.Store.Send(ctx, b)
 		if len(stats) == 0 {
 			failStore(w, r, d.Logger, err, "The figures could not be read. Try again.", "admin landing: stats")
@@ -60,6 +63,11 @@ func handleAdminLanding(d Deps) http.Handler {
 		l.Freshness = components.LandingFreshness{Broken: true}
 		if fresh.N >= 0 {
 			l.Freshness = landingFreshness(fresh)
+		}
+		l.Failing = components.FailingLine{Broken: true}
+		if failing.Read {
+			n, capped := figure(stats[store.FilterFailing])
+			l.Failing = failingLineOf(failing.Points, now, n, capped)
 		}
 		l.Demo = d.Demo != nil
 		render(w, r, d.Logger, http.StatusOK, components.AdminLanding(viewerFrom(ctx), l))

@@ -60,6 +60,7 @@ type lanesRead struct {
 	facts  laneFacts
 	status notify.Status
 	fresh  map[string]store.Freshness
+	strips map[string]store.PassStrip
 	// The Reader announcements of the last day, per channel, and when the
 	// Readers' webhook answered 404 (on each row).
 	delivery []store.ChannelDelivery
@@ -70,10 +71,12 @@ type lanesRead struct {
 // the webhook's state and the open notices through the same derivation the
 // push uses.
 func readLanes(d Deps, r *http.Request, now time.Time) (lanesRead, error) {
-	out := lanesRead{facts: laneFacts{conds: map[string]laneConditions{}, failing: map[string]bool{}}, fresh: map[string]store.Freshness{}}
+	out := lanesRead{facts: laneFacts{conds: map[string]laneConditions{}, failing: map[string]bool{}}, fresh: map[string]store.Freshness{},
+		strips: map[string]store.PassStrip{}}
 	b := d.Store.NewBatch()
 	b.AdminLanes(now, &out.lanes)
 	b.Freshness(word.SiteNames(), now, out.fresh)
+	b.PassStrips(word.SiteNames(), now, out.strips)
 	b.FailingSites(word.SiteNames(), now, out.facts.failing)
 	b.DeliveryCounts(now.Add(-24*time.Hour), d.ReadersWebhookHash, &out.delivery)
 	var finish func() (notify.Verdict, notify.Status)
@@ -129,6 +132,7 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 	}
 	row.Listing, row.ListingBroken = listingState(d, l, now)
 	row.Freshness = freshnessOf(read.fresh[l.Site], now)
+	row.Strip = passStripOf(read.strips[l.Site], l.Site, d.browserSite(l.Site))
 	row.Problem = row.StateFault || row.ListingBroken != "" || len(row.Fixes) > 0
 	if l.LastStartedAt.IsZero() {
 		row.LastPass, row.Never = "never", true

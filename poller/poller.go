@@ -205,6 +205,10 @@ type lane struct {
 	// schedule stretches its cadence reads (schedule.Policy.Listing). Set
 	// at each pass's start; read by the pass's writes.
 	listing atomic.Bool
+
+	// recorded is the hour whose failing figure this Lane last wrote
+	// (recordFailing).
+	recorded time.Time
 }
 
 // requested records a request to the Site just now, for the spacing, under

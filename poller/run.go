@@ -82,6 +82,7 @@ func (p *Poller) runLane(ctx context.Context, site string) {
 			continue
 		}
 		p.prune(ctx, site, l)
+		p.recordFailing(ctx, site, l)
 		var meanwhile func(context.Context)
 		if coversWelcome(pass) {
 			meanwhile = func(rctx context.Context) { p.fetchCovers(rctx, site, l) }
@@ -250,3 +251,21 @@ func (p *Poller) prune(ctx context.Context, site string, l *lane) {
 // read a day of them; three months leaves Reader announcements and feeds
 // their history.
 const ArrivalRetention = 90 * 24 * time.Hour
+
+// recordFailing writes the Site's failing figure once an hour, for the
+// failing line on /admin (store.RecordFailing; migration 0024). Only the
+// leader's Lane writes, after its pass and never inside it, so a Poll's
+// statements stay its own; the hour is the row's key, so a replica that
+// took the Lane over, or a restart, never writes an hour twice.
+func (p *Poller) recordFailing(ctx context.Context, site string, l *lane) {
+	now := p.now()
+	hour := now.Truncate(time.Hour)
+	if l.recorded.Equal(hour) {
+		return
+	}
+	if _, err := p.st.RecordFailing(ctx, site, now); err != nil {
+		p.failed("failing figure not recorded", err, "site", site)
+		return
+	}
+	l.recorded = hour
+}

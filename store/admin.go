@@ -282,7 +282,7 @@ type Young struct {
 }
 
 // youngSQL reads Young in one statement. The count's predicate implies
-// series_failing_young's (migration 0024), so it is one index-only range
+// series_failing_young's (migration 0025), so it is one index-only range
 // per Site, stopped after the cap like every figure; each Site's newest pass
 // is one backward step of poll_passes_site_started.
 var youngSQL = `SELECT

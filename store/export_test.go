@@ -72,5 +72,12 @@ var (
 	ReleaseKeySQL = releaseKeySQL
 )
 
+// The pictures' statements (issue 23, item 11), for their plan test.
+var (
+	PassStripSQL      = passStripSQL
+	FailingHistorySQL = failingHistorySQL
+	RecordFailingSQL  = recordFailingSQL
+)
+
 // AdminSeriesSQL is the detail page's read of one Series, for the EXPLAIN test.
 var AdminSeriesSQL = adminSeriesSQL

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
@@ -109,6 +111,97 @@ func outcomeTotal(alias string) string {
 		cols[i] = o.Column(alias)
 	}
 	return "(" + strings.Join(cols, " + ") + ")"
+}
+
+// The pass strip of the Lanes page (issue 23, item 11): a Lane's last day
+// of passes in quarter hours, each with its passes and the outcomes of
+// their Polls.
+const (
+	StripBuckets = 96
+	StripBucket  = 15 * time.Minute
+)
+
+// PassBucket is one quarter hour of a Lane's passes: how many, how many
+// were skipped (skip set) and how many were stall passes (CONTEXT.md,
+// Stall), and their Polls' outcomes summed.
+type PassBucket struct {
+	Passes  int `db:"passes"`
+	Skipped int `db:"skipped"`
+	Stalled int `db:"stalled"`
+	word.Counts
+}
+
+// Polls is how many Polls the bucket's passes made.
+func (b PassBucket) Polls() int {
+	n := 0
+	for _, o := range word.Outcomes {
+		n += b.Of(o)
+	}
+	return n
+}
+
+// PassStrip is one Lane's last StripBuckets quarter hours: Buckets[i]
+// holds the passes started in the quarter hour ending
+// (StripBuckets−1−i) × StripBucket before now, so the last is the newest.
+type PassStrip struct {
+	Buckets [StripBuckets]PassBucket
+}
+
+// passStripSQL reads the window's passes of the Sites in $1 by
+// poll_passes_site_started, one range per Site, into one row per Site and
+// quarter hour that had any. A pass skipped as not-leader is another
+// replica declining the Lane, not a pass of it (CONTEXT.md, the owner-notice
+// derivations), and is left out. A Lane passes every few minutes at most
+// (MinRest bounds its pace), so the range is a few hundred rows a Site.
+var passStripSQL = `
+SELECT site, b, count(*) AS passes,
+       count(*) FILTER (WHERE NOT ` + ran + `) AS skipped,
+       count(*) FILTER (WHERE ` + stallPassPred + `) AS stalled,
+       ` + outcomeSums("p") + `
+  FROM (SELECT p.*, ` + fmt.Sprint(StripBuckets-1) + ` - floor(extract(epoch FROM $2::timestamptz - p.started_at) / ` +
+	fmt.Sprint(StripBucket.Seconds()) + `)::int AS b
+          FROM poll_passes p
+         WHERE p.site = ANY($1) AND p.started_at > $2::timestamptz - $3::interval AND p.started_at <= $2::timestamptz
+           AND p.skip <> ` + word.SkipNotLeader.SQL() + `) p
+ GROUP BY site, b`
+
+// passStripRow is one row of passStripSQL.
+type passStripRow struct {
+	Site string `db:"site"`
+	B    int    `db:"b"`
+	PassBucket
+}
+
+// PassStrips queues the pass strip of each of sites over the day ending at
+// now into dst, keyed by Site; a Site without a pass has none. One
+// statement.
+func (b *Batch) PassStrips(sites []string, now time.Time, dst map[string]PassStrip) {
+	b.b.Queue(passStripSQL, sites, instant(now), StripBuckets*StripBucket).Query(func(rows pgx.Rows) error {
+		v, err := pgx.CollectRows(rows, pgx.RowToStructByName[passStripRow])
+		if err != nil {
+			return fmt.Errorf("store: pass strips: %w", translate(err))
+		}
+		for _, r := range v {
+			if r.B < 0 || r.B >= StripBuckets {
+				continue
+			}
+			s := dst[r.Site]
+			s.Buckets[r.B] = r.PassBucket
+			dst[r.Site] = s
+		}
+		return nil
+	})
+}
+
+// PassStrip reads one Lane's pass strip over the day ending at now.
+func (s *Store) PassStrip(ctx context.Context, site string, now time.Time) (PassStrip, error) {
+	dst := map[string]PassStrip{}
+	b := s.NewBatch()
+	b.PassStrips([]string{site}, now, dst)
+	if err := s.Send(ctx, b); err != nil {
+		return PassStrip{}, err
+	}
+	return dst[site], nil
 }
 
 // unreachedPass is the predicate over the pass row alias: the pass ran,

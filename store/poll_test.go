@@ -235,6 +235,9 @@ func TestThePlans(t *testing.T) {
 		`UPDATE series SET latest_chapter_num = 5, polled_chapter_num = 5 WHERE series_id NOT LIKE '%23'`,
 		`INSERT INTO chapter_arrivals (site, series_id, chapter_num, confirmed_at, noticed_at)
 		 SELECT site, series_id, 1, checked_at, checked_at FROM series WHERE checked_at IS NOT NULL`,
+		// Eight days of the failing history: as many rows as it ever holds.
+		`INSERT INTO failing_history (site, at, failing)
+		 SELECT site, timestamptz 'epoch' + h * interval '1 hour', h % 5 FROM (SELECT DISTINCT site FROM series) s, generate_series(1, 192) h`,
 	} {
 		if _, err := pool.Exec(ctx, q); err != nil {
 			t.Fatal(err)
@@ -311,6 +314,18 @@ func TestThePlans(t *testing.T) {
 			[]string{"poll_passes_site_started"}},
 		{"adapter-broken reads the Site's tally and its no_chapter rows", plan(store.AdapterBroken, "comix"),
 			[]string{"site_tallies_pkey", "series_no_chapter_since"}},
+		// The pictures (issue 23, item 11): the Lanes page's strips read the
+		// day of every Site's pass log by its index; the hourly record
+		// counts the Site's failing list by its own index and prunes its
+		// history by the primary key.
+		{"the pass strips read the day by the pass log's index", plan(store.PassStripSQL, word.SiteNames(),
+			storetest.Milli(1200000000), 24*time.Hour), []string{"poll_passes_site_started"}},
+		{"the hourly failing record reads the failing index and the history's key", plan(store.RecordFailingSQL, pgx.NamedArgs{
+			"site": "comix", "sites": []string{"comix"}, "cutoff": storetest.Milli(9000000), "cap": store.FigureCap + 1,
+			"hour": storetest.Milli(9000000), "keep": storetest.Milli(1000000)}),
+			[]string{"series_failing", "failing_history_pkey"}},
+		{"the failing line reads the history", plan(store.FailingHistorySQL, word.SiteNames(), storetest.Milli(9000000), 7*24*time.Hour),
+			[]string{"failing_history"}},
 	}
 	for _, c := range cases {
 		for _, n := range c.needs {
@@ -320,9 +335,13 @@ func TestThePlans(t *testing.T) {
 		}
 		// lane_leases holds one row per Site, six at most (ADR 0018): a
 		// scan of it is bounded by construction.
+		// failing_history holds at most 6 × 192 rows (each Lane prunes its
+		// Site's past eight days as it writes, migration 0024), and the
+		// line reads seven of those eight days: a scan of it is bounded too.
 		// The detail page joins readers on its primary key; the planner
 		// scans this test's one-row readers table instead.
-		scans := strings.NewReplacer("Seq Scan on lane_leases", "", "Seq Scan on readers r", "").Replace(c.plan)
+		scans := strings.NewReplacer("Seq Scan on lane_leases", "", "Seq Scan on failing_history", "",
+			"Seq Scan on readers r", "").Replace(c.plan)
 		if strings.Contains(scans, "Seq Scan") {
 			t.Errorf("%s: sequential scan:\n%s", c.name, c.plan)
 		}

@@ -334,3 +334,15 @@ func (a Arrival) values() []any {
 	}
 	return []any{string(a.Site), a.Series, cmp.Or(a.Chapter, "1"), a.URL, instant(a.ConfirmedAt), instant(noticed), a.Listed}
 }
+
+// FailingCount is a failing_history row: a Site's failing figure for the
+// hour starting At (migration 0024).
+type FailingCount struct {
+	Site    word.Site
+	At      time.Time
+	Failing int
+}
+
+func (FailingCount) table() string     { return "failing_history" }
+func (FailingCount) columns() []string { return []string{"site", "at", "failing"} }
+func (f FailingCount) values() []any   { return []any{string(f.Site), instant(f.At), f.Failing} }
