@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	"github.com/a-h/templ"
+
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -77,4 +79,23 @@ func liveAttrs(url string) templ.Attributes {
 		return templ.Attributes{}
 	}
 	return templ.Attributes{"hx-get": url, "hx-trigger": "every 2s", "hx-swap": "outerHTML", "data-live": "true"}
+}
+
+// setupTestID is a setup step's test id: the dead webhook keeps the id its
+// line has on the Lanes page.
+func setupTestID(step string) string {
+	if step == "webhook-dead" {
+		return step
+	}
+	return "setup-" + step
+}
+
+// earlyLead opens the verdict's "too early to tell" with the count of faults
+// younger than ownerWindow.
+func earlyLead(e Early) string {
+	noun := "faults"
+	if e.Total == "1" {
+		noun = "fault"
+	}
+	return e.Total + " " + noun + " began less than " + word.Age(word.OwnerWindow) + " ago; each needs you once it has held that long."
 }

@@ -105,11 +105,33 @@ type VerdictItem struct {
 	Fix             string // Kind.Repair(Site): the same repair the embed names
 }
 
-// Verdict is the landing verdict line.
+// SetupStep is one thing a server is not set up for: what is missing and
+// the step that fixes it.
+type SetupStep struct {
+	Step    string // "webhook", "webhook-dead" or "sidecar": the item's data-step and test id
+	Missing string // a whole sentence
+	Fix     string // a clause, as VerdictItem.Fix
+}
+
+// Early is the verdict's "too early to tell": faults that began less than
+// ownerWindow ago, each with its count (CONTEXT.md, Verdict line).
+type Early struct {
+	Total string   // how many in all ("5", or "1001+" past a figure's cap)
+	Items []string // "4 Series failing", "asurascans stalling for 2 hours"
+}
+
+// Verdict is the landing verdict: not set up, needs you, too early to tell,
+// each shown when it holds, in that order; Healthy when none does.
 type Verdict struct {
-	Items       []VerdictItem
-	Broken      bool   // the conditions could not be read
-	WebhookDead string // age of Discord's 404 for the webhook; "" while it works
+	Setup  []SetupStep
+	Items  []VerdictItem
+	Early  *Early // nil: no fault is younger than ownerWindow
+	Broken bool   // the conditions could not be read
+}
+
+// Healthy is true when the verdict has nothing to say but that.
+func (v Verdict) Healthy() bool {
+	return !v.Broken && len(v.Setup) == 0 && len(v.Items) == 0 && v.Early == nil
 }
 
 // Landing is the /admin page.

@@ -2,12 +2,10 @@ package handlers
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
-	"github.com/mangabookmark/mangabookmark/word"
 )
 
 func listHref(f store.Filter, site, kind, afterSite, afterID string) string {
@@ -16,10 +14,11 @@ func listHref(f store.Filter, site, kind, afterSite, afterID string) string {
 
 // handleAdminLanding is /admin: the verdict line and one figure per filter.
 // Its reads are independent, so they go to PostgreSQL in one batch: the
-// figures (one statement), every condition of every Site (one statement)
-// and the webhook's state, then the freshness figure and the failing line
-// (issue 23, item 11); with the session read, five statements in two round
-// trips, whatever the number of Series.
+// figures (one statement), every condition of every Site (one statement),
+// the webhook's state and the Series failing for less than ownerWindow, then
+// the freshness figure and the failing line (issue 23, item 11); with the
+// session read, six statements in two round trips, whatever the number of
+// Series.
 func handleAdminLanding(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, now := r.Context(), d.now()
@@ -30,6 +29,8 @@ func handleAdminLanding(d Deps) http.Handler {
 		if d.Notices != nil {
 			finish = d.Notices.QueueVerdict(b, now)
 		}
+		var young store.Young // the verdict's "too early to tell"
+		b.Young(now, plainSites(d), &young)
 		// Queued last: the batch stops at its first failure, so this figure
 		// never keeps the verdict from being read (N stays -1 when unread).
 		fresh := store.Delays{N: -1}
@@ -55,7 +56,9 @@ func handleAdminLanding(d Deps) http.Handler {
 			d.Logger.Error("admin landing: conditions", "err", err)
 			l.Verdict = components.Verdict{Broken: true}
 		case finish != nil:
-			l.Verdict = verdict(finish(), now)
+			l.Verdict = verdict(d, finish(), young, now)
+		default:
+			l.Verdict = verdict(d, notify.Verdict{}, young, now)
 		}
 		l.Freshness = components.LandingFreshness{Broken: true}
 		if fresh.N >= 0 {
@@ -78,18 +81,4 @@ func figure(n int64) (int64, bool) {
 		return store.FigureCap, true
 	}
 	return n, false
-}
-
-// verdict reads the four conditions through the same derivation the push
-// uses (Deps.Notices), and says when Discord has refused the webhook.
-func verdict(nv notify.Verdict, now time.Time) components.Verdict {
-	var v components.Verdict
-	for _, c := range nv.Conditions {
-		v.Items = append(v.Items, components.VerdictItem{Kind: c.Kind, Site: c.Site, Age: word.Age(now.Sub(c.Since)),
-			Href: notify.PagePath(c), Fix: c.Kind.Repair(c.Site)})
-	}
-	if !nv.WebhookDeadAt.IsZero() {
-		v.WebhookDead = word.Age(now.Sub(nv.WebhookDeadAt))
-	}
-	return v
 }

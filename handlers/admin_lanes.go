@@ -36,11 +36,21 @@ func pauseOptions() []components.Option {
 	return o
 }
 
-// laneFacts is what a Lane's row reads besides its own row: the repair of
-// each condition holding on it, and whether its failing list has anything.
+// laneFacts is what a Lane's row reads besides its own row: the conditions
+// on it, holding or young, and whether its failing list has anything.
 type laneFacts struct {
-	fixes   map[string][]string
+	conds   map[string]laneConditions
 	failing map[string]bool
+}
+
+// on is site's conditions, made on first use.
+func (f laneFacts) on(site string) laneConditions {
+	c, ok := f.conds[site]
+	if !ok {
+		c = laneConditions{held: map[word.NoticeKind]notify.Condition{}, young: map[word.NoticeKind]notify.Condition{}}
+		f.conds[site] = c
+	}
+	return c
 }
 
 // lanesRead is everything the Lanes page reads: every Lane, the facts their
@@ -61,7 +71,7 @@ type lanesRead struct {
 // the webhook's state and the open notices through the same derivation the
 // push uses.
 func readLanes(d Deps, r *http.Request, now time.Time) (lanesRead, error) {
-	out := lanesRead{facts: laneFacts{fixes: map[string][]string{}, failing: map[string]bool{}}, fresh: map[string]store.Freshness{},
+	out := lanesRead{facts: laneFacts{conds: map[string]laneConditions{}, failing: map[string]bool{}}, fresh: map[string]store.Freshness{},
 		strips: map[string]store.PassStrip{}}
 	b := d.Store.NewBatch()
 	b.AdminLanes(now, &out.lanes)
@@ -78,14 +88,21 @@ func readLanes(d Deps, r *http.Request, now time.Time) (lanesRead, error) {
 	}
 	verdict, status := finish()
 	out.status = status
-	for _, c := range verdict.Conditions {
-		fix := c.Kind.Repair(c.Site)
-		if c.Kind != word.SidecarDown {
-			out.facts.fixes[c.Site] = append(out.facts.fixes[c.Site], fix)
-			continue
+	// sidecar-down is the browser Lanes' together: each of them carries it.
+	sites := func(c notify.Condition) []string {
+		if c.Kind == word.SidecarDown {
+			return d.BrowserSites.Names()
 		}
-		for _, site := range d.BrowserSites.Names() {
-			out.facts.fixes[site] = append(out.facts.fixes[site], fix)
+		return []string{c.Site}
+	}
+	for _, c := range verdict.Conditions {
+		for _, site := range sites(c) {
+			out.facts.on(site).held[c.Kind] = c
+		}
+	}
+	for _, c := range verdict.Young {
+		for _, site := range sites(c) {
+			out.facts.on(site).young[c.Kind] = c
 		}
 	}
 	return out, nil
@@ -94,9 +111,12 @@ func readLanes(d Deps, r *http.Request, now time.Time) (lanesRead, error) {
 // laneRowOf builds one Lane's row.
 func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) components.LaneRow {
 	facts := read.facts
+	conds := facts.on(l.Site)
+	st := laneStateOf(d, l, conds, now)
 	row := components.LaneRow{
 		Site: l.Site, Base: "/admin/lanes/" + url.PathEscape(l.Site), Route: word.RoutePlain, Passes: l.Passes,
-		Fixes: facts.fixes[l.Site],
+		State: st.label, StateUntil: st.until, StateNote: st.note, StateFault: st.fault,
+		Paused: st.status == lanePaused, Fixes: fixesOf(st, conds),
 	}
 	for _, o := range word.Outcomes {
 		row.Counts = append(row.Counts, components.LaneCount{Word: o, Plain: o.PlainOn(routeOf(d.browserSite(l.Site))), N: l.Of(o)})
@@ -109,7 +129,6 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 	if d.browserSite(l.Site) {
 		row.Route = word.RouteBrowser
 	}
-	laneState(d, l, now, &row)
 	row.Listing, row.ListingBroken = listingState(d, l, now)
 	row.Freshness = freshnessOf(read.fresh[l.Site], now)
 	row.Strip = passStripOf(read.strips[l.Site], l.Site, d.browserSite(l.Site))
@@ -117,7 +136,12 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 	if l.LastStartedAt.IsZero() {
 		row.LastPass, row.Never = "never", true
 	} else {
-		row.LastPass = fmt.Sprintf("%s: %d due, %d checked", ago(now, l.LastStartedAt), l.LastDue, l.LastChecked)
+		// One pass's figures: its Polls counted every outcome, and "answered"
+		// only those the Site answered (the pass log's checked), so a pass
+		// whose reads failed before an answer never reads "1 due, 0 checked"
+		// beside an error it counted (issue 23, item 6).
+		row.LastPass = fmt.Sprintf("%s: %d due, %d polled, %d answered",
+			ago(now, l.LastStartedAt), l.LastDue, l.LastPolled, l.LastChecked)
 		if l.LastSkip != word.SkipNone {
 			// A skipped pass checks nothing: its counts would read 0 and 0.
 			row.LastPass = fmt.Sprintf("%s: skipped (%s)", ago(now, l.LastStartedAt), l.LastSkip)
@@ -193,45 +217,6 @@ func oneLane(d Deps, r *http.Request, site string, now time.Time) (row component
 		}
 	}
 	return row, false, nil
-}
-
-// laneState sets the row's state, its end and what it means.
-func laneState(d Deps, l store.AdminLane, now time.Time, row *components.LaneRow) {
-	switch {
-	case !l.UnledSince.IsZero():
-		// No process holds the Lane's lease (ADR 0018): nothing polls it,
-		// and no pass is written to say so.
-		row.State, row.StateFault = "nobody leads this Lane", true
-		row.StateNote = fmt.Sprintf("No server has led this Lane for %s, longer than its pace (%s): nothing polls it. "+
-			"To fix: make sure a server is running and can reach the database.",
-			since(now, l.UnledSince), word.Age(time.Duration(l.UnledPaceS)*time.Second))
-	case l.PausedUntil.After(now):
-		row.State, row.StateUntil, row.Paused = "paused until", stamp(d, now, l.PausedUntil), true
-		row.StateNote = "Your own Pause: no Poll of this Site until then. Resume to poll it now."
-	case l.RefuseUntil.After(now):
-		row.State, row.StateUntil, row.StateFault = "refusing until", stamp(d, now, l.RefuseUntil), true
-		row.StateNote = "The Site answered with challenges instead of pages, so the Lane waits and then tries again. " +
-			"A Refusal says nothing about any Series."
-		if fix := word.NoBrowserRoute.Repair(l.Site); !d.browserSite(l.Site) && !slices.Contains(row.Fixes, fix) {
-			// Once the condition holds its "To fix" line says this.
-			row.StateNote += " If it lasts over 12 hours it becomes a fault; to fix it, " + fix + "."
-		}
-	case l.LastSkip == word.SkipBrowserDown:
-		row.State, row.StateFault = "browser down", true
-		row.StateNote = "The browser sidecar did not answer; browser Lanes wait, then try again. To fix: " + word.SidecarDown.Repair("") + "."
-	case l.LastSkip == word.SkipNoBrowser:
-		row.State, row.StateFault = "browser down: no sidecar configured", true
-		row.StateNote = "BROWSER_WS_URL is not set, so this browser Site is not polled. To fix: " + word.SidecarSetup + "."
-	case l.LastUnreached && l.LastSkip == word.SkipNone && !d.browserSite(l.Site):
-		// The plain route's unreachable: our network, most often (docs/adr/0022).
-		row.State, row.StateFault = "cannot reach the Site", true
-		row.StateNote = "The last pass read nothing: the server could not reach " + siteHost(l.Site) +
-			" (its name did not resolve, the connection was refused, or TLS failed). No Series was marked failing. " +
-			"To fix: check this machine's network and DNS (" + networkCheck(l.Site) + "); if that works here, " +
-			"the Site may be down or have moved."
-	default:
-		row.State = "running"
-	}
 }
 
 // lanesPage reads and builds /admin/lanes: problem Lanes first, then the

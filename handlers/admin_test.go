@@ -3,7 +3,6 @@ package handlers_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -16,7 +15,6 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
-	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -471,17 +469,20 @@ func TestTheVerdictLineReadsTheFourConditions(t *testing.T) {
 			t.Errorf("%d conditions named", n)
 		}
 	})
-	t.Run("a condition under twelve hours is not named yet", func(t *testing.T) {
+	t.Run("a condition under twelve hours is too early to tell, not a fault yet", func(t *testing.T) {
 		t.Parallel()
-		h := newHarness(t)
+		h := newHarness(t, withWebhook(t, "https://discord.example/api/webhooks/1/x"))
 		h.passes("asurascans", "", 3, 0, 0, 11, 1)
-		if v := h.get(h.owner(), "/admin").testid("verdict").Text(); !strings.HasPrefix(strings.TrimSpace(v), "Healthy") {
-			t.Errorf("verdict reads %q", v)
+		v := h.get(h.owner(), "/admin").testid("verdict")
+		early := squash(v.Find(`[data-testid="verdict-early"]`).Text())
+		if v.Find("a[data-kind]").Length() != 0 || strings.Contains(v.Text(), "Healthy") ||
+			!strings.Contains(early, "1 fault began less than 12 hours ago") || !strings.Contains(early, "asurascans Lane owing Polls and making none for 11 hours") {
+			t.Errorf("verdict reads %q", squash(v.Text()))
 		}
 	})
 	t.Run("none", func(t *testing.T) {
 		t.Parallel()
-		h := newHarness(t)
+		h := newHarness(t, withWebhook(t, "https://discord.example/api/webhooks/1/x"))
 		if v := h.get(h.owner(), "/admin").testid("verdict").Text(); !strings.HasPrefix(strings.TrimSpace(v), "Healthy") {
 			t.Errorf("healthy verdict reads %q", v)
 		}
@@ -504,13 +505,7 @@ func TestTheVerdictLineReadsTheFourConditions(t *testing.T) {
 	t.Run("a dead webhook is shown until the setting changes", func(t *testing.T) {
 		t.Parallel()
 		const hook = "https://discord.example/api/webhooks/1/x"
-		h := newHarness(t, func(d *handlers.Deps) {
-			n, err := notify.New(notify.Options{Store: d.Store, WebhookURL: hook, Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d.Notices = n
-		})
+		h := newHarness(t, withWebhook(t, hook))
 		sum := sha256.Sum256([]byte(hook))
 		storetest.Insert(t, h.pool, storetest.DeadWebhook{Hash: hex.EncodeToString(sum[:]), DeadAt: t0.Add(-5 * time.Hour)})
 		c := h.owner()

@@ -68,6 +68,11 @@ type Deps struct {
 	// BROWSER_SITES' default). Empty means none, as BROWSER_SITES=none does.
 	BrowserSites word.BrowserSites
 
+	// Sidecar says BROWSER_WS_URL is set. Without it the browser Sites are
+	// not polled, and /admin names that as a step of setting up (issue 23,
+	// item 1); the zero value is the honest default of a server not told.
+	Sidecar bool
+
 	// ListingOff is LISTING_EVERY=0: no Lane reads its Site's listing, and
 	// the Lanes page says so instead of a listing state. The zero value is
 	// the default, a listing read every few minutes.

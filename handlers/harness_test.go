@@ -83,6 +83,9 @@ func newHarnessOn(t *testing.T, pool *pgxpool.Pool, adjust ...func(*handlers.Dep
 		SessionKey:    []byte("0123456789abcdef0123456789abcdef-test-key"),
 		TokenKey:      []byte(testTokenKey),
 		BrowserSites:  word.BrowserSites{word.Comix: true, word.Kagane: true},
+		// A sidecar is configured (it may still be down); a test of a server
+		// without one says so.
+		Sidecar: true,
 	}
 	// The verdict and the Lanes page read the real derivation, with the push off.
 	n, err := notify.New(notify.Options{Store: h.store, BrowserSites: word.BrowserSites{word.Comix: true, word.Kagane: true}, Logger: slog.New(slog.DiscardHandler)})

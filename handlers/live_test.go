@@ -75,7 +75,7 @@ func TestAPendingLanePollOrPauseAsksAgainUntilTheLaneServesIt(t *testing.T) {
 	if tr, _ := row(served); tr != "" {
 		t.Errorf("a served Lane Poll keeps asking")
 	}
-	if msg := squash(served.testid("message").Text()); !strings.Contains(msg, "requested pass ran") || !strings.Contains(msg, "4 due, 4 checked") {
+	if msg := squash(served.testid("message").Text()); !strings.Contains(msg, "requested pass ran") || !strings.Contains(msg, "4 due, 4 polled, 4 answered") {
 		t.Errorf("served message %q", msg)
 	}
 

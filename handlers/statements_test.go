@@ -148,9 +148,10 @@ func TestTheRequestLogLineSaysWhatThePageSentPostgreSQL(t *testing.T) {
 			last = l
 		}
 	}
-	// The session, the figures, the verdict's reads, the freshness figure
-	// and the failing line.
-	if !strings.Contains(last, " statements=5 ") || !strings.Contains(last, " round_trips=2 ") || !strings.Contains(last, " sql=") {
+	// The session, the figures, the verdict's reads (the conditions and the
+	// Series failing for less than ownerWindow), the freshness figure and
+	// the failing line.
+	if !strings.Contains(last, " statements=6 ") || !strings.Contains(last, " round_trips=2 ") || !strings.Contains(last, " sql=") {
 		t.Errorf("the request line does not carry the page's statements: %q", last)
 	}
 }

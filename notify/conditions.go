@@ -148,12 +148,21 @@ func (n *Notifier) Conditions(ctx context.Context, now time.Time) ([]Condition, 
 	if err := n.store.Send(ctx, b); err != nil {
 		return nil, fmt.Errorf("notify: conditions: %w", err)
 	}
-	return finish(), nil
+	held, _ := finish()
+	return held, nil
 }
 
 // Verdict is what the landing page's verdict line reads.
 type Verdict struct {
 	Conditions []Condition
+	// Young are the runs still going that began less than the window ago:
+	// a stall, a refusing Site or an unreachable sidecar that is not a
+	// condition yet (the verdict's "too early to tell"). adapter-broken has
+	// no run: its young share is the Series failing, which the landing
+	// counts itself.
+	Young []Condition
+	// NoticesOn: DISCORD_WEBHOOK_URL is set, so a condition is pushed.
+	NoticesOn bool
 	// WebhookDeadAt is when Discord answered 404 for the configured webhook;
 	// zero while it works or when none is configured.
 	WebhookDeadAt time.Time
@@ -168,10 +177,13 @@ func (n *Notifier) QueueVerdict(b *store.Batch, now time.Time) (finish func() Ve
 	if n.Enabled() {
 		b.WebhookDeadAt(n.hook.hash, &dead)
 	}
-	return func() Verdict { return Verdict{Conditions: conds(), WebhookDeadAt: dead} }
+	return func() Verdict {
+		held, young := conds()
+		return Verdict{Conditions: held, Young: young, NoticesOn: n.Enabled(), WebhookDeadAt: dead}
+	}
 }
 
-func (n *Notifier) queueConditions(b *store.Batch, now time.Time) func() []Condition {
+func (n *Notifier) queueConditions(b *store.Batch, now time.Time) func() (held, young []Condition) {
 	q := store.ConditionsQuery{Sites: word.SiteNames(), BrowserSites: n.browserList, Now: now, From: now.Add(-n.lookback)}
 	for _, site := range q.Sites {
 		if !n.browser.Has(word.Site(site)) {
@@ -180,23 +192,27 @@ func (n *Notifier) queueConditions(b *store.Batch, now time.Time) func() []Condi
 	}
 	var rows []store.SiteConditions
 	b.Conditions(q, &rows)
-	return func() []Condition { return n.holding(rows, now) }
+	return func() ([]Condition, []Condition) { return n.holding(rows, now) }
 }
 
 // holding reads the rows of store.ConditionsQuery as derive reads each
 // subject: a run holds once it began more than the window before now, the
-// adapter-broken share once its moment is at least the window old. The
-// order is allSubjects' (the verdict line's).
-func (n *Notifier) holding(rows []store.SiteConditions, now time.Time) []Condition {
+// adapter-broken share once its moment is at least the window old. A run
+// still going that began later is young. The order is allSubjects' (the
+// verdict line's).
+func (n *Notifier) holding(rows []store.SiteConditions, now time.Time) (out, young []Condition) {
 	cutoff := now.Add(-n.window)
 	bySite := map[string]store.SiteConditions{}
 	for _, r := range rows {
 		bySite[r.Site] = r
 	}
-	var out []Condition
 	add := func(k word.NoticeKind, site string, since time.Time, holds bool) {
-		if !since.IsZero() && holds {
+		switch {
+		case since.IsZero():
+		case holds:
 			out = append(out, Condition{Kind: k, Site: site, Since: since})
+		case k != word.AdapterBroken:
+			young = append(young, Condition{Kind: k, Site: site, Since: since})
 		}
 	}
 	for _, s := range n.allSubjects() {
@@ -215,5 +231,5 @@ func (n *Notifier) holding(rows []store.SiteConditions, now time.Time) []Conditi
 			add(s.kind, "", r.SidecarSince, r.SidecarSince.Before(cutoff))
 		}
 	}
-	return out
+	return out, young
 }

@@ -195,6 +195,8 @@ func handlerDeps(cfg Config, o Options, st *store.Store, log *slog.Logger) (hand
 		// the empty set.
 		BrowserSites:   cfg.BrowserSites,
 		RequestTimeout: cfg.RequestTimeout,
+		// /admin says when browser Sites have no sidecar to be read through.
+		Sidecar: cfg.BrowserWSURL != "",
 		// LISTING_EVERY=0: the Lanes page says "listing off".
 		ListingOff: cfg.ListingEvery == 0,
 		// /settings offers the Discord channel only when it exists.

@@ -269,6 +269,39 @@ func (s *Store) AdminStats(ctx context.Context, now time.Time) (map[Filter]int64
 	return out, s.Send(ctx, b)
 }
 
+// Young is what the landing's "too early to tell" reads besides the
+// conditions' runs (CONTEXT.md, Verdict line).
+type Young struct {
+	// Series is the Series, not Finished, whose run of failures began less
+	// than ownerWindow ago: exact up to FigureCap, FigureCap+1 meaning more.
+	Series int64
+	// Unreached are the Sites asked about whose newest pass reached nothing,
+	// its Polls unreachable (unreachedPass, docs/adr/0022): on the plain
+	// route, our network most often.
+	Unreached []string
+}
+
+// youngSQL reads Young in one statement. The count's predicate implies
+// series_failing_young's (migration 0025), so it is one index-only range
+// per Site, stopped after the cap like every figure; each Site's newest pass
+// is one backward step of poll_passes_site_started.
+var youngSQL = `SELECT
+	(SELECT count(*) FROM (SELECT 1 FROM series s
+	  WHERE s.site = ANY(@sites) AND s.failing_since >= @cutoff AND s.finished_at IS NULL
+	  LIMIT @cap) capped) AS series,
+	coalesce((SELECT array_agg(l.site ORDER BY l.site) FROM unnest(@plain::text[]) AS l(site)
+	  CROSS JOIN LATERAL (SELECT ` + unreachedPass("pp") + ` AS unreached
+	    FROM poll_passes pp WHERE pp.site = l.site ORDER BY pp.started_at DESC LIMIT 1) p
+	  WHERE p.unreached), '{}') AS unreached`
+
+// Young queues the verdict's young facts at now into dst; plain names the
+// Sites whose newest pass to look at.
+func (b *Batch) Young(now time.Time, plain []string, dst *Young) {
+	args := pgx.NamedArgs{"sites": word.SiteNames(), "cutoff": instant(now.Add(-word.OwnerWindow)), "cap": FigureCap + 1,
+		"plain": append([]string{}, plain...)}
+	b.queueRow("young", youngSQL, []any{args}, &dst.Series, &dst.Unreached)
+}
+
 // AdminSeriesDetail is one Series for its detail page, with the filters the
 // page states a sentence for, computed by the same predicates as the lists.
 type AdminSeriesDetail struct {
@@ -396,7 +429,11 @@ type AdminLane struct {
 	LastFinishedAt time.Time `db:"last_finished_at"`
 	LastDue        int64     `db:"last_due"`
 	LastChecked    int64     `db:"last_checked"`
-	LastSkip       word.Skip `db:"last_skip"`
+	// LastPolled is the Polls the newest pass counted, every outcome
+	// included: its Checked is only those the Site answered, so a pass whose
+	// reads all failed before an answer reads "1 polled, 0 answered".
+	LastPolled int64     `db:"last_polled"`
+	LastSkip   word.Skip `db:"last_skip"`
 	// LastUnreached: the last pass reached nothing, its Polls unreachable
 	// (store.unreachedPass, docs/adr/0022).
 	LastUnreached bool `db:"last_unreached"`
@@ -423,7 +460,8 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
        c.passes, ` + outcomeColumns("c") + `,
        p.started_at AS last_started_at, p.finished_at AS last_finished_at,
        coalesce(p.due, 0)::bigint AS last_due, coalesce(p.checked, 0)::bigint AS last_checked,
-       coalesce(p.skip, '') AS last_skip, coalesce(p.unreached, false) AS last_unreached,
+       coalesce(p.skip, '') AS last_skip, coalesce(p.polled, 0)::bigint AS last_polled,
+       coalesce(p.unreached, false) AS last_unreached,
        coalesce(ps.served, l.paused_at IS NULL) AS pause_served,
        CASE WHEN ll.expires_at + ll.pace_s * interval '1 second' <= now()
             THEN $2::timestamptz - (now() - ll.expires_at) END AS unled_since,
@@ -434,7 +472,8 @@ SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
        SELECT count(*) AS passes, ` + outcomeSums("pp") + `
          FROM poll_passes pp WHERE pp.site = l.site AND pp.started_at >= $1) c
   LEFT JOIN LATERAL (
-       SELECT started_at, finished_at, due, checked, skip, ` + unreachedPass("pp") + ` AS unreached
+       SELECT started_at, finished_at, due, checked, skip, ` + outcomeTotal("pp") + ` AS polled,
+              ` + unreachedPass("pp") + ` AS unreached
          FROM poll_passes pp WHERE pp.site = l.site
         ORDER BY started_at DESC LIMIT 1) p ON TRUE
   LEFT JOIN LATERAL (

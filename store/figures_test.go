@@ -231,3 +231,45 @@ func TestTheTalliesAndCopiesStayInStepWithEveryWrite(t *testing.T) {
 		t.Fatalf("the walk should leave novelfull with pollable and no_chapter Series: %d, %d, %v", pollable, noChapter, err)
 	}
 }
+
+// TestYoungFailuresCountsOnlyRunsUnderTheWindow: the verdict's "too early to
+// tell" counts a Series whose failures began less than ownerWindow ago,
+// with or without a chapter ever read, and not one failing longer, a
+// Finished one, or one with no failure row (issue 23, item 1).
+func TestYoungFailuresCountsOnlyRunsUnderTheWindow(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	pool := s.Pool()
+	mk := func(id, chapter string) storetest.Series {
+		return storetest.Series{Site: word.Asurascans, ID: id, URL: "https://asurascans.com/comics/" + id, Kind: "manga",
+			LatestChapter: chapter, CheckedAt: figureFresh}
+	}
+	finished := mk("young-finished", "5")
+	finished.FinishedAt = figureFresh
+	storetest.Insert(t, pool, mk("young-never-read", ""), mk("young-read", "5"),
+		mk("old", "5"), mk("healthy", "5"), finished)
+	storetest.Insert(t, pool,
+		storetest.Failure{Site: word.Asurascans, Series: "young-never-read", Outcome: word.Errors, FailingSince: t0.Add(-time.Minute)},
+		storetest.Failure{Site: word.Asurascans, Series: "young-read", Outcome: word.NotFound, FailingSince: t0.Add(-11 * time.Hour)},
+		storetest.Failure{Site: word.Asurascans, Series: "old", Outcome: word.Errors, FailingSince: t0.Add(-13 * time.Hour)},
+		storetest.Failure{Site: word.Asurascans, Series: "young-finished", Outcome: word.Errors, FailingSince: t0.Add(-time.Hour)})
+	// novelfull's newest pass reached nothing; asurascans' older one did
+	// not matter once a later pass read a page.
+	storetest.Insert(t, pool,
+		storetest.Pass{Site: word.Novelfull, StartedAt: t0.Add(-time.Hour), Due: 2, Counts: word.Counts{OK: 2}},
+		storetest.Pass{Site: word.Novelfull, StartedAt: t0.Add(-time.Minute), Due: 2, Counts: word.Counts{Unreachable: 2}},
+		storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-time.Hour), Due: 2, Counts: word.Counts{Unreachable: 2}},
+		storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-time.Minute), Due: 2, Checked: 1, Counts: word.Counts{OK: 1, Unreachable: 1}})
+	var y store.Young
+	b := s.NewBatch()
+	b.Young(t0, []string{"asurascans", "novelfull", "demonicscans"}, &y)
+	if err := s.Send(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	if y.Series != 2 {
+		t.Errorf("young failures: %d, want 2 (young-never-read, young-read)", y.Series)
+	}
+	if fmt.Sprint(y.Unreached) != "[novelfull]" {
+		t.Errorf("Sites whose newest pass reached nothing: %v, want [novelfull]", y.Unreached)
+	}
+}

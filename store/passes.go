@@ -104,6 +104,15 @@ func outcomeSums(alias string) string {
 	return strings.Join(cols, ", ")
 }
 
+// outcomeTotal adds up one pass row's count columns: the Polls it counted.
+func outcomeTotal(alias string) string {
+	cols := make([]string, len(word.Outcomes))
+	for i, o := range word.Outcomes {
+		cols[i] = o.Column(alias)
+	}
+	return "(" + strings.Join(cols, " + ") + ")"
+}
+
 // The pass strip of the Lanes page (issue 23, item 11): a Lane's last day
 // of passes in quarter hours, each with its passes and the outcomes of
 // their Polls.
