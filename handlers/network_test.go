@@ -70,6 +70,14 @@ func TestAPlainSiteOurNetworkCannotReachIsNamedAsOurs(t *testing.T) {
 		}
 	}
 
+	// Never reached, so never read: the "no chapter" fault, whose sentence
+	// blames the address or the adapter, does not list it (issue 23).
+	for filter, want := range map[string]int{"never-checked": 1, "no-chapter": 0} {
+		if n := h.get(c, "/admin/series?filter="+filter).find(`[data-series-id="fresh"]`).Length(); n != want {
+			t.Errorf("filter %s lists the unreached Series %d times, want %d", filter, n, want)
+		}
+	}
+
 	row := h.get(c, "/admin/lanes").find(`[data-site="asurascans"]`)
 	if text := squash(row.Text()); !strings.Contains(text, "cannot reach the Site") ||
 		!strings.Contains(text, "curl -sI https://asurascans.com") || strings.Contains(text, "sidecar unreachable") {

@@ -72,12 +72,25 @@ const unverifiedSQL = `(s.latest_raised_by IS NOT NULL AND s.latest_chapter_num 
 // the gate's verdict on a stored address is kept. It is written only for
 // addresses the adapters reject, so this is exact for every Series polled at
 // least once since its address last changed.
+// neverReadSQL and noChapterSQL split the Series without a chapter by
+// whether a Poll ever reached the page (CONTEXT.md, "never read" and "no
+// chapter"). A Poll that reached the page either yields a chapter or writes
+// a failure row; a refused or unreachable Poll stamps checked_at and writes
+// nothing (ADR 0003, ADR 0022), so a Series whose Site was never reached
+// has a check stamp but no failure row (failure_outcome is '') and no chapter: it is never read, not
+// "no chapter", whose sentence blames the address or the adapter.
+// Migration 0028 keeps each one's partial index on this exact text.
+const (
+	neverReadSQL = `(s.finished_at IS NULL AND (s.checked_at IS NULL OR (s.latest_chapter_num IS NULL AND s.failure_outcome = '')))`
+	noChapterSQL = `(s.checked_at IS NOT NULL AND s.latest_chapter_num IS NULL AND s.finished_at IS NULL AND s.failure_outcome <> '')`
+)
+
 var predicates = map[Filter]string{
 	FilterAll:           `TRUE`,
-	FilterNeverChecked:  `(s.checked_at IS NULL AND s.finished_at IS NULL)`,
+	FilterNeverChecked:  neverReadSQL,
 	FilterStale:         `(s.checked_at < @cutoff AND s.finished_at IS NULL)`,
 	FilterUnpollable:    `(s.finished_at IS NULL AND (s.url = '' OR s.failure_outcome = ` + word.Unfetchable.SQL() + `))`,
-	FilterNoChapter:     `(s.checked_at IS NOT NULL AND s.latest_chapter_num IS NULL AND s.finished_at IS NULL)`,
+	FilterNoChapter:     noChapterSQL,
 	FilterFailing:       failingSQL,
 	FilterUnverified:    unverifiedSQL,
 	FilterSiteCompleted: `(s.site_completed_at IS NOT NULL AND s.finished_at IS NULL)`,

@@ -69,6 +69,9 @@ const addr = "https://asuracomic.net/series/x"
 var filterFixtures = []fixture{
 	{id: "healthy", url: addr, chapter: "12", checkedAgo: time.Minute, bookmarked: true},
 	{id: "never", url: addr, bookmarked: true},
+	// Polled, but no Poll ever reached its page (refused or unreachable
+	// write no failure row): never read, not "no chapter" (issue 23).
+	{id: "unreached", url: addr, checkedAgo: time.Minute, bookmarked: true},
 	{id: "never-finished", url: addr, finished: true, bookmarked: true},
 	{id: "stale", url: addr, chapter: "3", checkedAgo: 13 * time.Hour, bookmarked: true},
 	{id: "stale-finished", url: addr, chapter: "3", checkedAgo: 13 * time.Hour, finished: true, bookmarked: true},
@@ -91,7 +94,7 @@ var filterFixtures = []fixture{
 
 // want is each filter's exact membership over filterFixtures.
 var want = map[store.Filter][]string{
-	store.FilterNeverChecked:  {"never"},
+	store.FilterNeverChecked:  {"never", "unreached"},
 	store.FilterStale:         {"stale"},
 	store.FilterUnpollable:    {"gate-refused", "no-address"},
 	store.FilterNoChapter:     {"never-yielded"},

@@ -49,7 +49,9 @@ var inFilter = map[store.Filter]departure{
 			return ""
 		},
 	},
-	store.FilterNoChapter:     {series: func(_ int, r *storetest.Series) { r.LatestChapter = "" }},
+	// A Poll reached the page and read no chapter: the failure row says so
+	// (without it the Series is never read: CONTEXT.md).
+	store.FilterNoChapter:     {series: func(_ int, r *storetest.Series) { r.LatestChapter = "" }, failure: always(word.NoChapter)},
 	store.FilterFailing:       {failure: always(word.Errors)},
 	store.FilterUnverified:    {series: func(_ int, r *storetest.Series) { r.RaisedBy = "r1" }, failure: always(word.NotFound)},
 	store.FilterSiteCompleted: {series: func(_ int, r *storetest.Series) { r.CompletedAt = figureFresh }},
