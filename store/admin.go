@@ -77,8 +77,9 @@ const unverifiedSQL = `(s.latest_raised_by IS NOT NULL AND s.latest_chapter_num 
 // chapter"). A Poll that reached the page either yields a chapter or writes
 // a failure row; a refused or unreachable Poll stamps checked_at and writes
 // nothing (ADR 0003, ADR 0022), so a Series whose Site was never reached
-// has a check stamp but no failure row (failure_outcome is '') and no chapter: it is never read, not
-// "no chapter", whose sentence blames the address or the adapter.
+// has a check stamp but no failure row (an empty failure_outcome) and no
+// chapter: it is never read, not "no chapter", whose sentence blames the
+// address or the adapter.
 // Migration 0028 keeps each one's partial index on this exact text.
 const (
 	neverReadSQL = `(s.finished_at IS NULL AND (s.checked_at IS NULL OR (s.latest_chapter_num IS NULL AND s.failure_outcome = '')))`
