@@ -509,7 +509,7 @@ func TestTwoPollersOnOneDatabaseRunEachLaneOnce(t *testing.T) {
 		// The reads alone cannot show two leaders: the conditional check
 		// stamp keeps a second one from reading. The lock is what this
 		// test is about, so count who took it.
-		if n := strings.Count(r.logs.String(), `msg="lane lock taken" site=`+s+"\n"); n != 1 {
+		if n := strings.Count(r.logs.String(), `msg="lane lease taken" site=`+s+"\n"); n != 1 {
 			t.Fatalf("the %s Lane lock was taken %d times while its leader lived", s, n)
 		}
 	}
@@ -546,7 +546,7 @@ func TestALeaderWhoseLeaseWasTakenStepsDown(t *testing.T) {
 	if p := r.p.RunPass(r.ctx, site); p.Skip != word.SkipNotLeader {
 		t.Fatalf("the old leader did not step down: %+v", p)
 	}
-	if !strings.Contains(r.logs.String(), "lane lock lost") {
+	if !strings.Contains(r.logs.String(), "lane lease lost") {
 		t.Fatal("losing the lease was not logged")
 	}
 }
@@ -1004,7 +1004,7 @@ func TestAtShutdownHeldBackPassRowsGetOneLastTry(t *testing.T) {
 	go func() { r.p.Run(ctx); close(done) }()
 	waitFor(t, "the pass row held back", func() bool { return strings.Contains(r.logs.String(), "pass not logged") })
 	back()
-	waitFor(t, "the lease found taken", func() bool { return strings.Contains(r.logs.String(), "lane lock lost") })
+	waitFor(t, "the lease found taken", func() bool { return strings.Contains(r.logs.String(), "lane lease lost") })
 	if rows := r.passes(site); len(rows) != 0 {
 		t.Fatalf("the held-back row was written before shutdown: %+v", rows)
 	}

@@ -300,13 +300,13 @@ func (p *Poller) leading(ctx context.Context, site string, l *lane) (bool, error
 		if err == nil {
 			return true, nil
 		}
-		p.log().Warn("lane lock lost", "site", site, "err", err)
+		p.log().Warn("lane lease lost", "site", site, "err", err)
 		l.lock.Release()
 		l.lock = nil
 	}
 	lock, left, err := p.st.TryLockLane(ctx, site, store.LeaseAsk{Holder: p.holder, TTL: p.cfg.LeaderLease, Pace: p.cfg.PollEvery[site]})
 	if err != nil {
-		p.log().Warn("lane lock not taken", "site", site, "err", err)
+		p.log().Warn("lane lease not taken", "site", site, "err", err)
 		return false, err
 	}
 	if lock == nil {
@@ -314,7 +314,7 @@ func (p *Poller) leading(ctx context.Context, site string, l *lane) (bool, error
 		return false, nil
 	}
 	l.lock = lock
-	p.log().Info("lane lock taken", "site", site)
+	p.log().Info("lane lease taken", "site", site)
 	return true, nil
 }
 

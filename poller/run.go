@@ -213,7 +213,7 @@ func (p *Poller) stepDown(site string, l *lane, cause error) {
 	l.pass.Lock()
 	defer l.pass.Unlock()
 	if l.lock != nil {
-		p.log().Warn("lane lock lost", "site", site, "err", cause)
+		p.log().Warn("lane lease lost", "site", site, "err", cause)
 		l.lock.Release()
 		l.lock = nil
 	}
