@@ -743,31 +743,40 @@ func (p *Poller) pollOne(ctx context.Context, l *lane, s store.Series) (res adap
 	cancel()
 	l.requested()
 	if ctx.Err() != nil && res.Outcome != word.OK {
-		// Shutdown cut the read short: that says nothing about the Series,
-		// and it is no read of it. The stamp is taken back, so a Forced
-		// Poll (or any urgent mark) stays pending for the next process
-		// instead of counting as served (CONTEXT.md, Forced Poll).
-		p.log().Info("poll interrupted by shutdown", "site", s.Site, "series_id", s.SeriesID)
-		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if err := p.st.UnstampChecked(wctx, s.Site, s.SeriesID, now, s.CheckedAt, s.NextReadAt); err != nil {
-			p.log().Error("check stamp not taken back", "site", s.Site, "series_id", s.SeriesID, "err", err)
-		}
+		p.takeBackStamp(ctx, s, now)
 		return adapters.Result{}, false, false
 	}
 	// The read happened; its writes should land even if shutdown began.
 	ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	res = p.record(ctx, s, res, failing, now, begin)
-	if !s.ForcePollAt.IsZero() {
-		// Served only now that the read has finished and its outcome is
-		// written: the owner's page says "served" from this, never from
-		// the check stamp written as the read began.
-		if err := p.st.ServeSeriesForce(ctx, s.Site, s.SeriesID, s.ForcePollAt); err != nil {
-			p.failed("forced poll not marked served", err, "site", s.Site, "series_id", s.SeriesID)
-		}
-	}
+	p.serveForce(ctx, s)
 	return res, true, false
+}
+
+// takeBackStamp undoes the check stamp of a read our own shutdown cut short:
+// that says nothing about the Series and is no read of it, so a Forced Poll
+// (or any urgent mark) stays pending for the next process instead of
+// counting as served (CONTEXT.md, Forced Poll).
+func (p *Poller) takeBackStamp(ctx context.Context, s store.Series, stamped time.Time) {
+	p.log().Info("poll interrupted by shutdown", "site", s.Site, "series_id", s.SeriesID)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := p.st.UnstampChecked(wctx, s.Site, s.SeriesID, stamped, s.CheckedAt, s.NextReadAt); err != nil {
+		p.log().Error("check stamp not taken back", "site", s.Site, "series_id", s.SeriesID, "err", err)
+	}
+}
+
+// serveForce marks a Forced Poll served only now that the read has finished
+// and its outcome is written: the owner's page says "served" from this,
+// never from the check stamp written as the read began.
+func (p *Poller) serveForce(ctx context.Context, s store.Series) {
+	if s.ForcePollAt.IsZero() {
+		return
+	}
+	if err := p.st.ServeSeriesForce(ctx, s.Site, s.SeriesID, s.ForcePollAt); err != nil {
+		p.failed("forced poll not marked served", err, "site", s.Site, "series_id", s.SeriesID)
+	}
 }
 
 // record writes what one read said about the Series (CONTEXT.md, Outcome)
