@@ -1,6 +1,6 @@
 // Package backup is the owner's one-file copy of a server: the database as
 // a pg_dump custom archive and the keys under DATA_DIR the server cannot
-// live without, in a tar (README, Back up). Losing token.key voids every
+// live without, in a tar (ADR 0023). Losing token.key voids every
 // userscript token and every feed address; losing vapid.json ends every
 // Web Push subscription: the keys travel with the rows they sign.
 package backup
