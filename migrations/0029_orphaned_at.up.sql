@@ -1,4 +1,4 @@
--- Since when a Series has been an orphan (ADR 0023): the retention delete
+-- Since when a Series has been an orphan (ADR 0024): the retention delete
 -- (ORPHAN_RETENTION) removes orphans older than the setting. The Bookmark
 -- count's trigger (migration 0005) keeps it: cleared by the first Bookmark,
 -- stamped when the last one goes. A new Series is born an orphan (the

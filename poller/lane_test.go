@@ -1037,7 +1037,7 @@ func TestAtShutdownPassRowsTheDatabaseStillRefusesAreCountedInOneLine(t *testing
 	}
 }
 
-// ORPHAN_RETENTION (ADR 0023): the Lane's prune deletes its orphans older
+// ORPHAN_RETENTION (ADR 0024): the Lane's prune deletes its orphans older
 // than the setting, with one line in the log, and keeps a younger orphan
 // and a bookmarked Series.
 func TestTheLaneDeletesOrphansOlderThanTheRetention(t *testing.T) {

@@ -97,7 +97,7 @@ type Config struct {
 	// Finished, budget allowing (POLL_BACKSTOP; schedule.Policy).
 	Backstop time.Duration
 	// OrphanRetention is ORPHAN_RETENTION: an orphan older than this is
-	// deleted at the Lane's prune (ADR 0023); zero keeps orphans forever.
+	// deleted at the Lane's prune (ADR 0024); zero keeps orphans forever.
 	OrphanRetention time.Duration
 
 	// Now is the clock; nil is time.Now.

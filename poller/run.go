@@ -250,7 +250,7 @@ func (p *Poller) prune(ctx context.Context, site string, l *lane) {
 }
 
 // deleteOrphans deletes one batch of site's orphans older than
-// ORPHAN_RETENTION (ADR 0023), with one line in the log; a larger backlog
+// ORPHAN_RETENTION (ADR 0024), with one line in the log; a larger backlog
 // goes a batch per prune.
 func (p *Poller) deleteOrphans(ctx context.Context, site string, now time.Time) {
 	keep := p.cfg.OrphanRetention

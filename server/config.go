@@ -56,7 +56,7 @@ type Config struct {
 	PollEvery map[string]time.Duration
 	// OrphanRetention is ORPHAN_RETENTION: how long a Series nobody
 	// bookmarks is kept before the Lane deletes it; 0 (the default) keeps
-	// it forever (ADR 0023).
+	// it forever (ADR 0024).
 	OrphanRetention time.Duration
 
 	PoolSize       int32         // DATABASE_POOL_SIZE: pages and /healthz

@@ -89,7 +89,7 @@ func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, 
 		PollEvery:    cfg.PollEvery,
 		Now:          o.Now,
 		// An orphan older than ORPHAN_RETENTION goes at a Lane's prune
-		// (ADR 0023).
+		// (ADR 0024).
 		OrphanRetention: cfg.OrphanRetention,
 		Logger:          log,
 		Covers:          reader,

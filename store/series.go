@@ -100,7 +100,7 @@ func (s *Store) DeleteSeries(ctx context.Context, site, id string) error {
 }
 
 // deleteOrphansSQL deletes one Site's oldest orphans, orphaned before $2,
-// at most $3 of them (ADR 0023): it walks series_orphaned, the orphans'
+// at most $3 of them (ADR 0024): it walks series_orphaned, the orphans'
 // own index, so it touches only the rows it deletes. A Series a Bookmark
 // is being added to holds a key-share lock its FOR UPDATE skips; the outer
 // filter re-checks the count on the row it deletes. Its per-Series rows

@@ -140,7 +140,7 @@ func TestDeletingAnOrphanIsOneStatementAndABookmarkRefusesIt(t *testing.T) {
 	}
 }
 
-// The retention delete (ADR 0023) takes the Site's orphans older than the
+// The retention delete (ADR 0024) takes the Site's orphans older than the
 // cutoff with their per-Series rows, and keeps a young orphan, a Series a
 // Bookmark holds, one whose last Bookmark went just now however old the
 // Series, and another Site's old orphan.
