@@ -47,10 +47,12 @@ type MyBookmark struct {
 }
 
 // RowHealth is one mark on a Reader's row: Word is "finished", "failing"
-// or "site-completed" ("" for none), Text what the tag says and Since,
-// for "failing", when the run of failures began.
+// or "site-completed" ("" for none), Text what the tag says and, for
+// "failing", when the run of failures began: its day on the tag (Day,
+// word.Day), the whole moment in Since.
 type RowHealth struct {
 	Word, Text string
+	Day        string
 	Since      Stamp
 }
 

@@ -84,7 +84,7 @@ func rowHealth(d Deps, b store.Bookmark, now time.Time) components.RowHealth {
 	case !b.FinishedAt.IsZero():
 		return components.RowHealth{Word: "finished", Text: "finished — no longer checked"}
 	case b.Failing(now):
-		return components.RowHealth{Word: "failing", Text: "not updating since", Since: d.when(b.FailingSince)}
+		return components.RowHealth{Word: "failing", Text: "not updating since", Day: word.Day(b.FailingSince, d.Zone), Since: d.when(b.FailingSince)}
 	case !b.SiteCompletedAt.IsZero():
 		return components.RowHealth{Word: "site-completed", Text: "completed on its Site"}
 	}

@@ -42,7 +42,7 @@ func TestARowMarksItsSeriesFinishedFailingOrCompletedOnItsSite(t *testing.T) {
 	}
 	for _, c := range []struct{ site, word, text string }{
 		{"asurascans", "finished", "finished — no longer checked"},
-		{"demonicscans", "failing", "not updating since 29 Nov 23:00 UTC"},
+		{"demonicscans", "failing", "not updating since 29 Nov"},
 		{"kagane", "site-completed", "completed on its Site"},
 		{"novelfull", "", ""},
 	} {
@@ -54,8 +54,9 @@ func TestARowMarksItsSeriesFinishedFailingOrCompletedOnItsSite(t *testing.T) {
 		t.Errorf("%d marks on the page, want 3", n)
 	}
 	// The failing mark's moment is machine-readable too.
-	if iso := a.find(`[data-health="failing"] time`).AttrOr("datetime", ""); iso != "2026-11-29T23:00:00Z" {
-		t.Errorf("failing since datetime %q", iso)
+	since := a.find(`[data-health="failing"] time`)
+	if iso, full := since.AttrOr("datetime", ""), since.AttrOr("title", ""); iso != "2026-11-29T23:00:00Z" || full != "29 Nov 23:00 UTC" {
+		t.Errorf("failing since datetime %q, title %q", iso, full)
 	}
 }
 
