@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/mangabookmark/mangabookmark/backup"
+	"github.com/mangabookmark/mangabookmark/cmd/mangabookmark/backup"
 	"github.com/mangabookmark/mangabookmark/server"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/golang-migrate/migrate/v4/source/iofs"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/mangabookmark/mangabookmark/backup"
+	"github.com/mangabookmark/mangabookmark/cmd/mangabookmark/backup"
 	"github.com/mangabookmark/mangabookmark/migrations"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
