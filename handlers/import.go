@@ -1,0 +1,252 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/store"
+	"github.com/mangabookmark/mangabookmark/word"
+)
+
+// The import (issue 24, item 7): a file on / holding this product's JSON
+// export or a list of addresses, one per line. Each entry is added the way
+// the add box adds a line (addLine, store.AddAddress): its own transaction,
+// so an entry is added whole or not at all, and never half a Bookmark.
+
+// maxImportFile bounds the upload: a 10,000-entry export is about 2 MiB,
+// so 20 MiB leaves room without letting one request hold the server.
+const maxImportFile = 20 << 20
+
+// maxImportEntries bounds the entries of one file (issue 24, item 7: a
+// 10,000-entry file finishes within 30 s).
+const maxImportEntries = 10000
+
+// importEntry is one entry of an imported file: the address it names and,
+// from an export, the chapter its Progress was at ("" for none).
+type importEntry struct {
+	Line, URL, Chapter string
+}
+
+// importVersion is the export's "version" this import reads (the export's
+// own shape, issue 24, item 6).
+const importVersion = 1
+
+// importFile is the JSON export as the import reads it back (exportVersion).
+type importFile struct {
+	Version   *int `json:"version"`
+	Bookmarks []struct {
+		URL      string       `json:"url"`
+		Progress *json.Number `json:"progress"`
+	} `json:"bookmarks"`
+}
+
+// errImport is a file the import cannot read; its text is the sentence the
+// Reader is shown.
+type errImport string
+
+func (e errImport) Error() string { return string(e) }
+
+// handleImport is POST /bookmarks/import: the Reader's file, its entries
+// added one by one, and the page (or, for htmx, the box and the list) with
+// a line per entry saying what happened to it. A file that cannot be read
+// is a 400 with a sentence; nothing of it was added.
+func handleImport(d Deps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		box := readerAddBox()
+		status := http.StatusOK
+		entries, err := readImport(w, r)
+		switch {
+		case err != nil:
+			box.Message, status = importRefusal(err)
+		default:
+			status = importEntries(d, r, entries, &box)
+		}
+		l, lerr := bookmarkList(d, r, store.BookmarkQuery{})
+		if lerr != nil {
+			failStore(w, r, d.Logger, lerr, listUnreadable, "my bookmarks: list after import")
+			return
+		}
+		if wantsFragment(r) {
+			render(w, r, d.Logger, status, components.AddBoxWithList(box, l))
+			return
+		}
+		render(w, r, d.Logger, status, components.BookmarksHome(viewerFrom(r.Context()), components.BookmarksPage{List: l, Add: box}))
+	})
+}
+
+// importRefusal is the sentence and status for a file that was not read.
+func importRefusal(err error) (string, int) {
+	var tooLarge *http.MaxBytesError
+	var no errImport
+	switch {
+	case errors.As(err, &tooLarge):
+		return "That file is too large: at most 20 MiB. Nothing was imported.", http.StatusRequestEntityTooLarge
+	case errors.As(err, &no):
+		return string(no), http.StatusBadRequest
+	}
+	return "That upload could not be read: send one file in the field “file”. Nothing was imported.", http.StatusBadRequest
+}
+
+// importEntries adds each entry for the signed-in Reader, its result a line
+// of box; the status is 503 when an entry could not be saved.
+func importEntries(d Deps, r *http.Request, entries []importEntry, box *components.AddBox) int {
+	status := http.StatusOK
+	reader := viewerFrom(r.Context()).ID
+	for _, e := range entries {
+		res := importEntryOne(d, r, reader, e)
+		if res.Word == "failed" {
+			status = http.StatusServiceUnavailable
+		}
+		box.Results = append(box.Results, res)
+	}
+	box.Message = "Imported a file of " + entriesCount(len(entries)) + "; each line says what happened to one."
+	return status
+}
+
+// importEntryOne adds one entry: a plain address as the add box does; an
+// exported Bookmark with its Progress set in the same transaction.
+func importEntryOne(d Deps, r *http.Request, reader string, e importEntry) components.AddResult {
+	if e.Chapter == "" {
+		res := addLine(d, r, reader, e.URL)
+		res.Line = shownLine(e.Line)
+		return res
+	}
+	out := components.AddResult{Line: shownLine(e.Line)}
+	c, err := adapters.RecogniseChapter(adapters.Pasted(e.URL))
+	if err != nil {
+		out.Word, out.Fault = "unsupported", true
+		out.Sentence = "Not an address of a supported Site (" + strings.Join(word.SiteNames(), ", ") + "). Nothing was added."
+		return out
+	}
+	c.Number = e.Chapter
+	req := store.AddRequest{Site: c.Site, SeriesID: c.SeriesID, URL: c.URL, Kind: string(word.Site(c.Site).Kind()),
+		ReaderID: reader, Chapter: e.Chapter}
+	res, err := d.Store.AddAddress(r.Context(), req, d.now())
+	if err != nil {
+		d.Logger.Error("import failed", "site", c.Site, "series_id", c.SeriesID, "err", err)
+		out.Word, out.Fault = "failed", true
+		out.Sentence = "Could not be added just now; nothing of it was saved. Try again."
+		return out
+	}
+	out.Word, out.Sentence = addSentence(false, c, res)
+	return out
+}
+
+func entriesCount(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return strconv.Itoa(n) + " entries"
+}
+
+func shownLine(s string) string {
+	if r := []rune(s); len(r) > 120 {
+		return string(r[:120]) + "…"
+	}
+	return s
+}
+
+// readImport reads the upload's field "file" and tells its form by its
+// first bytes: gzip (a Mihon backup), "{" (the JSON export), else a list
+// of addresses.
+func readImport(w http.ResponseWriter, r *http.Request) ([]importEntry, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxImportFile+64<<10)
+	if err := r.ParseMultipartForm(1 << 20); err != nil {
+		return nil, err
+	}
+	f, _, err := r.FormFile("file")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxImportFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxImportFile {
+		return nil, &http.MaxBytesError{Limit: maxImportFile}
+	}
+	return sniffImport(b)
+}
+
+// sniffImport reads a file's entries by its form.
+func sniffImport(b []byte) ([]importEntry, error) {
+	t := bytes.TrimLeft(b, " \t\r\n\ufeff")
+	switch {
+	case len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b:
+		return nil, errImport("That is a gzip file, perhaps a Mihon backup; this server cannot read those yet. Nothing was imported.")
+	case len(t) > 0 && t[0] == '{':
+		return readExportJSON(t)
+	}
+	return readAddressList(b)
+}
+
+// readExportJSON reads this product's JSON export (exportVersion 1).
+func readExportJSON(b []byte) ([]importEntry, error) {
+	var f importFile
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&f); err != nil {
+		return nil, errImport("That file starts like JSON but is not this server's export: " + jsonProblem(err) + ". Nothing was imported.")
+	}
+	if f.Version == nil || *f.Version != importVersion {
+		return nil, errImport("That JSON file is not this server's export (version 1). Nothing was imported.")
+	}
+	if len(f.Bookmarks) > maxImportEntries {
+		return nil, errImport("That file holds " + strconv.Itoa(len(f.Bookmarks)) + " Bookmarks: at most 10,000 at once. Nothing was imported.")
+	}
+	entries := make([]importEntry, 0, len(f.Bookmarks))
+	for _, bm := range f.Bookmarks {
+		e := importEntry{Line: bm.URL, URL: bm.URL}
+		if bm.Progress != nil {
+			c, ok := word.ParseChapter(bm.Progress.String())
+			if !ok {
+				return nil, errImport("The Bookmark " + shownLine(bm.URL) + " has a progress that is not a chapter number. Nothing was imported.")
+			}
+			e.Chapter = string(c)
+			e.Line += " (chapter " + e.Chapter + ")"
+		}
+		entries = append(entries, e)
+	}
+	return entries, nil
+}
+
+// jsonProblem is the decoder's complaint, short and without Go's type names.
+func jsonProblem(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return "it breaks off or is malformed at byte " + strconv.FormatInt(syn.Offset, 10)
+	case errors.As(err, &typ):
+		return "its field " + typ.Field + " has the wrong kind of value"
+	}
+	return "it ends early"
+}
+
+// readAddressList reads a text file of addresses, one per line.
+func readAddressList(b []byte) ([]importEntry, error) {
+	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+		return nil, errImport("That file is neither this server's JSON export, a Mihon backup, nor a text list of addresses. Nothing was imported.")
+	}
+	lines := addLines(string(b))
+	switch {
+	case len(lines) == 0:
+		return nil, errImport("That file is empty: it should hold one Series or chapter address per line. Nothing was imported.")
+	case len(lines) > maxImportEntries:
+		return nil, errImport("That file holds " + strconv.Itoa(len(lines)) + " lines: at most 10,000 at once. Nothing was imported.")
+	}
+	entries := make([]importEntry, len(lines))
+	for i, l := range lines {
+		entries[i] = importEntry{Line: l, URL: l}
+	}
+	return entries, nil
+}

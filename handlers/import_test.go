@@ -1,0 +1,98 @@
+package handlers_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// importFile posts body as the upload field "file" of /bookmarks/import.
+func (h *harness) importFile(c *http.Client, name string, body []byte) answer {
+	h.t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	fw, err := mw.CreateFormFile("file", name)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	fw.Write(body)
+	mw.Close()
+	req, err := http.NewRequest(http.MethodPost, h.srv.URL+"/bookmarks/import", &buf)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	resp, err := c.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	b.ReadFrom(resp.Body)
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(b.String()))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return answer{status: resp.StatusCode, header: resp.Header, body: b.String(), doc: doc}
+}
+
+// TestImportReadsTheExportAndAListOfAddresses is issue 24, item 7: the
+// JSON export comes back with its Progress, a text list is added line by
+// line, and each entry gets its own line in the result.
+func TestImportReadsTheExportAndAListOfAddresses(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.client(readerA)
+	export := `{"version":1,"exported_at":"2026-12-01T10:00:00Z","reader":"A","bookmarks":[
+{"site":"asurascans","series_id":"nano-machine","url":"https://asurascans.com/comics/nano-machine","title":"Nano Machine","progress":12.5,"added_at":"2026-11-01T10:00:00Z"},
+{"site":"x","series_id":"y","url":"https://example.com/nothing","title":"","progress":null,"added_at":"2026-11-01T10:00:00Z"}]}`
+	a := h.importFile(c, "export.json", []byte(export))
+	if a.status != http.StatusOK {
+		t.Fatalf("export: %d %s", a.status, a.body)
+	}
+	if got := strings.Join(results(a), ","); got != "added,unsupported" {
+		t.Fatalf("export results %q: %s", got, a.testid("add-result").Text())
+	}
+	if got := h.text(bookmarkQuery); got != "reader-a asurascans/nano-machine 12.5" {
+		t.Fatalf("bookmarks after the export: %q", got)
+	}
+	a = h.importFile(c, "list.txt", []byte("asurascans.com/comics/nano-machine/chapter/20\r\n\r\nhttps://asurascans.com/comics/solo-leveling\n"))
+	if got := strings.Join(results(a), ","); got != "progress,added" {
+		t.Fatalf("list results %q: %s", got, a.testid("add-result").Text())
+	}
+	if got := h.text(bookmarkQuery); got != "reader-a asurascans/nano-machine 20\nreader-a asurascans/solo-leveling -" {
+		t.Fatalf("bookmarks after the list: %q", got)
+	}
+}
+
+// TestAMalformedImportGetsASentence: a file the import cannot read is a
+// 400 with a sentence on the page, and adds nothing.
+func TestAMalformedImportGetsASentence(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.client(readerA)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("not a protobuf"))
+	zw.Close()
+	for _, tc := range []struct{ name, body, want string }{
+		{"broken.json", `{"version":1,"bookmarks":[{"url":`, "not this server's export"},
+		{"other.json", `{"hello":"world"}`, "not this server's export"},
+		{"empty.txt", "\n\n", "empty"},
+		{"binary.bin", "\x00\xff\xfe", "neither"},
+		{"backup.tachibk", gz.String(), "Nothing was imported"},
+	} {
+		a := h.importFile(c, tc.name, []byte(tc.body))
+		if a.status != http.StatusBadRequest || !strings.Contains(a.doc.Text(), tc.want) {
+			t.Errorf("%s: %d, want 400 saying %q: %s", tc.name, a.status, tc.want, a.testid("add-message").Text())
+		}
+	}
+	if got := h.text(bookmarkQuery); got != "" {
+		t.Errorf("a refused file added %q", got)
+	}
+}
