@@ -66,6 +66,7 @@ type AddBox struct {
 	Action  string // "/" for a Reader, "/admin/series" for the owner
 	Text    string // what was typed, shown back when nothing was read
 	Message string // a refusal of the whole paste
+	Summary string // what a whole import did (not a refusal)
 	Results []AddResult
 	Sites   []string
 }

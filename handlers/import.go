@@ -107,7 +107,7 @@ func importEntries(d Deps, r *http.Request, entries []importEntry, box *componen
 		}
 		box.Results = append(box.Results, res)
 	}
-	box.Message = "Imported a file of " + entriesCount(len(entries)) + "; each line says what happened to one."
+	box.Summary = "Imported a file of " + entriesCount(len(entries)) + "; each line says what happened to one."
 	return status
 }
 

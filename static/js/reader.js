@@ -17,6 +17,20 @@
       btn.textContent = "Copied";
     });
   });
+  // The import's progress: the upload's share while it is sent, then no
+  // value (the bar moves on its own) while the server adds the entries.
+  document.addEventListener("htmx:xhr:progress", function (ev) {
+    var bar = ev.target.querySelector && ev.target.querySelector("progress.import-progress");
+    if (!bar) {
+      return;
+    }
+    bar.hidden = false;
+    if (ev.detail.lengthComputable && ev.detail.loaded < ev.detail.total) {
+      bar.value = Math.round((100 * ev.detail.loaded) / ev.detail.total);
+    } else {
+      bar.removeAttribute("value");
+    }
+  });
   var zone = document.querySelector("input[data-browser-zone]");
   if (zone && window.Intl) {
     var tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
