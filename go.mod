@@ -17,7 +17,10 @@ require (
 	golang.org/x/oauth2 v0.38.0
 )
 
-require github.com/gorilla/feeds v1.2.0
+require (
+	github.com/gorilla/feeds v1.2.0
+	google.golang.org/protobuf v1.36.11
+)
 
 require (
 	github.com/golang-jwt/jwt/v5 v5.2.1 // indirect

@@ -1137,7 +1137,7 @@ func AddForm(a AddBox) templ.Component {
 }
 
 // ImportForm is the Reader's import (issue 24, item 7): a file holding the
-// JSON export or a list of addresses. Its <progress> follows the upload,
+// JSON export, a Mihon backup or a list of addresses (ADR 0026). Its <progress> follows the upload,
 // then waits with no value while the server adds the entries (reader.js).
 func ImportForm() templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
@@ -1156,7 +1156,7 @@ func ImportForm() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 99, "<form class=\"import\" method=\"post\" action=\"/bookmarks/import\" enctype=\"multipart/form-data\" hx-post=\"/bookmarks/import\" hx-encoding=\"multipart/form-data\" hx-target=\"#add-box\" hx-swap=\"outerHTML\" data-testid=\"import-form\"><label for=\"import-file\">Or import a file: this server's JSON export, or a list of addresses, up to 10,000 entries</label> <input id=\"import-file\" type=\"file\" name=\"file\" required data-testid=\"import-file\"> <button type=\"submit\" data-testid=\"import-submit\">Import</button> <progress class=\"import-progress\" max=\"100\" hidden data-testid=\"import-progress\">Importing…</progress></form>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 99, "<form class=\"import\" method=\"post\" action=\"/bookmarks/import\" enctype=\"multipart/form-data\" hx-post=\"/bookmarks/import\" hx-encoding=\"multipart/form-data\" hx-target=\"#add-box\" hx-swap=\"outerHTML\" data-testid=\"import-form\"><label for=\"import-file\">Or import a file: this server's JSON export, a Mihon or Tachiyomi backup, or a list of addresses; up to 10,000 entries</label> <input id=\"import-file\" type=\"file\" name=\"file\" required data-testid=\"import-file\"> <button type=\"submit\" data-testid=\"import-submit\">Import</button> <progress class=\"import-progress\" max=\"100\" hidden data-testid=\"import-progress\">Importing…</progress></form>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -33,6 +33,9 @@ const maxImportEntries = 10000
 // from an export, the chapter its Progress was at ("" for none).
 type importEntry struct {
 	Line, URL, Chapter string
+	// Skip, when set, is why the entry is not added (a Mihon source that
+	// is none of the Sites); it is that entry's line.
+	Skip string
 }
 
 // importVersion is the export's "version" this import reads (the export's
@@ -114,6 +117,9 @@ func importEntries(d Deps, r *http.Request, entries []importEntry, box *componen
 // importEntryOne adds one entry: a plain address as the add box does; an
 // exported Bookmark with its Progress set in the same transaction.
 func importEntryOne(d Deps, r *http.Request, reader string, e importEntry) components.AddResult {
+	if e.Skip != "" {
+		return components.AddResult{Line: shownLine(e.Line), Word: "unsupported", Fault: true, Sentence: e.Skip}
+	}
 	if e.Chapter == "" {
 		res := addLine(d, r, reader, e.URL)
 		res.Line = shownLine(e.Line)
@@ -182,7 +188,7 @@ func sniffImport(b []byte) ([]importEntry, error) {
 	t := bytes.TrimLeft(b, " \t\r\n\ufeff")
 	switch {
 	case len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b:
-		return nil, errImport("That is a gzip file, perhaps a Mihon backup; this server cannot read those yet. Nothing was imported.")
+		return readMihon(b)
 	case len(t) > 0 && t[0] == '{':
 		return readExportJSON(t)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/mangabookmark/mangabookmark/mihon/mihontest"
 )
 
 // importFile posts body as the upload field "file" of /bookmarks/import.
@@ -85,7 +87,7 @@ func TestAMalformedImportGetsASentence(t *testing.T) {
 		{"other.json", `{"hello":"world"}`, "not this server's export"},
 		{"empty.txt", "\n\n", "empty"},
 		{"binary.bin", "\x00\xff\xfe", "neither"},
-		{"backup.tachibk", gz.String(), "Nothing was imported"},
+		{"backup.tachibk", gz.String(), "not a Mihon or Tachiyomi backup"},
 	} {
 		a := h.importFile(c, tc.name, []byte(tc.body))
 		if a.status != http.StatusBadRequest || !strings.Contains(a.doc.Text(), tc.want) {
@@ -94,5 +96,33 @@ func TestAMalformedImportGetsASentence(t *testing.T) {
 	}
 	if got := h.text(bookmarkQuery); got != "" {
 		t.Errorf("a refused file added %q", got)
+	}
+}
+
+// TestImportReadsAMihonBackup: a Mihon backup's entries from a source named
+// as one of the Sites are added with their last read chapter (the url a
+// path made whole with the Site's host); any other source gets a line of
+// its own and adds nothing.
+func TestImportReadsAMihonBackup(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c := h.client(readerA)
+	raw := mihontest.Backup(t, map[int64]string{11: "Asura Scans", 12: "MangaDex"},
+		mihontest.Entry{Source: 11, URL: "/comics/nano-machine", Title: "Nano Machine", Chapters: []mihontest.Chapter{
+			{Read: true, Number: 7}, {Read: true, Number: 9.5}, {Number: 30}}},
+		mihontest.Entry{Source: 12, URL: "/title/abc", Title: "Elsewhere"},
+		mihontest.Entry{Source: 11, URL: "https://asurascans.com/comics/solo-leveling", Title: "Solo Leveling"})
+	a := h.importFile(c, "backup.tachibk", raw)
+	if a.status != http.StatusOK {
+		t.Fatalf("backup: %d %s", a.status, a.doc.Text())
+	}
+	if got := strings.Join(results(a), ","); got != "added,unsupported,added" {
+		t.Fatalf("backup results %q: %s", got, a.testid("add-result").Text())
+	}
+	if got := h.text(bookmarkQuery); got != "reader-a asurascans/nano-machine 9.5\nreader-a asurascans/solo-leveling -" {
+		t.Fatalf("bookmarks after the backup: %q", got)
+	}
+	if !strings.Contains(a.testid("add-result").Text(), "From MangaDex, which is not one of the Sites here") {
+		t.Errorf("the MangaDex line: %s", a.testid("add-result").Text())
 	}
 }
