@@ -154,7 +154,7 @@ func newSite(t *testing.T, discord *fakeDiscord) *harness {
 }
 
 // client follows redirects like a browser and keeps cookies.
-func client(t *testing.T) *http.Client {
+func client(t testing.TB) *http.Client {
 	jar, _ := cookiejar.New(nil)
 	return &http.Client{Jar: jar, Timeout: 10 * time.Second}
 }

@@ -34,7 +34,7 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // harness is the real router on a real database behind a loopback server.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	pool  *pgxpool.Pool
 	store *store.Store
 	deps  handlers.Deps
@@ -60,13 +60,13 @@ func (l *lockedBuilder) String() string {
 	return l.b.String()
 }
 
-func newHarness(t *testing.T, adjust ...func(*handlers.Deps)) *harness {
+func newHarness(t testing.TB, adjust ...func(*handlers.Deps)) *harness {
 	t.Helper()
 	return newHarnessOn(t, storetest.Pool(t, nil), adjust...)
 }
 
 // newHarnessOn is newHarness on a pool the test built (with a tracer).
-func newHarnessOn(t *testing.T, pool *pgxpool.Pool, adjust ...func(*handlers.Deps)) *harness {
+func newHarnessOn(t testing.TB, pool *pgxpool.Pool, adjust ...func(*handlers.Deps)) *harness {
 	t.Helper()
 	h := &harness{t: t, pool: pool, store: store.New(pool), logs: &lockedBuilder{}}
 	// The server exists before the handler so that PublicBaseURL (the OAuth

@@ -2,12 +2,15 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
@@ -72,6 +75,11 @@ func handleImport(d Deps) http.Handler {
 		default:
 			status = importEntries(d, r, entries, &box)
 		}
+		// The request's own database budget (dbDeadline) went on the
+		// entries: the list after them gets one of its own.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), d.requestTimeout())
+		defer cancel()
+		r = r.WithContext(ctx)
 		l, lerr := bookmarkList(d, r, store.BookmarkQuery{})
 		if lerr != nil {
 			failStore(w, r, d.Logger, lerr, listUnreadable, "my bookmarks: list after import")
@@ -98,20 +106,60 @@ func importRefusal(err error) (string, int) {
 	return "That upload could not be read: send one file in the field “file”. Nothing was imported.", http.StatusBadRequest
 }
 
+// importBudget bounds one import's database work: a 10,000-entry file
+// finishes well within it (BenchmarkImport10000); entries left when it is
+// spent are not tried, and say so.
+const importBudget = 60 * time.Second
+
 // importEntries adds each entry for the signed-in Reader, its result a line
-// of box; the status is 503 when an entry could not be saved.
+// of box; the status is 503 when an entry could not be saved. Each entry
+// has DATABASE_REQUEST_TIMEOUT of its own rather than a share of the
+// request's (dbDeadline), and the whole import importBudget: an entry is
+// its own transaction, so importing the file again adds only what is left.
 func importEntries(d Deps, r *http.Request, entries []importEntry, box *components.AddBox) int {
-	status := http.StatusOK
 	reader := viewerFrom(r.Context()).ID
-	for _, e := range entries {
-		res := importEntryOne(d, r, reader, e)
+	end := time.Now().Add(importBudget)
+	results := make([]components.AddResult, len(entries))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range importWorkers {
+		wg.Go(func() {
+			for i := range next {
+				results[i] = importTimed(d, r, reader, entries[i], end)
+			}
+		})
+	}
+	for i := range entries {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	status := http.StatusOK
+	for _, res := range results {
 		if res.Word == "failed" {
 			status = http.StatusServiceUnavailable
 		}
-		box.Results = append(box.Results, res)
 	}
+	box.Results = results
 	box.Summary = "Imported a file of " + entriesCount(len(entries)) + "; each line says what happened to one."
 	return status
+}
+
+// importWorkers is how many entries are added at once: each is still its
+// own transaction, and the pool (DATABASE_POOL_SIZE, 8) keeps connections
+// for the pages.
+const importWorkers = 3
+
+// importTimed adds one entry with a database budget of its own, or says it
+// was not tried once the import's budget is spent.
+func importTimed(d Deps, r *http.Request, reader string, e importEntry, end time.Time) components.AddResult {
+	if time.Now().After(end) {
+		return components.AddResult{Line: shownLine(e.Line), Word: "failed", Fault: true,
+			Sentence: "Not tried: the import ran out of time. Import the file again to add the rest."}
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), d.requestTimeout())
+	defer cancel()
+	return importEntryOne(d, r.WithContext(ctx), reader, e)
 }
 
 // importEntryOne adds one entry: a plain address as the add box does; an
