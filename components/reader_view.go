@@ -39,6 +39,21 @@ type MyBookmark struct {
 	// while no read of the Site's page has shown it ("" when a Poll stands
 	// behind it): "seen by Ada, not yet on the Site's page".
 	Unconfirmed string
+
+	// Health is the Series' state a Reader should know of, drawn as a
+	// muted tag on the fact line (issue 24, item 5); the zero value for a
+	// healthy Series.
+	Health RowHealth
+}
+
+// RowHealth is one mark on a Reader's row: Word is "finished", "failing"
+// or "site-completed" ("" for none), Text what the tag says and, for
+// "failing", when the run of failures began: its day on the tag (Day,
+// word.Day), the whole moment in Since.
+type RowHealth struct {
+	Word, Text string
+	Day        string
+	Since      Stamp
 }
 
 // RemovedRow stands where a removed Bookmark was, with its Undo.

@@ -112,6 +112,16 @@ func addSentence(owner bool, c adapters.Chapter, res store.AddResult) (word, sen
 	} else if c.Number != "" {
 		progress = " Your Progress is already at or past chapter " + c.Number + "."
 	}
+	if res.Finished {
+		// A Finished Series is not polled (CONTEXT.md, Finished), so "Added"
+		// alone would promise chapters that never come (issue 24, item 5).
+		// The Bookmark is kept: the Reader asked for it and keeps Progress.
+		finished := adapters.DisplayName(res.Title, c.URL, c.SeriesID) + " is Finished by the owner and no longer polled"
+		if res.BookmarkCreated {
+			return "added", finished + "; bookmarked anyway." + progress
+		}
+		return wordAlready(res), "Already bookmarked; " + finished + "." + progress
+	}
 	switch {
 	case res.BookmarkCreated:
 		s := "Added " + what + "." + progress
@@ -123,6 +133,14 @@ func addSentence(owner bool, c adapters.Chapter, res store.AddResult) (word, sen
 		return "progress", "Already bookmarked." + progress
 	}
 	return "already", "Already bookmarked." + progress
+}
+
+// wordAlready is the result word for a Series the Reader had bookmarked.
+func wordAlready(res store.AddResult) string {
+	if res.ProgressMoved {
+		return "progress"
+	}
+	return "already"
 }
 
 func ownerAddBox() components.AddBox {

@@ -44,13 +44,13 @@ func bookmarkList(d Deps, r *http.Request, q store.BookmarkQuery) (components.Bo
 		l.Total = len(all)
 	}
 	for _, b := range rows {
-		l.Rows = append(l.Rows, bookmarkRow(b, id, now))
+		l.Rows = append(l.Rows, bookmarkRow(d, b, id, now))
 	}
 	return l, nil
 }
 
 // bookmarkRow is one Bookmark as viewer's row shows it.
-func bookmarkRow(b store.Bookmark, viewer string, now time.Time) components.MyBookmark {
+func bookmarkRow(d Deps, b store.Bookmark, viewer string, now time.Time) components.MyBookmark {
 	title := adapters.DisplayName(b.Title, b.URL, b.SeriesID)
 	r := components.MyBookmark{
 		Site: b.Site, ID: b.SeriesID, Title: title,
@@ -70,7 +70,25 @@ func bookmarkRow(b store.Bookmark, viewer string, now time.Time) components.MyBo
 		r.Progress = *b.Progress
 	}
 	r.NextHref, r.NextLabel = nextChapter(b)
+	r.Health = rowHealth(d, b, now)
 	return r
+}
+
+// rowHealth is the one mark a row carries about its Series (issue 24, item
+// 5), the most telling first: Finished (no Poll reads it any more), then
+// failing by the owner's own rule (store.Bookmark.Failing), then the Site's
+// completed value (CONTEXT.md, Completion hint). Finished also covers the
+// two others: a Series no Poll reads has nothing more to fail or complete.
+func rowHealth(d Deps, b store.Bookmark, now time.Time) components.RowHealth {
+	switch {
+	case !b.FinishedAt.IsZero():
+		return components.RowHealth{Word: "finished", Text: "finished — no longer checked"}
+	case b.Failing(now):
+		return components.RowHealth{Word: "failing", Text: "not updating since", Day: word.Day(b.FailingSince, d.Zone), Since: d.when(b.FailingSince)}
+	case !b.SiteCompletedAt.IsZero():
+		return components.RowHealth{Word: "site-completed", Text: "completed on its Site"}
+	}
+	return components.RowHealth{}
 }
 
 // unconfirmed says who stands behind a Latest Chapter that a Reader's
@@ -205,7 +223,7 @@ func rowControl(d Deps, act func(r *http.Request, site, id string) controlResult
 			failStore(w, r, d.Logger, err, listUnreadable, "my bookmarks: read row")
 			return
 		}
-		row := bookmarkRow(b, reader, d.now())
+		row := bookmarkRow(d, b, reader, d.now())
 		row.Message, row.Fault = res.done, refusal != ""
 		if refusal != "" {
 			row.Message = refusal

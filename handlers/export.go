@@ -14,7 +14,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
-// The export (issue 24, item 6; CONTEXT.md, Export; ADR 0024): a Reader's Bookmarks as a
+// The export (issue 24, item 6; CONTEXT.md, Export; ADR 0025): a Reader's Bookmarks as a
 // download, read from the store in keyset pages and written as they come, so
 // a long list is never held whole. The JSON form is the document the import
 // reads back; its shape changes only with exportVersion.

@@ -71,8 +71,20 @@ func TestOnAPhoneTheFirstRowsShowAndLongTitlesTellApart(t *testing.T) {
 		case 1:
 			id, title = "orv-side", orvSide
 		}
-		storetest.Insert(t, h.pool, storetest.Series{Site: word.Asurascans, ID: id, URL: "https://asurascans.com/comics/" + id,
-			Title: title, Kind: word.Asurascans.Kind(), LatestChapter: "12", CheckedAt: t0.Add(-3 * time.Hour)})
+		series := storetest.Series{Site: word.Asurascans, ID: id, URL: "https://asurascans.com/comics/" + id,
+			Title: title, Kind: word.Asurascans.Kind(), LatestChapter: "12", CheckedAt: t0.Add(-3 * time.Hour)}
+		// Three rows carry a health mark (issue 24, item 5), so the
+		// screenshots show each beside the ember.
+		switch i {
+		case 2:
+			series.FinishedAt = t0.Add(-48 * time.Hour)
+		case 4:
+			series.CompletedAt = t0.Add(-3 * time.Hour)
+		}
+		storetest.Insert(t, h.pool, series)
+		if i == 3 {
+			storetest.Insert(t, h.pool, storetest.Failure{Site: word.Asurascans, Series: id, Outcome: word.Errors, FailingSince: t0.Add(-20 * time.Hour)})
+		}
 		storetest.Insert(t, h.pool, storetest.Bookmark{Reader: ownerID, Site: word.Asurascans, Series: id, Progress: "11", UpdatedAt: t0.Add(-time.Hour)})
 	}
 	shots := artifactsDir(t, "screenshots", "phone")
@@ -130,6 +142,11 @@ func TestOnAPhoneTheFirstRowsShowAndLongTitlesTellApart(t *testing.T) {
 		}
 	}
 	tellApart(t, ctx, `[data-testid="bookmark"][data-series-id="%s"] .title`)
+	marks, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="health"]')).filter(m => m.checkVisibility()).map(m => m.dataset.health).sort()`))
+	step("read the health marks", err)
+	if strings.Join(marks, ",") != "failing,finished,site-completed" {
+		t.Errorf("health marks drawn on a phone: %v", marks)
+	}
 	if v := axeViolations(t, ctx, axe); v != "" {
 		t.Errorf("/ on a phone: axe: %s", v)
 	}

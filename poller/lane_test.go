@@ -1036,3 +1036,74 @@ func TestAtShutdownPassRowsTheDatabaseStillRefusesAreCountedInOneLine(t *testing
 		t.Fatalf("want one line counting the row:\n%s", logs)
 	}
 }
+
+// ORPHAN_RETENTION (ADR 0024): the Lane's prune deletes its orphans older
+// than the setting, with one line in the log, and keeps a younger orphan
+// and a bookmarked Series.
+func TestTheLaneDeletesOrphansOlderThanTheRetention(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.with(func(c *poller.Config) { c.OrphanRetention = 30 * 24 * time.Hour })
+	r.orphans("old", "young")
+	r.series("held")
+	r.exec(`UPDATE series SET orphaned_at = $1 WHERE series_id = 'old'`, r.clk.Now().Add(-31*24*time.Hour))
+	r.exec(`UPDATE series SET orphaned_at = $1 WHERE series_id IN ('young', 'held')`, r.clk.Now().Add(-29*24*time.Hour))
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	waitFor(t, "the orphans' line", func() bool { return strings.Contains(r.logs.String(), `msg="orphans deleted"`) })
+	cancel()
+	<-done
+	if line := r.logs.String(); !strings.Contains(line, `msg="orphans deleted" site=novelfull count=1 retention=720h0m0s`) {
+		t.Fatalf("the log line:\n%s", line)
+	}
+	if _, err := r.st.GetSeries(r.ctx, site, "old"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the old orphan stayed: %v", err)
+	}
+	for _, id := range []string{"young", "held"} {
+		if _, err := r.st.GetSeries(r.ctx, site, id); err != nil {
+			t.Fatalf("%s went: %v", id, err)
+		}
+	}
+}
+
+// Unset, ORPHAN_RETENTION keeps every orphan, however old.
+func TestWithoutARetentionTheLaneKeepsOrphans(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.orphans("old")
+	r.exec(`UPDATE series SET orphaned_at = $1`, r.clk.Now().Add(-10*365*24*time.Hour))
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	// The failing figure is recorded right after the prune.
+	waitFor(t, "the prune", func() bool {
+		var n int
+		err := r.pool.QueryRow(r.ctx, `SELECT count(*) FROM failing_history WHERE site = $1`, site).Scan(&n)
+		return err == nil && n > 0
+	})
+	cancel()
+	<-done
+	if _, err := r.st.GetSeries(r.ctx, site, "old"); err != nil || strings.Contains(r.logs.String(), "orphans deleted") {
+		t.Fatalf("an orphan went with no retention set: %v\n%s", err, r.logs.String())
+	}
+}
+
+// POLL_EVERY's per-Site pace is the floor of that Lane's schedule: a
+// Series whose cadence asks for a read within the hour is next owed one
+// only after its Site's pace (3h here; the default would say 1h).
+func TestASitesOwnPaceIsItsLanesFloor(t *testing.T) {
+	t.Parallel()
+	every, err := poller.ParsePollEvery("1h,novelfull=3h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t)
+	r.with(func(c *poller.Config) { c.PollEvery = every })
+	r.series("a")
+	r.exec(`UPDATE series SET cadence_s = 600, chapter_arrived_at = $1, latest_chapter_num = 10, polled_chapter_num = 10`, r.clk.Now())
+	r.pass()
+	if got, want := r.get("a").NextReadAt, r.clk.Now().Add(3*time.Hour); !got.Equal(want) {
+		t.Fatalf("next read at %v, want %v: the Site's own pace", got, want)
+	}
+}

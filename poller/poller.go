@@ -96,6 +96,9 @@ type Config struct {
 	// Backstop is the most time between two reads of a Series that is not
 	// Finished, budget allowing (POLL_BACKSTOP; schedule.Policy).
 	Backstop time.Duration
+	// OrphanRetention is ORPHAN_RETENTION: an orphan older than this is
+	// deleted at the Lane's prune (ADR 0024); zero keeps orphans forever.
+	OrphanRetention time.Duration
 
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time

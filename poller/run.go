@@ -219,8 +219,9 @@ func (p *Poller) stepDown(site string, l *lane, cause error) {
 	}
 }
 
-// prune deletes pass-log rows older than PassRetention days, and Arrivals
-// older than ArrivalRetention, at most hourly per Lane.
+// prune deletes pass-log rows older than PassRetention days, Arrivals
+// older than ArrivalRetention and orphans older than OrphanRetention, at
+// most hourly per Lane.
 func (p *Poller) prune(ctx context.Context, site string, l *lane) {
 	now := p.now()
 	if !l.lastPrune.IsZero() && now.Sub(l.lastPrune) < time.Hour {
@@ -244,6 +245,25 @@ func (p *Poller) prune(ctx context.Context, site string, l *lane) {
 	}
 	if n > 0 {
 		p.log().Info("arrivals pruned", "site", site, "rows", n)
+	}
+	p.deleteOrphans(ctx, site, now)
+}
+
+// deleteOrphans deletes one batch of site's orphans older than
+// ORPHAN_RETENTION (ADR 0024), with one line in the log; a larger backlog
+// goes a batch per prune.
+func (p *Poller) deleteOrphans(ctx context.Context, site string, now time.Time) {
+	keep := p.cfg.OrphanRetention
+	if keep <= 0 {
+		return
+	}
+	n, err := p.st.DeleteOrphans(ctx, site, now.Add(-keep))
+	if err != nil {
+		p.failed("orphans not deleted", err, "site", site)
+		return
+	}
+	if n > 0 {
+		p.log().Info("orphans deleted", "site", site, "count", n, "retention", keep.String())
 	}
 }
 

@@ -51,6 +51,13 @@ type Config struct {
 	// PollBackstop is POLL_BACKSTOP: the most time between two reads of a
 	// Series that is not Finished, budget allowing.
 	PollBackstop time.Duration
+	// PollEvery is POLL_EVERY, parsed: each Site's pace, the floor of its
+	// Lane's schedule (poller.ParsePollEvery).
+	PollEvery map[string]time.Duration
+	// OrphanRetention is ORPHAN_RETENTION: how long a Series nobody
+	// bookmarks is kept before the Lane deletes it; 0 (the default) keeps
+	// it forever (ADR 0024).
+	OrphanRetention time.Duration
 
 	PoolSize       int32         // DATABASE_POOL_SIZE: pages and /healthz
 	LanePoolSize   int32         // DATABASE_LANE_POOL_SIZE: Lanes and owner notices
@@ -195,6 +202,13 @@ func (c *Config) readTunables(get func(k, def string) string, bad func(name, why
 		"LISTING_EVERY", "must be a duration between 0s (off) and 24h, e.g. 5m", bad)
 	c.PollBackstop = duration(get("POLL_BACKSTOP", ""), schedule.DefaultBackstop, time.Hour, 90*24*time.Hour,
 		"POLL_BACKSTOP", "must be a duration between 1h and 2160h (90 days), e.g. 168h", bad)
+	// Less than a day would take a Series the owner's box added alone
+	// before anyone could bookmark it.
+	const keepWhy = "must be 0 (keep orphans) or a duration between 24h and 87600h (10 years), e.g. 2160h"
+	c.OrphanRetention = duration(get("ORPHAN_RETENTION", ""), 0, 0, 10*365*24*time.Hour, "ORPHAN_RETENTION", keepWhy, bad)
+	if c.OrphanRetention > 0 && c.OrphanRetention < 24*time.Hour {
+		bad("ORPHAN_RETENTION", keepWhy)
+	}
 	c.PoolSize = poolSize(get("DATABASE_POOL_SIZE", ""), store.DefaultPoolSize, "DATABASE_POOL_SIZE", bad)
 	c.LanePoolSize = poolSize(get("DATABASE_LANE_POOL_SIZE", ""), store.DefaultLanePoolSize, "DATABASE_LANE_POOL_SIZE", bad)
 	c.RequestTimeout = handlers.DefaultRequestTimeout
@@ -218,6 +232,9 @@ func (c *Config) readTunables(get func(k, def string) string, bad func(name, why
 		errs = append(errs, err)
 	}
 	if c.SiteBases, err = fetch.ParseBaseURLs(get("SITE_BASE_URLS", "")); err != nil {
+		errs = append(errs, err)
+	}
+	if c.PollEvery, err = poller.ParsePollEvery(get("POLL_EVERY", "")); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -79,16 +79,20 @@ func Listen(addr string) (net.Listener, error) {
 }
 
 // lanesConfig is how the server's Lanes run: every Site at POLL_SPACING,
-// covers fetched through reader while each Lane rests, owner notices after
+// each at its POLL_EVERY pace, covers fetched through reader while each Lane rests, owner notices after
 // every pass; the demo's pace shortens every Site's pace and rests.
 func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, notifier *notify.Notifier, announcer *announce.Announcer) poller.Config {
 	c := poller.Config{
 		Spacing:      cfg.PollSpacing,
 		ListingEvery: cfg.ListingEvery,
 		Backstop:     cfg.PollBackstop,
+		PollEvery:    cfg.PollEvery,
 		Now:          o.Now,
-		Logger:       log,
-		Covers:       reader,
+		// An orphan older than ORPHAN_RETENTION goes at a Lane's prune
+		// (ADR 0024).
+		OrphanRetention: cfg.OrphanRetention,
+		Logger:          log,
+		Covers:          reader,
 		// The owner's notices first, as before; then the Readers'
 		// announcements (ADR 0017), each run even when the other fails.
 		Notifier: announce.Chain(notifier.Hook(), announcer.Hook()),

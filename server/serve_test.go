@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -133,6 +134,10 @@ func TestABadSettingStopsTheStartWithOneLineNamingIt(t *testing.T) {
 		{"a listing pace that is not a duration", map[string]string{"LISTING_EVERY": "often"}, "LISTING_EVERY"},
 		{"a listing pace beyond a day", map[string]string{"LISTING_EVERY": "25h"}, "LISTING_EVERY"},
 		{"a backstop under an hour", map[string]string{"POLL_BACKSTOP": "30m"}, "POLL_BACKSTOP"},
+		{"a pace for a Site nobody knows", map[string]string{"POLL_EVERY": "1h,mangadex=2h"}, "POLL_EVERY"},
+		{"a pace that is not a duration", map[string]string{"POLL_EVERY": "asurascans=often"}, "POLL_EVERY"},
+		{"an orphan retention under a day", map[string]string{"ORPHAN_RETENTION": "12h"}, "ORPHAN_RETENTION"},
+		{"an orphan retention that is not a duration", map[string]string{"ORPHAN_RETENTION": "90d"}, "ORPHAN_RETENTION"},
 		{"a time zone nobody knows", map[string]string{"TIME_ZONE": "Mars/Olympus"}, "TIME_ZONE"},
 	}
 	for _, c := range cases {
@@ -214,6 +219,31 @@ func TestTheLanesPageIsToldWhenTheListingIsOff(t *testing.T) {
 		}
 		if deps.ListingOff != off {
 			t.Errorf("LISTING_EVERY=%q: ListingOff %v, want %v", every, deps.ListingOff, off)
+		}
+	}
+}
+
+// POLL_EVERY's per-Site pace and ORPHAN_RETENTION reach the Lanes' Config;
+// unset, every Site takes the default pace and orphans are kept.
+func TestThePacePerSiteAndTheOrphanRetentionReachTheLanes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		every, keep string
+		asura, nf   time.Duration
+		retention   time.Duration
+	}{
+		{"", "", poller.DefaultPollEvery, poller.DefaultPollEvery, 0},
+		{"6h,asurascans=2h", "2160h", 2 * time.Hour, 6 * time.Hour, 90 * 24 * time.Hour},
+	} {
+		cfg, err := LoadConfig(func(k string) string {
+			return map[string]string{"POLL_EVERY": c.every, "ORPHAN_RETENTION": c.keep, "DATA_DIR": t.TempDir(), "OWNER_DISCORD_ID": "1"}[k]
+		})
+		if err != nil {
+			t.Fatalf("POLL_EVERY=%q ORPHAN_RETENTION=%q: %v", c.every, c.keep, err)
+		}
+		lanes := lanesConfig(cfg, Options{}, slog.New(slog.DiscardHandler), nil, nil, nil)
+		if lanes.PollEvery["asurascans"] != c.asura || lanes.PollEvery["novelfull"] != c.nf || lanes.OrphanRetention != c.retention {
+			t.Errorf("POLL_EVERY=%q ORPHAN_RETENTION=%q: paces %v, retention %v", c.every, c.keep, lanes.PollEvery, lanes.OrphanRetention)
 		}
 	}
 }

@@ -26,7 +26,14 @@ type AddResult struct {
 	SeriesCreated   bool // the Series was new: it was asked for a Forced Poll
 	BookmarkCreated bool // the Reader had no Bookmark on it before
 	ProgressMoved   bool // Progress moved forward to the address's chapter
+
+	// Finished: the Series existed and the owner had Finished it, so no
+	// Poll will read it (CONTEXT.md, Finished); Title is its stored title.
+	Finished bool
+	Title    string
 }
+
+const addedSeriesStateSQL = `SELECT finished_at IS NOT NULL, title FROM series WHERE site = $1 AND series_id = $2`
 
 const addBookmarkNewSQL = `
 INSERT INTO bookmarks (reader_id, site, series_id, created_at, updated_at)
@@ -48,6 +55,9 @@ func (s *Store) AddAddress(ctx context.Context, in AddRequest, now time.Time) (A
 			return err
 		}
 		res.SeriesCreated = created == 1
+		if err := tx.QueryRow(ctx, addedSeriesStateSQL, in.Site, in.SeriesID).Scan(&res.Finished, &res.Title); err != nil {
+			return err
+		}
 		if in.ReaderID == "" {
 			return nil
 		}

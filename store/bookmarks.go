@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 const addBookmarkSQL = `
@@ -42,6 +44,22 @@ type Bookmark struct {
 	// stands behind it; CONTEXT.md, Sighting).
 	RaisedBy     string `db:"raised_by"`
 	RaisedByName string `db:"raised_by_name"`
+
+	// The Series' health, read by the same query (issue 24, item 5): the
+	// owner's Finished flag, the start of its run of failures (series'
+	// copy of the failure row, migration 0009) and the Completion hint
+	// (CONTEXT.md, Finished, Completion hint); the zero time for none.
+	FinishedAt      time.Time `db:"finished_at"`
+	FailingSince    time.Time `db:"failing_since"`
+	SiteCompletedAt time.Time `db:"site_completed_at"`
+}
+
+// Failing is the owner's failing filter read on one row (failingSQL; CONTEXT.md,
+// Rules: Failing filter): a chapter was once read and the run of failures began
+// more than word.OwnerWindow before now, so the Reader's mark and the owner's
+// list agree.
+func (b Bookmark) Failing(now time.Time) bool {
+	return b.LatestChapter != nil && !b.FailingSince.IsZero() && b.FailingSince.Before(now.Add(-word.OwnerWindow))
 }
 
 // BookmarkQuery narrows a Reader's list: only those with the ember, and a
@@ -60,7 +78,8 @@ SELECT b.site, b.series_id, s.url, s.title, s.cover_url, s.cover_tried, s.kind,
        s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url, s.latest_chapter_at,
        b.progress_num::text AS progress, b.progress_url,
        (s.latest_chapter_num IS NOT NULL AND (b.progress_num IS NULL OR s.latest_chapter_num > b.progress_num)) AS new,
-       b.updated_at, coalesce(s.latest_raised_by, '') AS raised_by, coalesce(rr.name, '') AS raised_by_name
+       b.updated_at, coalesce(s.latest_raised_by, '') AS raised_by, coalesce(rr.name, '') AS raised_by_name,
+       s.finished_at, s.failing_since, s.site_completed_at
   FROM bookmarks b JOIN series s USING (site, series_id)
   LEFT JOIN readers rr ON rr.discord_id = s.latest_raised_by
  WHERE b.reader_id = $1`

@@ -14,4 +14,5 @@ var (
 	AdapterBroken  = adapterBrokenSQL
 	RaiseLatestSQL = raiseLatestSQL
 	PollSeenSQL    = pollSeenSQL
+	DeleteOrphans  = deleteOrphansSQL
 )

@@ -301,6 +301,9 @@ func TestThePlans(t *testing.T) {
 		{"the detail page finds its last pass by the pass log's index", plan(store.AdminSeriesSQL,
 			pgx.NamedArgs{"site": "comix", "id": "s23", "cutoff": storetest.Milli(9000000)}),
 			[]string{"series_pkey", "poll_passes_site_started"}},
+		// The retention delete (ADR 0024) walks the orphans' own index.
+		{"the orphans' retention delete walks their index", plan(store.DeleteOrphans, "comix", time.Now().Add(time.Hour), store.OrphanBatch),
+			[]string{"series_orphaned"}},
 		{"the prune walks the pass log's index", plan(store.PrunePassesSQL, "comix", storetest.Milli(6000000)),
 			[]string{"poll_passes_site_started"}},
 		{"the next-due probe is one index probe", plan(store.OldestCheckSQL, "comix"),

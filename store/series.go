@@ -99,6 +99,34 @@ func (s *Store) DeleteSeries(ctx context.Context, site, id string) error {
 	return nil
 }
 
+// deleteOrphansSQL deletes one Site's oldest orphans, orphaned before $2,
+// at most $3 of them (ADR 0024): it walks series_orphaned, the orphans'
+// own index, so it touches only the rows it deletes. A Series a Bookmark
+// is being added to holds a key-share lock its FOR UPDATE skips; the outer
+// filter re-checks the count on the row it deletes. Its per-Series rows
+// (failure row, Arrivals, announcements) cascade.
+const deleteOrphansSQL = `
+DELETE FROM series WHERE bookmark_count = 0 AND (site, series_id) IN (
+    SELECT site, series_id FROM series
+     WHERE site = $1 AND bookmark_count = 0 AND orphaned_at < $2
+     ORDER BY orphaned_at LIMIT $3
+       FOR UPDATE SKIP LOCKED)`
+
+// OrphanBatch is the most orphans one retention delete removes, so a first
+// run on a large, old Lane never holds its locks for long; the rest go at
+// the next prune.
+const OrphanBatch = 500
+
+// DeleteOrphans deletes site's Series that have been orphans since before
+// cutoff, at most OrphanBatch of them, and says how many went.
+func (s *Store) DeleteOrphans(ctx context.Context, site string, cutoff time.Time) (int64, error) {
+	tag, err := s.exec(ctx, deleteOrphansSQL, site, instant(cutoff), OrphanBatch)
+	if err != nil {
+		return 0, fmt.Errorf("store: delete orphans %s: %w", site, translate(err))
+	}
+	return tag.RowsAffected(), nil
+}
+
 // addSeriesSQL creates a Series asked for by a Reader and, only when the row
 // is new, asks for its first Poll at once (force_poll_at) and wakes its Lane,
 // so its facts appear within a minute. An existing row is left untouched.

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -136,5 +137,61 @@ func TestDeletingAnOrphanIsOneStatementAndABookmarkRefusesIt(t *testing.T) {
 	var n int
 	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM poll_failures`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("failure row not cascaded: %d %v", n, err)
+	}
+}
+
+// The retention delete (ADR 0024) takes the Site's orphans older than the
+// cutoff with their per-Series rows, and keeps a young orphan, a Series a
+// Bookmark holds, one whose last Bookmark went just now however old the
+// Series, and another Site's old orphan.
+func TestTheRetentionDeleteTakesOnlyTheSitesOldOrphans(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	now := time.Now()
+	for _, id := range []string{"old", "young", "held", "let-go"} {
+		if err := s.CreateSeries(ctx, store.Series{Site: "novelfull", SeriesID: id, URL: "https://novelfull.com/" + id + ".html", Kind: "novel"}, now.Add(-200*24*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.CreateSeries(ctx, store.Series{Site: "asurascans", SeriesID: "elsewhere", URL: "https://asuracomic.net/series/elsewhere", Kind: "manga"}, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Pool().Exec(ctx, `UPDATE series SET orphaned_at = $1`, now.Add(-100*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Pool().Exec(ctx, `UPDATE series SET orphaned_at = $1 WHERE series_id = 'young'`, now.Add(-24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UpsertReader(ctx, store.Reader{DiscordID: "r"}, now); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"held", "let-go"} {
+		if err := s.AddBookmark(ctx, "r", "novelfull", id, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.RemoveBookmark(ctx, "r", "novelfull", "let-go"); err != nil {
+		t.Fatal(err)
+	}
+	storetest.Insert(t, s.Pool(), storetest.Failure{Site: word.Novelfull, Series: "old", Outcome: word.NotFound, FailingSince: now})
+	if _, err := s.Pool().Exec(ctx, `INSERT INTO chapter_arrivals (site, series_id, chapter_num, confirmed_at, noticed_at)
+		VALUES ('novelfull', 'old', 1, $1, $1)`, now); err != nil {
+		t.Fatal(err)
+	}
+
+	n, err := s.DeleteOrphans(ctx, "novelfull", now.Add(-90*24*time.Hour))
+	if err != nil || n != 1 {
+		t.Fatalf("deleted %d, %v: want the one old orphan", n, err)
+	}
+	var left []string
+	rows, _ := s.Pool().Query(ctx, `SELECT series_id FROM series ORDER BY series_id`)
+	left, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || !slices.Equal(left, []string{"elsewhere", "held", "let-go", "young"}) {
+		t.Fatalf("left %v, %v", left, err)
+	}
+	var dependents int
+	if err := s.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM poll_failures) + (SELECT count(*) FROM chapter_arrivals)`).Scan(&dependents); err != nil || dependents != 0 {
+		t.Fatalf("the old orphan's rows stayed: %d, %v", dependents, err)
 	}
 }

@@ -17,6 +17,15 @@ func When(t time.Time, zone *time.Location) string {
 	return t.In(zone).Format("2 Jan 15:04 MST")
 }
 
+// Day is the day alone of When ("3 Dec"), for a short tag whose <time>
+// carries When in its title; the same zone, so the two never disagree.
+func Day(t time.Time, zone *time.Location) string {
+	if zone == nil {
+		zone = time.UTC
+	}
+	return t.In(zone).Format("2 Jan")
+}
+
 // MachineTime is t as a <time datetime> and a JSON field carry it.
 func MachineTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 

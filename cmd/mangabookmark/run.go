@@ -29,6 +29,8 @@ func commands() map[string]command {
 		"demo":            {demo.Run, "six local stand-in Sites, a webhook sink and the server polling them (run from the repository)"},
 		"notices":         {withDatabase(runNotices), "list the open owner notices (--json); exits non-zero while one is pending"},
 		"link":            {withDatabase(runLink), "print a fresh owner sign-in link (single use, valid 15 minutes) on the address the running server recorded, no restart needed (what `make link` runs)"},
+		"backup":          {withDatabase(runBackup), "write the database and the keys in DATA_DIR to one file: backup FILE (it holds secrets; 0600)"},
+		"restore":         {withDatabase(runRestore), "restore a backup into an empty database and DATA_DIR: restore FILE (refuses a non-empty one)"},
 		"bench":           {bench.Run, "the owner's pages at N Series, measured against the real server: bench -n N (what `make bench N=...` runs)"},
 		"bench-freshness": {freshness.Run, "release-to-detection delay at N Series, round-robin against the scheduler, simulated: bench-freshness -n N [-hours H] [-seed S] [-json]"},
 	}

@@ -52,6 +52,28 @@ func FindBinaries() (string, error) {
 	return "", errors.New(InstallHint)
 }
 
+// FindClient returns the newest PostgreSQL client program name (pg_dump,
+// pg_restore) from the same places as the server binaries, then PATH: a
+// dump must be made by a pg_dump at least as new as the server, so the
+// newest wins.
+func FindClient(name string) (string, error) {
+	var dirs []string
+	for _, g := range binGlobs {
+		m, _ := filepath.Glob(g)
+		dirs = append(dirs, m...)
+	}
+	sort.Slice(dirs, func(i, j int) bool { return versionOf(dirs[i]) > versionOf(dirs[j]) })
+	for _, d := range dirs {
+		if p := filepath.Join(d, name); isExec(p) {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s not found: install the PostgreSQL client with `sudo apt-get install -y postgresql-client`", name)
+}
+
 func versionOf(dir string) int {
 	for _, part := range strings.Split(dir, string(filepath.Separator)) {
 		if n, err := strconv.Atoi(strings.TrimPrefix(part, "pgsql-")); err == nil {
