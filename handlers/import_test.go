@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"mime/multipart"
+	"net/url"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,6 +13,10 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/mihon/mihontest"
 )
+
+// importedQuery is every Bookmark as bookmarkQuery shows it, in a fixed
+// order: the import adds entries several at a time.
+const importedQuery = `SELECT coalesce(string_agg(reader_id || ' ' || site || '/' || series_id || ' ' || coalesce(progress_num::text, '-'), E'\n' ORDER BY reader_id, site, series_id), '') FROM bookmarks`
 
 // importFile posts body as the upload field "file" of /bookmarks/import.
 func (h *harness) importFile(c *http.Client, name string, body []byte) answer {
@@ -60,14 +65,14 @@ func TestImportReadsTheExportAndAListOfAddresses(t *testing.T) {
 	if got := strings.Join(results(a), ","); got != "added,unsupported" {
 		t.Fatalf("export results %q: %s", got, a.testid("add-result").Text())
 	}
-	if got := h.text(bookmarkQuery); got != "reader-a asurascans/nano-machine 12.5" {
+	if got := h.text(importedQuery); got != "reader-a asurascans/nano-machine 12.5" {
 		t.Fatalf("bookmarks after the export: %q", got)
 	}
 	a = h.importFile(c, "list.txt", []byte("asurascans.com/comics/nano-machine/chapter/20\r\n\r\nhttps://asurascans.com/comics/solo-leveling\n"))
 	if got := strings.Join(results(a), ","); got != "progress,added" {
 		t.Fatalf("list results %q: %s", got, a.testid("add-result").Text())
 	}
-	if got := h.text(bookmarkQuery); got != "reader-a asurascans/nano-machine 20\nreader-a asurascans/solo-leveling -" {
+	if got := h.text(importedQuery); got != "reader-a asurascans/nano-machine 20\nreader-a asurascans/solo-leveling -" {
 		t.Fatalf("bookmarks after the list: %q", got)
 	}
 }
@@ -94,7 +99,7 @@ func TestAMalformedImportGetsASentence(t *testing.T) {
 			t.Errorf("%s: %d, want 400 saying %q: %s", tc.name, a.status, tc.want, a.testid("add-message").Text())
 		}
 	}
-	if got := h.text(bookmarkQuery); got != "" {
+	if got := h.text(importedQuery); got != "" {
 		t.Errorf("a refused file added %q", got)
 	}
 }
@@ -119,10 +124,31 @@ func TestImportReadsAMihonBackup(t *testing.T) {
 	if got := strings.Join(results(a), ","); got != "added,unsupported,added" {
 		t.Fatalf("backup results %q: %s", got, a.testid("add-result").Text())
 	}
-	if got := h.text(bookmarkQuery); got != "reader-a asurascans/nano-machine 9.5\nreader-a asurascans/solo-leveling -" {
+	if got := h.text(importedQuery); got != "reader-a asurascans/nano-machine 9.5\nreader-a asurascans/solo-leveling -" {
 		t.Fatalf("bookmarks after the backup: %q", got)
 	}
 	if !strings.Contains(a.testid("add-result").Text(), "From MangaDex, which is not one of the Sites here") {
 		t.Errorf("the MangaDex line: %s", a.testid("add-result").Text())
+	}
+}
+
+// TestAnExportImportsBackIntoAnotherReader: the JSON the export writes is a
+// file the import reads (ADR 0025): Reader B gets Reader A's Bookmarks
+// with their Progress.
+func TestAnExportImportsBackIntoAnotherReader(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	a := h.client(readerA)
+	h.post(a, "/", url.Values{"urls": {"https://asurascans.com/comics/nano-machine/chapter/12\nhttps://novelfull.com/reverend-insanity.html"}})
+	export := h.get(a, "/bookmarks/export.json")
+	if export.status != http.StatusOK {
+		t.Fatalf("export: %d", export.status)
+	}
+	got := h.importFile(h.client(readerB), "export.json", []byte(export.body))
+	if r := strings.Join(results(got), ","); got.status != http.StatusOK || r != "added,added" {
+		t.Fatalf("import of the export: %d %q: %s", got.status, r, got.testid("add-result").Text())
+	}
+	if b := h.text(`SELECT string_agg(site || '/' || series_id || ' ' || coalesce(progress_num::text, '-'), E'\n' ORDER BY 1) FROM bookmarks WHERE reader_id = 'reader-b'`); b != "asurascans/nano-machine 12\nnovelfull/reverend-insanity -" {
+		t.Errorf("Reader B's bookmarks: %q", b)
 	}
 }

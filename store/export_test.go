@@ -81,3 +81,9 @@ var (
 
 // AdminSeriesSQL is the detail page's read of one Series, for the EXPLAIN test.
 var AdminSeriesSQL = adminSeriesSQL
+
+// ExportBookmarksStatement is the statement of one export page, for the
+// plan test.
+func ExportBookmarksStatement(readerID, afterSite, afterID string, pageSize int) Queued {
+	return Queued{SQL: exportBookmarksSQL, Args: []any{readerID, afterSite, afterID, pageSize}}
+}
