@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"mime/multipart"
-	"net/url"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -148,7 +148,7 @@ func TestAnExportImportsBackIntoAnotherReader(t *testing.T) {
 	if r := strings.Join(results(got), ","); got.status != http.StatusOK || r != "added,added" {
 		t.Fatalf("import of the export: %d %q: %s", got.status, r, got.testid("add-result").Text())
 	}
-	if b := h.text(`SELECT string_agg(site || '/' || series_id || ' ' || coalesce(progress_num::text, '-'), E'\n' ORDER BY 1) FROM bookmarks WHERE reader_id = 'reader-b'`); b != "asurascans/nano-machine 12\nnovelfull/reverend-insanity -" {
+	if b := h.text(`SELECT string_agg(site || '/' || series_id || ' ' || coalesce(progress_num::text, '-'), E'\n' ORDER BY site, series_id) FROM bookmarks WHERE reader_id = 'reader-b'`); b != "asurascans/nano-machine 12\nnovelfull/reverend-insanity -" {
 		t.Errorf("Reader B's bookmarks: %q", b)
 	}
 }
