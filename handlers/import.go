@@ -49,6 +49,8 @@ const importVersion = 1
 type importFile struct {
 	Version   *int `json:"version"`
 	Bookmarks []struct {
+		Site     string       `json:"site"`
+		SeriesID string       `json:"series_id"`
 		URL      string       `json:"url"`
 		Progress *json.Number `json:"progress"`
 	} `json:"bookmarks"`
@@ -260,6 +262,14 @@ func readExportJSON(b []byte) ([]importEntry, error) {
 	entries := make([]importEntry, 0, len(f.Bookmarks))
 	for _, bm := range f.Bookmarks {
 		e := importEntry{Line: bm.URL, URL: bm.URL}
+		if bm.URL == "" {
+			// A Series added by id alone is exported with no address (ADR
+			// 0025); the import adds by address only.
+			e.Line = bm.Site + "/" + bm.SeriesID
+			e.Skip = "Exported without an address, so it cannot be imported: add it by its address. Nothing was added."
+			entries = append(entries, e)
+			continue
+		}
 		if bm.Progress != nil {
 			c, ok := word.ParseChapter(bm.Progress.String())
 			if !ok {

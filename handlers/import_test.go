@@ -57,13 +57,17 @@ func TestImportReadsTheExportAndAListOfAddresses(t *testing.T) {
 	c := h.client(readerA)
 	export := `{"version":1,"exported_at":"2026-12-01T10:00:00Z","reader":"A","bookmarks":[
 {"site":"asurascans","series_id":"nano-machine","url":"https://asurascans.com/comics/nano-machine","title":"Nano Machine","progress":12.5,"added_at":"2026-11-01T10:00:00Z"},
-{"site":"x","series_id":"y","url":"https://example.com/nothing","title":"","progress":null,"added_at":"2026-11-01T10:00:00Z"}]}`
+{"site":"x","series_id":"y","url":"https://example.com/nothing","title":"","progress":null,"added_at":"2026-11-01T10:00:00Z"},
+{"site":"comix","series_id":"abc","url":"","title":"","progress":3,"added_at":"2026-11-01T10:00:00Z"}]}`
 	a := h.importFile(c, "export.json", []byte(export))
 	if a.status != http.StatusOK {
 		t.Fatalf("export: %d %s", a.status, a.body)
 	}
-	if got := strings.Join(results(a), ","); got != "added,unsupported" {
+	if got := strings.Join(results(a), ","); got != "added,unsupported,unsupported" {
 		t.Fatalf("export results %q: %s", got, a.testid("add-result").Text())
+	}
+	if !strings.Contains(a.testid("add-result").Text(), "comix/abc Exported without an address") {
+		t.Errorf("the Bookmark without an address: %s", a.testid("add-result").Text())
 	}
 	if got := h.text(importedQuery); got != "reader-a asurascans/nano-machine 12.5" {
 		t.Fatalf("bookmarks after the export: %q", got)
