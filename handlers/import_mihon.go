@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
-	"github.com/mangabookmark/mangabookmark/mihon"
+	"github.com/mangabookmark/mangabookmark/internal/mihon"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 

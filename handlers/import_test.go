@@ -11,7 +11,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/mangabookmark/mangabookmark/mihon/mihontest"
+	"github.com/mangabookmark/mangabookmark/internal/mihon/mihontest"
 )
 
 // importedQuery is every Bookmark as bookmarkQuery shows it, in a fixed

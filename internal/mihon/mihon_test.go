@@ -6,8 +6,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/mangabookmark/mangabookmark/mihon"
-	"github.com/mangabookmark/mangabookmark/mihon/mihontest"
+	"github.com/mangabookmark/mangabookmark/internal/mihon"
+	"github.com/mangabookmark/mangabookmark/internal/mihon/mihontest"
 )
 
 func TestReadTakesEachMangaWithItsSourceAndLastReadChapter(t *testing.T) {
