@@ -1,6 +1,7 @@
 package components
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/word"
@@ -172,6 +173,7 @@ type SeriesDetail struct {
 	CanTestRead  bool         // the server can run a Test read
 
 	ConfirmFinish bool   // the Finish control is at its second step
+	ConfirmDelete bool   // the Delete control is at its second step (a bookmarked Series)
 	Message       string // what the last control did or why it refused
 	Fault         bool   // Message is a refusal
 	Correction    string // the owner's rejected input, shown back to them
@@ -306,4 +308,12 @@ type AnnouncementsView struct {
 	// the webhook's 404 ("" while alive): the channel is off until it changes.
 	DiscordOff  bool
 	DiscordDead string
+}
+
+// readersTrack says how many Readers bookmark a Series.
+func readersTrack(n int) string {
+	if n == 1 {
+		return "1 Reader tracks it"
+	}
+	return strconv.Itoa(n) + " Readers track it"
 }

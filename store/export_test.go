@@ -81,3 +81,9 @@ var (
 
 // AdminSeriesSQL is the detail page's read of one Series, for the EXPLAIN test.
 var AdminSeriesSQL = adminSeriesSQL
+
+// The removal's statements, for the EXPLAIN test.
+const (
+	NoteRemovedSQL   = noteRemovedSQL
+	DropBookmarksSQL = dropBookmarksSQL
+)
