@@ -566,7 +566,7 @@ func SeriesDetailRegion(d SeriesDetail) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var28 string
-			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(readersTrack(len(d.Bookmarks)))
+			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(ReadersTrack(len(d.Bookmarks)))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin_detail.templ`, Line: 114, Col: 58}
 			}
@@ -1278,7 +1278,7 @@ func DeleteConfirm(base string, readers int) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var64 string
-		templ_7745c5c3_Var64, templ_7745c5c3_Err = templ.JoinStringErrs(readersTrack(readers))
+		templ_7745c5c3_Var64, templ_7745c5c3_Err = templ.JoinStringErrs(ReadersTrack(readers))
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/admin_detail.templ`, Line: 224, Col: 26}
 		}

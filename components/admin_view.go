@@ -60,7 +60,8 @@ type BulkPick struct {
 
 // BulkStep is the bulk action's region above the list.
 type BulkStep struct {
-	Confirm bool // Finish's confirm step for Picks
+	Confirm bool // the confirm step for Picks: Finish's, or Delete's when Delete
+	Delete  bool
 	Picks   []BulkPick
 	Back    string // the list page to return to
 	Message string
@@ -310,10 +311,18 @@ type AnnouncementsView struct {
 	DiscordDead string
 }
 
-// readersTrack says how many Readers bookmark a Series.
-func readersTrack(n int) string {
+// ReadersTrack says how many Readers bookmark a Series.
+func ReadersTrack(n int) string {
 	if n == 1 {
 		return "1 Reader tracks it"
 	}
 	return strconv.Itoa(n) + " Readers track it"
+}
+
+// bulkAction is the action a bulk confirm step posts again.
+func bulkAction(b BulkStep) string {
+	if b.Delete {
+		return "delete"
+	}
+	return "finish"
 }

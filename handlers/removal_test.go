@@ -95,3 +95,44 @@ func TestTheOwnerRemovesABookmarkedSeriesAfterAConfirmAndEachReaderIsToldOnce(t 
 		t.Errorf("the owner, who tracked nothing, is told")
 	}
 }
+
+// Issue 24, item 1: bulk Delete joins bulk Finish and Poll behind the same
+// confirm, which names how many Readers track each bookmarked Series.
+func TestABulkDeleteNeedsItsConfirmAndTellsEachReaderOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(dataset)
+	c := h.owner()
+	picks := url.Values{"action": {"delete"}, "pick": {"asurascans:completed", "asurascans:completed-failing"}, "back": {"/admin/series"}}
+	before := h.snapshot()
+	a := h.post(c, "/admin/series/bulk", picks, "HX-Request", "true")
+	if a.status != http.StatusOK || a.testid("bulk-pick").Length() != 2 || !strings.Contains(a.testid("bulk-confirm").Text(), "1 Reader tracks it.") {
+		t.Fatalf("the bulk delete's confirm: %d %.400s", a.status, a.body)
+	}
+	picks.Set("step", "confirm")
+	if a = h.post(c, "/admin/series/bulk", picks); a.status != http.StatusUnprocessableEntity || h.snapshot() != before {
+		t.Fatalf("confirm without the box: %d, or rows changed", a.status)
+	}
+	picks.Set("confirm", "yes")
+	if a = h.post(c, "/admin/series/bulk", picks, "Origin", "https://evil.example"); a.status != http.StatusForbidden || h.snapshot() != before {
+		t.Fatalf("a cross-site bulk delete: %d, or rows changed", a.status)
+	}
+	if a = h.post(c, "/admin/series/bulk", picks); a.status != http.StatusSeeOther {
+		t.Fatalf("confirmed bulk delete: %d", a.status)
+	}
+	for _, id := range []string{"completed", "completed-failing"} {
+		if h.get(c, "/admin/series/asurascans/"+id).status != http.StatusNotFound {
+			t.Errorf("%s survived", id)
+		}
+	}
+	if h.get(c, "/admin/series/asurascans/healthy").status != http.StatusOK {
+		t.Errorf("an unselected Series went")
+	}
+	r1 := h.client("r1")
+	if got := h.get(r1, "/").testid("owner-removed").Text(); got != "The owner removed Completed Work." {
+		t.Errorf("r1's home page: %q", got)
+	}
+	if h.get(r1, "/").testid("owner-removed").Length() != 0 {
+		t.Errorf("r1 is told twice")
+	}
+}
