@@ -208,6 +208,7 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 		"detail-unreachable": "/admin/series/demonicscans/unreached",
 		// Reached by a click: the confirm step of deleting a bookmarked Series.
 		"detail-delete-confirm": "/admin/series/asurascans/healthy",
+		"series-bulk-delete-confirm": "/admin/series?filter=failing",
 		// Shown, not used: the page names Ben and the server (issue 23, item 8).
 		"sign-in-link": strings.TrimPrefix(ben, h.srv.URL), "not-found": "/admin/no/such/page",
 	}
@@ -225,6 +226,12 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 				if name == "detail-delete-confirm" {
 					step("delete…", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="delete-control"] button`)),
 						chromedp.WaitVisible(chromedp.CSS(`[data-testid="delete-confirm-box"]`))))
+				}
+				if name == "series-bulk-delete-confirm" {
+					step("bulk delete…", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-series-id="failing-3mo"] [data-testid="row-pick"]`)),
+						chromedp.Click(chromedp.CSS(`[data-series-id="unverified"] [data-testid="row-pick"]`)),
+						chromedp.Click(chromedp.CSS(`[data-testid="bulk-delete"]`)),
+						chromedp.WaitVisible(chromedp.CSS(`[data-testid="bulk-confirm-box"]`))))
 				}
 				if v := axeViolations(t, ctx, axe); v != "" {
 					t.Errorf("%s (%s, %s): axe: %s", name, scheme, size.name, v)
