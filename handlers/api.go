@@ -123,6 +123,7 @@ func apiRoutes(d Deps, guild *guildChecker) http.Handler {
 	})
 	r.Get("/me", api.handleMe)
 	r.Get("/bookmarks", api.handleBookmarks)
+	r.Get("/bookmarks/export.json", api.handleExport)
 	r.Get("/lookup", api.handleLookup)
 	r.Post("/progress", api.write(api.progress))
 	r.Post("/sightings", api.write(api.sightings))

@@ -643,6 +643,7 @@ func TestAPICrossReaderIsolation(t *testing.T) {
 	}{
 		{"GET", "/api/v1/me" + q, "", 200},
 		{"GET", "/api/v1/bookmarks" + q, "", 200},
+		{"GET", "/api/v1/bookmarks/export.json" + q, "", 200},
 		{"GET", "/api/v1/lookup" + q + "&url=" + theirSeries, "", 200},
 		{"POST", "/api/v1/progress" + q, `{"url":"` + theirSeries + `","chapter":1,"backwards":true}`, 404},
 		{"POST", "/api/v1/sightings" + q, `{"url":"` + theirSeries + `","chapters":[2]}`, 200},

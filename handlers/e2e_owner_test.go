@@ -207,7 +207,7 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 		"detail-read-failed": "/admin/series/asurascans/failing-1h", "tokens": "/tokens", "demo-notices": "/admin/demo/notices",
 		"detail-unreachable": "/admin/series/demonicscans/unreached",
 		// Reached by a click: the confirm step of deleting a bookmarked Series.
-		"detail-delete-confirm": "/admin/series/asurascans/healthy",
+		"detail-delete-confirm":      "/admin/series/asurascans/healthy",
 		"series-bulk-delete-confirm": "/admin/series?filter=failing",
 		// Shown, not used: the page names Ben and the server (issue 23, item 8).
 		"sign-in-link": strings.TrimPrefix(ben, h.srv.URL), "not-found": "/admin/no/such/page",

@@ -437,6 +437,12 @@ func TestTheReaderPagesAnswer503WhileTheDatabaseIsAway(t *testing.T) {
 	wantUnavailable(t, "an add", h.post(c, "/", url.Values{"urls": {novelChapter}}))
 	wantUnavailable(t, "htmx caught up", h.post(c, "/bookmarks/asurascans/nano-machine/caught-up", nil, htmxHeader, "true"))
 	wantUnavailable(t, "GET /tokens", h.get(c, "/tokens"))
+	// No half download: the export answers the page's 503, not an attachment.
+	if a := h.get(c, "/bookmarks/export.json"); a.header.Get("Content-Disposition") != "" {
+		t.Fatalf("the export answered an attachment while the database was away: %d %s", a.status, a.body)
+	} else {
+		wantUnavailable(t, "GET /bookmarks/export.json", a)
+	}
 	proxy.setDown(false)
 	if a := h.get(c, "/"); a.status != http.StatusOK || a.testid("bookmark").Length() != 1 {
 		t.Fatalf("after the database came back: %d with %d rows", a.status, a.testid("bookmark").Length())

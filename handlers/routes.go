@@ -49,6 +49,8 @@ func Routes(d Deps) chi.Router {
 			r.Use(a.requireReader)
 			r.Method(http.MethodGet, "/", handleHome(d))
 			r.Method(http.MethodPost, "/", handleAddBookmarks(d))
+			r.Method(http.MethodGet, "/bookmarks/export.json", handleExport(d, exportJSON))
+			r.Method(http.MethodGet, "/bookmarks/export.csv", handleExport(d, exportCSV))
 			r.Method(http.MethodPost, "/bookmarks/{site}/{id}/progress", handleSetProgress(d))
 			r.Method(http.MethodPost, "/bookmarks/{site}/{id}/caught-up", handleCaughtUp(d))
 			r.Method(http.MethodPost, "/bookmarks/{site}/{id}/remove", handleRemoveBookmark(d))

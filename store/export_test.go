@@ -87,3 +87,9 @@ const (
 	NoteRemovedSQL   = noteRemovedSQL
 	DropBookmarksSQL = dropBookmarksSQL
 )
+
+// ExportBookmarksStatement is the statement of one export page, for the
+// plan test.
+func ExportBookmarksStatement(readerID, afterSite, afterID string, pageSize int) Queued {
+	return Queued{SQL: exportBookmarksSQL, Args: []any{readerID, afterSite, afterID, pageSize}}
+}
