@@ -1,6 +1,7 @@
 package components
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/word"
@@ -59,7 +60,8 @@ type BulkPick struct {
 
 // BulkStep is the bulk action's region above the list.
 type BulkStep struct {
-	Confirm bool // Finish's confirm step for Picks
+	Confirm bool // the confirm step for Picks: Finish's, or Delete's when Delete
+	Delete  bool
 	Picks   []BulkPick
 	Back    string // the list page to return to
 	Message string
@@ -172,6 +174,7 @@ type SeriesDetail struct {
 	CanTestRead  bool         // the server can run a Test read
 
 	ConfirmFinish bool   // the Finish control is at its second step
+	ConfirmDelete bool   // the Delete control is at its second step (a bookmarked Series)
 	Message       string // what the last control did or why it refused
 	Fault         bool   // Message is a refusal
 	Correction    string // the owner's rejected input, shown back to them
@@ -306,4 +309,20 @@ type AnnouncementsView struct {
 	// the webhook's 404 ("" while alive): the channel is off until it changes.
 	DiscordOff  bool
 	DiscordDead string
+}
+
+// ReadersTrack says how many Readers bookmark a Series.
+func ReadersTrack(n int) string {
+	if n == 1 {
+		return "1 Reader tracks it"
+	}
+	return strconv.Itoa(n) + " Readers track it"
+}
+
+// bulkAction is the action a bulk confirm step posts again.
+func bulkAction(b BulkStep) string {
+	if b.Delete {
+		return "delete"
+	}
+	return "finish"
 }

@@ -11,6 +11,9 @@ type BookmarksPage struct {
 	// Removed is the Undo a plain-form remove answers with (htmx puts it in
 	// the row's place instead).
 	Removed *RemovedRow
+	// OwnerRemoved names the Series the owner removed from the Reader's
+	// Bookmarks since their last visit; each is said once.
+	OwnerRemoved []string
 }
 
 // BookmarkList is the list region: what the filter form swaps.

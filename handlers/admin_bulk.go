@@ -1,11 +1,13 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -17,7 +19,7 @@ const maxBulk = 100
 
 // bulkForm is one bulk request, read strictly.
 type bulkForm struct {
-	action string // "finish" or "poll"
+	action string // "finish", "delete" or "poll"
 	picks  []store.SeriesKey
 	back   string // the list page it came from (a canonical list address)
 	list   store.SeriesQuery
@@ -25,8 +27,8 @@ type bulkForm struct {
 
 func parseBulk(r *http.Request) (bulkForm, string) {
 	f := bulkForm{action: r.PostForm.Get("action"), back: "/admin/series"}
-	if f.action != "finish" && f.action != "poll" {
-		return f, "Choose Finish or Poll now."
+	if f.action != "finish" && f.action != "delete" && f.action != "poll" {
+		return f, "Choose Finish, Poll now or Delete."
 	}
 	if b := r.PostForm.Get("back"); strings.HasPrefix(b, "/admin/series?") || b == "/admin/series" {
 		_, raw, _ := strings.Cut(b, "?")
@@ -68,7 +70,7 @@ func handleBulk(d Deps) http.Handler {
 			return
 		}
 		f, bad := parseBulk(r)
-		step := components.BulkStep{Back: f.back}
+		step := components.BulkStep{Back: f.back, Delete: f.action == "delete"}
 		if bad != "" {
 			step.Message, step.Fault = bad, true
 			bulkAnswer(d, w, r, http.StatusUnprocessableEntity, f, step, false)
@@ -90,12 +92,19 @@ func handleBulk(d Deps) http.Handler {
 			if r.PostForm.Get("step") == "confirm" {
 				status = http.StatusUnprocessableEntity
 				step.Message, step.Fault = "Tick the box to confirm, or cancel. No Series was finished.", true
+				if step.Delete {
+					step.Message = "Tick the box to confirm, or cancel. No Series was deleted."
+				}
 			}
 			if err := confirmStep(d, r, f, &step); err != nil {
 				failStore(w, r, d.Logger, err, "The selected Series could not be read. Try again.", "admin bulk finish")
 				return
 			}
 			bulkAnswer(d, w, r, status, f, step, false)
+			return
+		}
+		if step.Delete {
+			bulkDelete(d, w, r, f, step)
 			return
 		}
 		n, err := d.Store.FinishMany(ctx, f.picks, now)
@@ -119,7 +128,11 @@ func confirmStep(d Deps, r *http.Request, f bulkForm, step *components.BulkStep)
 	step.Confirm = true
 	for _, s := range rows {
 		p := components.BulkPick{Key: s.Site + ":" + s.SeriesID, Title: titleOr(s.Title, s.SeriesID) + " (" + s.Site + ")"}
-		if !s.SiteCompletedAt.IsZero() && s.FinishedAt.IsZero() {
+		switch {
+		case step.Delete && s.BookmarkCount > 0:
+			p.Hint = components.ReadersTrack(s.BookmarkCount) + "."
+		case step.Delete:
+		case !s.SiteCompletedAt.IsZero() && s.FinishedAt.IsZero():
 			p.Hint = s.Site + " marks it completed (seen " + ago(now, s.SiteCompletedAt) + ")."
 		}
 		step.Picks = append(step.Picks, p)
@@ -164,4 +177,30 @@ func plural(n int64, what string) string {
 		return "1 " + what
 	}
 	return strconv.FormatInt(n, 10) + " " + what
+}
+
+// bulkDelete removes the confirmed Series one by one, each in its own
+// transaction with its Bookmarks and its Readers' notes (store.RemoveSeries);
+// one already gone is skipped.
+func bulkDelete(d Deps, w http.ResponseWriter, r *http.Request, f bulkForm, step components.BulkStep) {
+	rows, err := d.Store.AdminSeriesByKeys(r.Context(), f.picks)
+	var n int64
+	for i := 0; err == nil && i < len(rows); i++ {
+		s := rows[i]
+		var readers int64
+		readers, err = d.Store.RemoveSeries(r.Context(), s.Site, s.SeriesID, adapters.DisplayName(s.Title, s.URL, s.SeriesID), d.now())
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			err = nil
+		case err == nil:
+			n++
+			d.Logger.Info("series deleted", "site", s.Site, "series_id", s.SeriesID, "readers", readers)
+		}
+	}
+	if err != nil {
+		failStore(w, r, d.Logger, err, "Not every Series could be deleted; the list shows which are left. Try again.", "admin bulk delete")
+		return
+	}
+	step.Message = "Deleted " + plural(n, "Series") + "."
+	bulkAnswer(d, w, r, http.StatusOK, f, step, true)
 }

@@ -189,19 +189,41 @@ func handleForceSeriesPoll(d Deps) http.Handler {
 	})
 }
 
-// handleDeleteSeries deletes an orphan. A Bookmark refuses it in the
-// database (the orphan guard), so a bookmarked Series gets a 409 and loses
-// nothing.
+// handleDeleteSeries deletes a Series (issue 24, item 1). An orphan goes
+// at the first POST: the database's orphan guard refuses it if a Bookmark
+// arrived meanwhile. A bookmarked Series first shows the confirm step that
+// names how many Readers track it; on step=confirm with confirm=yes it goes
+// with their Bookmarks, and each of them is told once on /.
 func handleDeleteSeries(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !readForm(d, w, r, maxFormBody) {
+			return
+		}
 		site, id := urlParam(r, "site"), urlParam(r, "id")
-		err := d.Store.DeleteSeries(r.Context(), site, id)
+		confirmStep := func(v *components.SeriesDetail) { v.ConfirmDelete = true }
+		var err error
+		back := "/admin/series"
 		switch {
-		case errors.Is(err, store.ErrBookmarked):
-			showDetail(d, w, r, http.StatusConflict, func(v *components.SeriesDetail) {
-				v.Message, v.Fault = "A Reader bookmarks this Series, so it was not deleted. Nothing was lost.", true
+		case r.PostForm.Get("step") != "confirm":
+			err = d.Store.DeleteSeries(r.Context(), site, id)
+			if errors.Is(err, store.ErrBookmarked) {
+				showDetail(d, w, r, http.StatusOK, confirmStep)
+				return
+			}
+			if err == nil {
+				d.Logger.Info("series deleted", "site", site, "series_id", id, "readers", 0)
+				back += "?filter=orphan"
+			}
+		case r.PostForm.Get("confirm") != "yes":
+			showDetail(d, w, r, http.StatusUnprocessableEntity, func(v *components.SeriesDetail) {
+				confirmStep(v)
+				v.Message, v.Fault = "Tick the box to confirm, or cancel. The Series was not deleted.", true
 			})
 			return
+		default:
+			err = removeSeries(d, r, site, id)
+		}
+		switch {
 		case errors.Is(err, store.ErrNotFound):
 			fail(w, r, d.Logger, http.StatusNotFound, "There is no such Series.")
 			return
@@ -209,14 +231,27 @@ func handleDeleteSeries(d Deps) http.Handler {
 			failStore(w, r, d.Logger, err, "The Series could not be deleted. Nothing was changed; try again.", "admin control failed", "control", "delete")
 			return
 		}
-		d.Logger.Info("series deleted", "site", site, "series_id", id)
 		if wantsFragment(r) {
-			w.Header().Set("HX-Redirect", "/admin/series?filter=orphan")
+			w.Header().Set("HX-Redirect", back)
 			w.WriteHeader(http.StatusOK)
 			return
 		}
-		http.Redirect(w, r, "/admin/series?filter=orphan", http.StatusSeeOther)
+		http.Redirect(w, r, back, http.StatusSeeOther)
 	})
+}
+
+// removeSeries deletes a Series with its Bookmarks, under the title its
+// Readers saw on their rows.
+func removeSeries(d Deps, r *http.Request, site, id string) error {
+	s, err := d.Store.GetSeries(r.Context(), site, id)
+	if err != nil {
+		return err
+	}
+	n, err := d.Store.RemoveSeries(r.Context(), site, id, adapters.DisplayName(s.Title, s.URL, s.SeriesID), d.now())
+	if err == nil {
+		d.Logger.Info("series deleted", "site", site, "series_id", id, "readers", n)
+	}
+	return err
 }
 
 // outcomeNote explains the last outcome on the detail page: unreachable

@@ -642,8 +642,10 @@ func TestTheControlsChangeWhatTheySayAndClearNothingElse(t *testing.T) {
 	if a.status != http.StatusOK || a.header.Get("HX-Redirect") != "/admin/series?filter=orphan" {
 		t.Errorf("delete by htmx: %d, redirect %q", a.status, a.header.Get("HX-Redirect"))
 	}
-	if h.get(c, "/admin/series/asurascans/healthy").testid("delete-control").Length() != 0 {
-		t.Errorf("delete is offered for a bookmarked Series")
+	// A bookmarked Series: the first POST is the confirm step, and deletes nothing.
+	a = h.post(c, "/admin/series/asurascans/healthy/delete", nil)
+	if a.status != http.StatusOK || a.testid("delete-confirm").Length() != 1 || h.get(c, "/admin/series/asurascans/healthy").status != http.StatusOK {
+		t.Errorf("delete of a bookmarked Series: %d, the confirm step is missing or the Series went", a.status)
 	}
 }
 
@@ -664,7 +666,7 @@ func TestBadInputToEveryFormIsRefusedWithAMessageAndChangesNothing(t *testing.T)
 		{"an exponent chapter", "POST", "/admin/series/asurascans/healthy/latest", url.Values{"num": {"1e9"}}, 400},
 		{"a huge chapter", "POST", "/admin/series/asurascans/healthy/latest", url.Values{"num": {"123456789012"}}, 400},
 		{"an unticked finish", "POST", "/admin/series/asurascans/healthy/finish", url.Values{"step": {"confirm"}, "confirm": {"no"}}, 422},
-		{"deleting a bookmarked Series", "POST", "/admin/series/asurascans/healthy/delete", nil, 409},
+		{"confirming a delete without the box", "POST", "/admin/series/asurascans/healthy/delete", url.Values{"step": {"confirm"}}, 422},
 		{"a pause of no length", "POST", "/admin/lanes/comix/pause", url.Values{}, 400},
 		{"a pause of an unoffered length", "POST", "/admin/lanes/comix/pause", url.Values{"for": {"9999h"}}, 400},
 		{"a control on no Series", "POST", "/admin/series/asurascans/nope/latest", url.Values{"num": {"3"}}, 404},

@@ -150,6 +150,13 @@ func handleHome(d Deps) http.Handler {
 		}
 		p := components.BookmarksPage{NewOnly: q.NewOnly, Search: q.Search, List: l, Add: readerAddBox()}
 		p.Removed = removedFromQuery(d, r)
+		// Taken (read and deleted) only by the full page, so each sentence
+		// is said once; a failure loses nothing and is said next time.
+		if notes, err := d.Store.TakeRemovedNotes(r.Context(), viewerFrom(r.Context()).ID); err == nil {
+			p.OwnerRemoved = notes
+		} else {
+			d.Logger.Warn("my bookmarks: removed notes", "err", err)
+		}
 		render(w, r, d.Logger, http.StatusOK, components.BookmarksHome(viewerFrom(r.Context()), p))
 	})
 }

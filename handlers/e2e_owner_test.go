@@ -206,6 +206,9 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 		"detail": "/admin/series/asurascans/failing-3mo", "lanes": "/admin/lanes", "readers": "/admin/readers",
 		"detail-read-failed": "/admin/series/asurascans/failing-1h", "tokens": "/tokens", "demo-notices": "/admin/demo/notices",
 		"detail-unreachable": "/admin/series/demonicscans/unreached",
+		// Reached by a click: the confirm step of deleting a bookmarked Series.
+		"detail-delete-confirm":      "/admin/series/asurascans/healthy",
+		"series-bulk-delete-confirm": "/admin/series?filter=failing",
 		// Shown, not used: the page names Ben and the server (issue 23, item 8).
 		"sign-in-link": strings.TrimPrefix(ben, h.srv.URL), "not-found": "/admin/no/such/page",
 	}
@@ -220,6 +223,16 @@ func TestTheOwnerSearchesSortsActsInBulkAndEveryPagePassesAxe(t *testing.T) {
 			step("viewport", chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h)))
 			for name, path := range pages {
 				step(name, chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+path), chromedp.WaitReady(chromedp.CSS(`main`))))
+				if name == "detail-delete-confirm" {
+					step("delete…", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-testid="delete-control"] button`)),
+						chromedp.WaitVisible(chromedp.CSS(`[data-testid="delete-confirm-box"]`))))
+				}
+				if name == "series-bulk-delete-confirm" {
+					step("bulk delete…", chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-series-id="failing-3mo"] [data-testid="row-pick"]`)),
+						chromedp.Click(chromedp.CSS(`[data-series-id="unverified"] [data-testid="row-pick"]`)),
+						chromedp.Click(chromedp.CSS(`[data-testid="bulk-delete"]`)),
+						chromedp.WaitVisible(chromedp.CSS(`[data-testid="bulk-confirm-box"]`))))
+				}
 				if v := axeViolations(t, ctx, axe); v != "" {
 					t.Errorf("%s (%s, %s): axe: %s", name, scheme, size.name, v)
 				}

@@ -22,7 +22,7 @@ const keysFrom = `unnest($1::text[], $2::text[]) AS k(site, series_id)`
 // list's own order; a key that names no Series is left out.
 func (s *Store) AdminSeriesByKeys(ctx context.Context, keys []SeriesKey) ([]AdminSeries, error) {
 	sites, ids := splitKeys(keys)
-	v, err := getMany[AdminSeries](ctx, s, `SELECT `+adminSeriesColumns+`
+	v, err := getMany[AdminSeries](ctx, s, `SELECT `+adminSeriesColumns+`, s.bookmark_count
 	  FROM `+keysFrom+`
 	  JOIN series s ON s.site = k.site AND s.series_id = k.series_id
 	  LEFT JOIN readers r ON r.discord_id = s.latest_raised_by

@@ -82,6 +82,12 @@ var (
 // AdminSeriesSQL is the detail page's read of one Series, for the EXPLAIN test.
 var AdminSeriesSQL = adminSeriesSQL
 
+// The removal's statements, for the EXPLAIN test.
+const (
+	NoteRemovedSQL   = noteRemovedSQL
+	DropBookmarksSQL = dropBookmarksSQL
+)
+
 // ExportBookmarksStatement is the statement of one export page, for the
 // plan test.
 func ExportBookmarksStatement(readerID, afterSite, afterID string, pageSize int) Queued {

@@ -223,6 +223,10 @@ func TestTheTalliesAndCopiesStayInStepWithEveryWrite(t *testing.T) {
 	storetest.Insert(t, s.Pool(), bulkFailures...) // one statement
 	talliesAgree(t, s, "bulk failures")
 	must("a correct read", s.ApplyRead(ctx, "novelfull", "a", store.ReadChanges{ClearFailure: true}))
+	storetest.Ensure(t, s.Pool(), storetest.Reader{ID: "r1", Name: "Reader One"})
+	storetest.Insert(t, s.Pool(), storetest.Bookmark{Reader: "r1", Site: word.Novelfull, Series: "bulk3", Progress: "1", UpdatedAt: t0})
+	_, err := s.RemoveSeries(ctx, "novelfull", "bulk3", "Bulk Three", t0)
+	must("a bookmarked Series with a failure row is removed (issue 24, item 1)", err)
 	exec("a Series with a failure row is deleted", `DELETE FROM series WHERE site = 'novelfull' AND series_id = 'b'`)
 	exec("a bulk delete", `DELETE FROM series WHERE series_id LIKE 'bulk1%'`)
 	exec("a bulk finish", `UPDATE series SET finished_at = timestamptz 'epoch' + interval '9 milliseconds' WHERE series_id LIKE 'bulk2%'`)

@@ -235,6 +235,9 @@ func TestThePlans(t *testing.T) {
 		`UPDATE series SET latest_chapter_num = 5, polled_chapter_num = 5 WHERE series_id NOT LIKE '%23'`,
 		`INSERT INTO chapter_arrivals (site, series_id, chapter_num, confirmed_at, noticed_at)
 		 SELECT site, series_id, 1, checked_at, checked_at FROM series WHERE checked_at IS NOT NULL`,
+		// Bookmarks on a tenth of the Series, for the removal's statements.
+		`INSERT INTO bookmarks (reader_id, site, series_id, created_at, updated_at)
+		 SELECT 'r1', site, series_id, now(), now() FROM series WHERE series_id LIKE '%9'`,
 		// Eight days of the failing history: as many rows as it ever holds.
 		`INSERT INTO failing_history (site, at, failing)
 		 SELECT site, timestamptz 'epoch' + h * interval '1 hour', h % 5 FROM (SELECT DISTINCT site FROM series) s, generate_series(1, 192) h`,
@@ -304,6 +307,12 @@ func TestThePlans(t *testing.T) {
 		// The retention delete (ADR 0024) walks the orphans' own index.
 		{"the orphans' retention delete walks their index", plan(store.DeleteOrphans, "comix", time.Now().Add(time.Hour), store.OrphanBatch),
 			[]string{"series_orphaned"}},
+		// The owner's removal (issue 24, item 1) finds the Series' Bookmarks
+		// by their index.
+		{"the removal's notes read the Bookmarks' index", plan(store.NoteRemovedSQL, "comix", "s29", "T", time.Now()),
+			[]string{"bookmarks_series"}},
+		{"the removal's Bookmark delete reads their index", plan(store.DropBookmarksSQL, "comix", "s29"),
+			[]string{"bookmarks_series"}},
 		{"the prune walks the pass log's index", plan(store.PrunePassesSQL, "comix", storetest.Milli(6000000)),
 			[]string{"poll_passes_site_started"}},
 		{"the next-due probe is one index probe", plan(store.OldestCheckSQL, "comix"),
