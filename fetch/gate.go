@@ -172,3 +172,18 @@ func hostPort(u *url.URL) string {
 	}
 	return strings.ToLower(net.JoinHostPort(u.Hostname(), port))
 }
+
+// CheckSiteAddress is the gate's address check for a Site's page, for a
+// caller outside fetch that stores an address to be read later (the owner's
+// address correction, issue 24 item 2): the same rules, written once here.
+func CheckSiteAddress(site, raw string) error {
+	a, ok := adapters.ByName(site)
+	if !ok {
+		return fmt.Errorf("%w: unknown Site %q", ErrGate, site)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrGate, err)
+	}
+	return checkSiteURL(a, u)
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -128,6 +129,16 @@ func seriesControl(d Deps, act func(r *http.Request, site, id string) controlRes
 					res.adjust(v)
 				}
 			})
+			return
+		}
+		if res.moved != "" {
+			to := seriesHref(site, res.moved)
+			if wantsFragment(r) {
+				w.Header().Set("HX-Redirect", to)
+				w.WriteHeader(http.StatusOK)
+				return
+			}
+			http.Redirect(w, r, to, http.StatusSeeOther)
 			return
 		}
 		if !wantsFragment(r) {
@@ -304,5 +315,29 @@ func handleAdminPollState(d Deps) http.Handler {
 			}
 		}
 		render(w, r, d.Logger, http.StatusOK, components.PollStateLive(v))
+	})
+}
+
+// handleCorrectAddress sets a Series' address (issue 24, item 2): the
+// address must be recognised as a Series of the same Site and pass the fetch
+// gate's address rules. Another Series at that address takes this one's
+// Bookmarks (store.CorrectAddress). The failure row stays until a read
+// succeeds, as for any read (CONTEXT.md, Fetch gate).
+func handleCorrectAddress(d Deps) http.Handler {
+	return seriesControl(d, func(r *http.Request, site, id string) controlResult {
+		raw := adapters.Pasted(r.PostForm.Get("url"))
+		ref, err := adapters.Recognise(raw)
+		if err != nil || ref.Site != site {
+			return controlResult{status: http.StatusUnprocessableEntity, refusal: "That is not the address of a Series on " + site + ". The address was not changed."}
+		}
+		if err := fetch.CheckSiteAddress(site, ref.URL); err != nil {
+			return controlResult{status: http.StatusUnprocessableEntity, refusal: "That address would not be fetched (" + err.Error() + "). The address was not changed."}
+		}
+		res := storeResult(d, "correct address", d.Store.CorrectAddress(r.Context(), site, id, ref.SeriesID, ref.URL, d.now()), "Address corrected; the next Poll reads it.")
+		if res.status == 0 && ref.SeriesID != id {
+			// This id is gone: the page to show is the Series that took it in.
+			res.moved = ref.SeriesID
+		}
+		return res
 	})
 }

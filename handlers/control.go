@@ -91,6 +91,9 @@ type controlResult struct {
 	// adjust sets a step or a finding on the Series detail page shown with
 	// a non-zero status (the Series controls only; nil for none).
 	adjust func(*components.SeriesDetail)
+	// moved is the Series' new id when the change gave it one (an address
+	// correction that merged it): the answer goes to that Series' page.
+	moved string
 }
 
 // storeResult maps a store error onto a control's answer, for the Series

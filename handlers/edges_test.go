@@ -274,6 +274,7 @@ var formRoutes = map[string]url.Values{
 	"/admin/series/bulk":                          {"action": {"finish"}, "back": {"/admin/series?filter=all"}, "pick": {"asurascans:healthy"}, "step": {"confirm"}, "confirm": {"yes"}},
 	"/admin/series/{site}/{id}/finish":            {"step": {"confirm"}, "confirm": {"yes"}},
 	"/admin/series/{site}/{id}/delete":            {"step": {"confirm"}, "confirm": {"yes"}},
+	"/admin/series/{site}/{id}/address":           {"url": {"https://asurascans.com/comics/x"}},
 	"/admin/series/{site}/{id}/latest":            {"num": {"12"}},
 	"/admin/series/{site}/{id}/unfinish":          {"x": {"1"}},
 	"/admin/series/{site}/{id}/clear-attribution": {"x": {"1"}},

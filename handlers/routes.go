@@ -82,6 +82,7 @@ func Routes(d Deps) chi.Router {
 			r.Method(http.MethodPost, "/series/{site}/{id}/clear-attribution", handleClearAttribution(d))
 			r.Method(http.MethodPost, "/series/{site}/{id}/poll", handleForceSeriesPoll(d))
 			r.Method(http.MethodPost, "/series/{site}/{id}/delete", handleDeleteSeries(d))
+			r.Method(http.MethodPost, "/series/{site}/{id}/address", handleCorrectAddress(d))
 			r.Method(http.MethodPost, "/series/{site}/{id}/test-read", handleTestRead(d))
 			r.Method(http.MethodGet, "/series/{site}/{id}/poll-state", handleAdminPollState(d))
 			r.Method(http.MethodGet, "/lanes", handleAdminLanes(d))
