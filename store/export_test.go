@@ -86,6 +86,8 @@ var AdminSeriesSQL = adminSeriesSQL
 const (
 	NoteRemovedSQL   = noteRemovedSQL
 	DropBookmarksSQL = dropBookmarksSQL
+	// The address correction's move (issue 24, item 2).
+	MoveBookmarksSQL = moveBookmarksSQL
 )
 
 // ExportBookmarksStatement is the statement of one export page, for the

@@ -313,6 +313,10 @@ func TestThePlans(t *testing.T) {
 			[]string{"bookmarks_series"}},
 		{"the removal's Bookmark delete reads their index", plan(store.DropBookmarksSQL, "comix", "s29"),
 			[]string{"bookmarks_series"}},
+		// The address correction (issue 24, item 2) moves one Series'
+		// Bookmarks, read by their index.
+		{"the correction's Bookmark move reads their index", plan(store.MoveBookmarksSQL, "comix", "s29", "s30", time.Now()),
+			[]string{"bookmarks_series"}},
 		{"the prune walks the pass log's index", plan(store.PrunePassesSQL, "comix", storetest.Milli(6000000)),
 			[]string{"poll_passes_site_started"}},
 		{"the next-due probe is one index probe", plan(store.OldestCheckSQL, "comix"),
