@@ -65,7 +65,7 @@ var outcomeWords = map[word.Outcome]outcomeWord{
 		"Correct the address to the Series page on the Site, or delete the Series if it is an orphan."},
 	word.NotFound: {
 		"The Site answered that the page does not exist (404 or 410): the Series was moved or removed.",
-		"Find the Series on the Site again and correct the address, or delete the orphan."},
+		"Find the Series on the Site again and correct the address above, or delete the Series."},
 	word.Errors: {
 		"The Site answered with an error (5xx, a plain 403, an oversized page), or took our connection and then " +
 			"dropped it or never answered.",
