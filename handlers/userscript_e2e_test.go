@@ -357,7 +357,7 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 	if len(queue) != 0 {
 		t.Fatalf("the queue still holds %v", queue)
 	}
-	// Chapter 6's write was tried while the server was away and sent when it
+	// Chapter 6's write was queued while the server was away and sent when it
 	// was back: every attempt under one Idempotency-Key, and one answer.
 	// The shim records a send once its answer is read; on a loaded machine
 	// the page may show the write done a moment before the last record is
@@ -381,8 +381,11 @@ func TestTheUserscriptRecordsProgressAndLosesNoneWhileTheServerIsAway(t *testing
 			break
 		}
 	}
-	if len(keys) != 1 || tried < 2 || answered != 1 {
-		t.Errorf("chapter 6's Progress was tried %d times (statuses %v) under keys %v and answered %d times, want a failed try and a sent one under one key", tried, statuses, keys, answered)
+	// A try while the server was away is usual but not certain: a script
+	// that already saw the server gone queues the write without trying it
+	// (the queue and the pending panel are checked above).
+	if len(keys) != 1 || tried < 1 || answered != 1 {
+		t.Errorf("chapter 6's Progress was tried %d times (statuses %v) under keys %v and answered %d times, want every try under one key and one answer", tried, statuses, keys, answered)
 	}
 	var bookmarks int
 	step("count", h.pool.QueryRow(ctx, `SELECT count(*) FROM bookmarks WHERE reader_id = $1`, reader).Scan(&bookmarks))
