@@ -186,17 +186,24 @@ func handleAddBookmarks(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		box, status := addFromForm(d, w, r, viewerFrom(r.Context()).ID)
 		box.Action = "/"
-		l, err := bookmarkList(d, r, store.BookmarkQuery{})
-		if err != nil {
-			failStore(w, r, d.Logger, err, listUnreadable, "my bookmarks: list after add")
-			return
-		}
-		if wantsFragment(r) {
-			render(w, r, d.Logger, status, components.AddBoxWithList(box, l))
-			return
-		}
-		render(w, r, d.Logger, status, components.BookmarksHome(viewerFrom(r.Context()), components.BookmarksPage{List: l, Add: box}))
+		answerAddBox(d, w, r, status, box, "my bookmarks: list after add")
 	})
+}
+
+// answerAddBox answers an add (or an import) on `/`: the box with its
+// result lines and the Reader's list read after the writes; htmx gets the
+// box with the list swapped out of band, a plain form the whole page.
+func answerAddBox(d Deps, w http.ResponseWriter, r *http.Request, status int, box components.AddBox, what string) {
+	l, err := bookmarkList(d, r, store.BookmarkQuery{})
+	if err != nil {
+		failStore(w, r, d.Logger, err, listUnreadable, what)
+		return
+	}
+	if wantsFragment(r) {
+		render(w, r, d.Logger, status, components.AddBoxWithList(box, l))
+		return
+	}
+	render(w, r, d.Logger, status, components.BookmarksHome(viewerFrom(r.Context()), components.BookmarksPage{List: l, Add: box}))
 }
 
 // rowControl runs one row's control, then answers htmx with the row and a

@@ -81,17 +81,7 @@ func handleImport(d Deps) http.Handler {
 		// entries: the list after them gets one of its own.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), d.requestTimeout())
 		defer cancel()
-		r = r.WithContext(ctx)
-		l, lerr := bookmarkList(d, r, store.BookmarkQuery{})
-		if lerr != nil {
-			failStore(w, r, d.Logger, lerr, listUnreadable, "my bookmarks: list after import")
-			return
-		}
-		if wantsFragment(r) {
-			render(w, r, d.Logger, status, components.AddBoxWithList(box, l))
-			return
-		}
-		render(w, r, d.Logger, status, components.BookmarksHome(viewerFrom(r.Context()), components.BookmarksPage{List: l, Add: box}))
+		answerAddBox(d, w, r.WithContext(ctx), status, box, "my bookmarks: list after import")
 	})
 }
 
