@@ -91,8 +91,8 @@ func (api *apiServer) writeOnce(w http.ResponseWriter, r *http.Request, readerID
 	status, out := answerBody(v, e)
 	if status >= 500 {
 		api.release(r, readerID, key, now)
-	} else if err := api.d.Store.FinishIdempotencyKey(ctx, readerID, key, now, status, out, api.d.now()); err != nil {
-		api.d.Logger.Error("api: finish idempotency key", "err", err)
+	} else {
+		api.finish(r, readerID, key, now, status, out)
 	}
 	if e != nil {
 		api.d.Logger.Debug("api refused", "route", routePattern(r), "error", string(e.word))
@@ -121,6 +121,19 @@ const claimMargin = 10 * time.Second
 // sent at now past t (the takeover wants the claim strictly older).
 func retryAfterUntil(t, now time.Time) string {
 	return strconv.Itoa(max(1, int(t.Sub(now)/time.Second)+1))
+}
+
+// finish records the answer of a write that happened, on a context of its
+// own as release does: a client that hung up after the write (a dropped
+// connection, a server closing its connections) cancels the request's
+// context, and a key left in flight would answer every retry 409 until the
+// takeover (claimMargin) instead of replaying this answer.
+func (api *apiServer) finish(r *http.Request, readerID, key string, claimedAt time.Time, status int, out []byte) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), releaseTimeout)
+	defer cancel()
+	if err := api.d.Store.FinishIdempotencyKey(ctx, readerID, key, claimedAt, status, out, api.d.now()); err != nil {
+		api.d.Logger.Error("api: finish idempotency key", "err", err)
+	}
 }
 
 // release gives a claimed key back: a failure on our side is not an answer
