@@ -2,7 +2,7 @@
 GO ?= go
 NODE ?= node
 
-.PHONY: run link sidecar test generate check-generated bench bench-freshness bench-go demo lint fuzz
+.PHONY: run link sidecar test generate check-generated bench bench-freshness bench-go demo lint fuzz dist
 
 # run and demo build the binary and run it, not `go run`: the go command
 # exits 1 after any Ctrl-C, whatever the program's own exit status.
@@ -57,3 +57,26 @@ lint: ## gofmt and go vet over the tree; .ci/run runs it before the tests
 
 fuzz: ## longer fuzzing of one target: make fuzz PKG=./adapters FUZZ=FuzzParseAsurascans
 	$(GO) test -run '^$$' -fuzz '$(FUZZ)' -fuzztime 60s $(PKG)
+
+# Release builds (issue 25): the version, commit and date come from git, the
+# date from the commit rather than the clock, so two builds of one commit are
+# byte-identical. Outside a git checkout the version is "dev".
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+DATE ?= $(shell git log -1 --format=%cI 2>/dev/null || echo 1970-01-01T00:00:00Z)
+VERSION_PKG = github.com/mangabookmark/mangabookmark/internal/version
+LDFLAGS = -s -w -buildid= -X $(VERSION_PKG).version=$(VERSION) -X $(VERSION_PKG).commit=$(COMMIT) -X $(VERSION_PKG).date=$(DATE)
+# build-linux ARCH OUT: the static release binary (no cgo: it runs FROM scratch).
+build-linux = CGO_ENABLED=0 GOOS=linux GOARCH=$(1) $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(2) ./cmd/mangabookmark
+# Fixed names, order, owners, modes and times, and gzip without a name or
+# time, make the archive a function of its files alone.
+TAR_REPRO = tar --sort=name --mtime=$(DATE) --owner=0 --group=0 --numeric-owner --mode=u+rwX,go+rX,go-w
+
+dist: ## linux/amd64 and linux/arm64 archives (binary, README.md, LICENSE) and SHA256SUMS in dist/, reproducible
+	rm -rf dist && mkdir -p dist
+	for arch in amd64 arm64; do \
+	  d=mangabookmark_$(VERSION)_linux_$$arch; mkdir -p dist/$$d && cp README.md LICENSE dist/$$d/ && \
+	  $(call build-linux,$$arch,dist/$$d/mangabookmark) && \
+	  $(TAR_REPRO) -C dist -cf - $$d | gzip -n -9 > dist/$$d.tar.gz && rm -r dist/$$d || exit 1; \
+	done
+	cd dist && sha256sum *.tar.gz > SHA256SUMS
