@@ -30,6 +30,10 @@ import (
 // this process may not install them itself.
 const InstallHint = "PostgreSQL binaries not found: install them with `sudo apt-get install -y postgresql` (or set DATABASE_URL)"
 
+// NoInstallerHint is that line where no apt-get exists to install them, as in
+// the container image (FROM scratch, issue 25): DATABASE_URL is the only way.
+const NoInstallerHint = "DATABASE_URL is unset and this machine has no PostgreSQL for the embedded database: set DATABASE_URL to a postgres:// URL"
+
 // binGlobs are where Debian-like systems keep the server binaries (not on PATH).
 var binGlobs = []string{"/usr/lib/postgresql/*/bin", "/usr/local/pgsql/bin", "/usr/pgsql-*/bin"}
 
@@ -95,7 +99,10 @@ func EnsureBinaries(ctx context.Context, log *slog.Logger) (string, error) {
 		return d, nil
 	}
 	apt, err := exec.LookPath("apt-get")
-	if os.Geteuid() != 0 || err != nil {
+	if err != nil {
+		return "", errors.New(NoInstallerHint)
+	}
+	if os.Geteuid() != 0 {
 		return "", errors.New(InstallHint)
 	}
 	log.Info("installing PostgreSQL from the distribution's packages", "package", "postgresql")
