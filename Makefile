@@ -2,7 +2,7 @@
 GO ?= go
 NODE ?= node
 
-.PHONY: run link sidecar test generate check-generated bench bench-freshness bench-go demo lint fuzz dist
+.PHONY: run link sidecar test generate check-generated bench bench-freshness bench-go demo lint fuzz dist image
 
 # run and demo build the binary and run it, not `go run`: the go command
 # exits 1 after any Ctrl-C, whatever the program's own exit status.
@@ -67,7 +67,7 @@ DATE ?= $(shell git log -1 --format=%cI 2>/dev/null || echo 1970-01-01T00:00:00Z
 VERSION_PKG = github.com/mangabookmark/mangabookmark/internal/version
 LDFLAGS = -s -w -buildid= -X $(VERSION_PKG).version=$(VERSION) -X $(VERSION_PKG).commit=$(COMMIT) -X $(VERSION_PKG).date=$(DATE)
 # build-linux ARCH OUT: the static release binary (no cgo: it runs FROM scratch).
-build-linux = CGO_ENABLED=0 GOOS=linux GOARCH=$(1) $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(2) ./cmd/mangabookmark
+build-linux = CGO_ENABLED=0 GOOS=linux GOARCH=$(1) $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS)" -o $(2) ./cmd/mangabookmark
 # Fixed names, order, owners, modes and times, and gzip without a name or
 # time, make the archive a function of its files alone.
 TAR_REPRO = tar --sort=name --mtime=$(DATE) --owner=0 --group=0 --numeric-owner --mode=u+rwX,go+rX,go-w
@@ -80,3 +80,13 @@ dist: ## linux/amd64 and linux/arm64 archives (binary, README.md, LICENSE) and S
 	  $(TAR_REPRO) -C dist -cf - $$d | gzip -n -9 > dist/$$d.tar.gz && rm -r dist/$$d || exit 1; \
 	done
 	cd dist && sha256sum *.tar.gz > SHA256SUMS
+
+CONTAINER ?= podman
+IMAGE ?= mangabookmark
+IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
+
+image: ## the container image $(IMAGE):$(VERSION) and :latest, FROM scratch, built offline (CONTAINER=docker works too)
+	rm -rf dist/image && mkdir -p dist/image/data
+	$(call build-linux,$(IMAGE_ARCH),dist/image/mangabookmark)
+	cp /etc/ssl/certs/ca-certificates.crt dist/image/
+	$(CONTAINER) build -f Containerfile -t $(IMAGE):$(VERSION) -t $(IMAGE):latest dist/image
