@@ -165,3 +165,26 @@ func apiAnswer(t *testing.T, url, dir, token, path string) string {
 	}
 	return rec.Body.String()
 }
+
+// TestBackupNamesTheKeysTheEnvironmentHolds: a key set in the environment
+// is not in DATA_DIR, so not in the file; backup says so by name and never
+// prints the value (README Back up).
+func TestBackupNamesTheKeysTheEnvironmentHolds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url, dir := storetest.URL(t), t.TempDir()
+	secret := strings.Repeat("k", 40)
+	env := map[string]string{"DATABASE_URL": url, "DATA_DIR": dir, "TOKEN_KEY": secret}
+	var out bytes.Buffer
+	file := filepath.Join(t.TempDir(), "mb.backup")
+	if err := run(ctx, []string{"mangabookmark", "backup", file}, func(k string) string { return env[k] }, strings.NewReader(""), &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	printed := out.String()
+	if !strings.Contains(printed, "TOKEN_KEY is set in the environment, so it is not in the file") {
+		t.Errorf("backup with TOKEN_KEY in the environment printed %q, want a line naming it", printed)
+	}
+	if strings.Contains(printed, "SESSION_KEY") || strings.Contains(printed, secret) {
+		t.Errorf("backup printed a key it was not given, or a key's value: %q", printed)
+	}
+}
