@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"math"
@@ -59,6 +60,9 @@ type Domain struct {
 
 // NewDomain registers the domain metrics on reg, the gauges reading st.
 func NewDomain(reg prometheus.Registerer, st DomainStore, o DomainOptions) (*Domain, error) {
+	if st == nil {
+		return nil, errors.New("metrics: no store")
+	}
 	d := &Domain{
 		passes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mangabookmark_passes_total",
 			Help: "Passes of each Site's Lane, by the Skip value the pass log records (none: the pass ran)."},
