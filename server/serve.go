@@ -67,13 +67,16 @@ type Options struct {
 // Listen takes LISTEN_ADDR. A busy address is one sentence naming it and
 // what to do, as `make run` or `make demo` beside another server is the
 // usual cause.
-func Listen(addr string) (net.Listener, error) {
+func Listen(addr string) (net.Listener, error) { return listenAs("LISTEN_ADDR", addr) }
+
+// listenAs takes the address of the setting name (LISTEN_ADDR, METRICS_ADDR).
+func listenAs(name, addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE):
-		return nil, fmt.Errorf("LISTEN_ADDR: cannot listen on %s: another program, perhaps another mangabookmark server or demo, listens there; stop it or set LISTEN_ADDR to a free address", addr)
+		return nil, fmt.Errorf("%s: cannot listen on %s: another program, perhaps another mangabookmark server or demo, listens there; stop it or set %s to a free address", name, addr, name)
 	case err != nil:
-		return nil, fmt.Errorf("LISTEN_ADDR: cannot listen on %s: %w", addr, err)
+		return nil, fmt.Errorf("%s: cannot listen on %s: %w", name, addr, err)
 	}
 	return ln, nil
 }
@@ -108,11 +111,11 @@ func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, 
 }
 
 // Serve runs the server with cfg until ctx ends, and owns the shutdown
-// order, the reverse of the start: stop accepting, finish requests, stop the
-// Lanes (they release their Lane locks), close the pool, stop the local
-// cluster.
+// order, the reverse of the start: stop accepting, finish requests, stop
+// serving /metrics, stop the Lanes (they release their Lane locks), close
+// the pool, stop the local cluster.
 //
-// LISTEN_ADDR is taken first: a server that cannot listen must not start
+// LISTEN_ADDR (and METRICS_ADDR) is taken first: a server that cannot listen must not start
 // the cluster nor rewrite the start-up record the notices command reads
 // (OwnerNotices), which would then describe a server that never served
 // (issue 22, item 10).
@@ -121,14 +124,14 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 		o.Now = time.Now
 	}
 	log := NewLogger(stderr, cfg.LogLevel)
-	ln := o.Listener
-	if ln == nil {
-		var err error
-		if ln, err = Listen(cfg.ListenAddr); err != nil {
-			return err
-		}
+	ln, mln, err := listen(cfg, o)
+	if err != nil {
+		return err
 	}
 	defer ln.Close() // on an early return; after Serve, srv.Shutdown has closed it
+	if mln != nil {
+		defer mln.Close()
+	}
 
 	dbURL, stopDB, err := OpenMigrated(ctx, cfg, log, "serve")
 	if err != nil {
@@ -145,6 +148,7 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	if err != nil {
 		return err
 	}
+	reg := newMetrics(cfg, st, &deps)
 	notifier, err := OwnerNotices(ctx, cfg, o, st, log, &deps)
 	if err != nil {
 		return err
@@ -170,7 +174,24 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	deps.Reads = lanes // Test read: the Lanes' own read path and spacing
 	stopLanes := runLanes(ctx, lanes, log)
 	defer stopLanes()
+	stopMetrics := serveMetrics(ctx, mln, cfg, reg, log)
+	defer stopMetrics()
 	return serveHTTP(ctx, ln, cfg, o, st, deps, stdout, log)
+}
+
+// listen takes LISTEN_ADDR, unless the caller took it (Options.Listener),
+// and METRICS_ADDR when it is set (mln nil otherwise).
+func listen(cfg Config, o Options) (ln, mln net.Listener, err error) {
+	if ln = o.Listener; ln == nil {
+		if ln, err = Listen(cfg.ListenAddr); err != nil {
+			return nil, nil, err
+		}
+	}
+	if mln, err = listenMetrics(cfg); err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	return ln, mln, nil
 }
 
 // handlerDeps is what the pages need from the configuration: the keys
