@@ -24,20 +24,19 @@ func listenMetrics(cfg Config) (net.Listener, error) {
 	return listenAs("METRICS_ADDR", cfg.MetricsAddr)
 }
 
-// newMetrics is the server's one registry: the requests (counted into
-// deps.Metrics), both pools read at each scrape, and the Go runtime's and
-// the process's figures. The pages serve it at /metrics when only
-// METRICS_TOKEN is set; with METRICS_ADDR set, serveMetrics does, there
-// alone. It is built whether or not anything serves it, so every
-// collector can be handed one registry.
-func newMetrics(cfg Config, st *store.Store, deps *handlers.Deps) *prometheus.Registry {
-	reg := metrics.NewRegistry()
+// newMetrics puts the requests (counted into deps.Metrics) and both pools,
+// read at each scrape, on reg: the server's one registry, nil when metrics
+// are off. The pages serve it at /metrics when only METRICS_TOKEN is set;
+// with METRICS_ADDR set, serveMetrics does, there alone.
+func newMetrics(cfg Config, reg *prometheus.Registry, st *store.Store, deps *handlers.Deps) {
+	if reg == nil {
+		return
+	}
 	deps.Metrics = metrics.NewHTTP(reg, static.UserscriptVersions())
 	reg.MustRegister(metrics.NewPools(map[string]metrics.Pool{"pages": st.Pool(), "lanes": st.Lanes().Pool()}))
 	if cfg.MetricsToken.Set() && cfg.MetricsAddr == "" {
 		deps.MetricsHandler = metrics.Handler(reg, cfg.MetricsToken)
 	}
-	return reg
 }
 
 // serveMetrics says where /metrics is served, in one line that names the

@@ -16,9 +16,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/mangabookmark/mangabookmark/announce"
 	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/internal/metrics"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
@@ -62,6 +65,10 @@ type Options struct {
 	// busy address stops before it touches the first one's (issue 23,
 	// item 9).
 	Listener net.Listener
+	// Registry, when set, is the registry every metric goes on (a test
+	// reads it directly); nil is metrics off unless METRICS_TOKEN or
+	// METRICS_ADDR is set, and then Serve makes one (newMetrics).
+	Registry *prometheus.Registry
 }
 
 // Listen takes LISTEN_ADDR. A busy address is one sentence naming it and
@@ -132,6 +139,9 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	if mln != nil {
 		defer mln.Close()
 	}
+	if o.Registry == nil && cfg.MetricsOn() {
+		o.Registry = metrics.NewRegistry()
+	}
 
 	dbURL, stopDB, err := OpenMigrated(ctx, cfg, log, "serve")
 	if err != nil {
@@ -148,7 +158,7 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	if err != nil {
 		return err
 	}
-	reg := newMetrics(cfg, st, &deps)
+	newMetrics(cfg, o.Registry, st, &deps)
 	notifier, err := OwnerNotices(ctx, cfg, o, st, log, &deps)
 	if err != nil {
 		return err
@@ -174,7 +184,7 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	deps.Reads = lanes // Test read: the Lanes' own read path and spacing
 	stopLanes := runLanes(ctx, lanes, log)
 	defer stopLanes()
-	stopMetrics := serveMetrics(ctx, mln, cfg, reg, log)
+	stopMetrics := serveMetrics(ctx, mln, cfg, o.Registry, log)
 	defer stopMetrics()
 	return serveHTTP(ctx, ln, cfg, o, st, deps, stdout, log)
 }
