@@ -9,7 +9,7 @@
 // its own, so tests run in parallel. Every label set is bounded: a route is
 // the router's pattern, never the raw path, and a value a client sends is
 // folded into "other" unless it is one of a known few. The metric names are
-// a public interface (docs/adr/0027).
+// a public interface (docs/adr/0028).
 package metrics
 
 import (
