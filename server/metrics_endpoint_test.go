@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -148,5 +149,22 @@ func TestMetricsSettingsAreCheckedAtStart(t *testing.T) {
 	})
 	if err != nil || !cfg.MetricsOn() || cfg.MetricsAddr != "127.0.0.1:9090" || cfg.MetricsToken.Reveal() != marker+"-0123456789" {
 		t.Errorf("good settings: %v %+v", err, cfg)
+	}
+}
+
+// A busy METRICS_ADDR stops the start as a busy LISTEN_ADDR does, before
+// the database is asked (this one does not answer), naming the variable.
+func TestMetricsAddrInUseStopsTheStart(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	env := map[string]string{"DATABASE_URL": "postgres://nobody@127.0.0.1:1/none?connect_timeout=1", "DATA_DIR": t.TempDir(),
+		"LISTEN_ADDR": freeAddr(t), "METRICS_ADDR": busy.Addr().String()}
+	err = Run(context.Background(), func(k string) string { return env[k] }, io.Discard, io.Discard)
+	if err == nil || !strings.HasPrefix(err.Error(), "METRICS_ADDR: cannot listen on "+busy.Addr().String()) {
+		t.Fatalf("the start answered %v, want METRICS_ADDR named as busy", err)
 	}
 }

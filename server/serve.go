@@ -122,10 +122,10 @@ func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, 
 // serving /metrics, stop the Lanes (they release their Lane locks), close
 // the pool, stop the local cluster.
 //
-// LISTEN_ADDR (and METRICS_ADDR) is taken first: a server that cannot listen must not start
-// the cluster nor rewrite the start-up record the notices command reads
-// (OwnerNotices), which would then describe a server that never served
-// (issue 22, item 10).
+// LISTEN_ADDR (and METRICS_ADDR) is taken first: a server that cannot
+// listen must not start the cluster nor rewrite the start-up record the
+// notices command reads (OwnerNotices), which would then describe a server
+// that never served (issue 22, item 10).
 func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options) error {
 	if o.Now == nil {
 		o.Now = time.Now
