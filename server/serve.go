@@ -65,10 +65,12 @@ type Options struct {
 	// busy address stops before it touches the first one's (issue 23,
 	// item 9).
 	Listener net.Listener
-	// Registry, when set, takes the domain metrics (internal/metrics,
-	// issue 25, item 5): what the Lanes, the owner notices and the Reader
-	// announcements do, and the pages' figures read at scrape time. nil
-	// is metrics off. The /metrics endpoint serves it.
+	// Registry, when set, is the registry every metric goes on
+	// (internal/metrics, issue 25, item 5): the requests and pools, and the
+	// domain metrics — what the Lanes, the owner notices and the Reader
+	// announcements do, and the pages' figures read at scrape time. A test
+	// reads it directly; nil is metrics off unless METRICS_TOKEN or
+	// METRICS_ADDR is set, and then Serve makes one (newMetrics).
 	Registry *prometheus.Registry
 
 	// domain is Registry's domain metrics, made by Serve; nil when off.
@@ -78,13 +80,16 @@ type Options struct {
 // Listen takes LISTEN_ADDR. A busy address is one sentence naming it and
 // what to do, as `make run` or `make demo` beside another server is the
 // usual cause.
-func Listen(addr string) (net.Listener, error) {
+func Listen(addr string) (net.Listener, error) { return listenAs("LISTEN_ADDR", addr) }
+
+// listenAs takes the address of the setting name (LISTEN_ADDR, METRICS_ADDR).
+func listenAs(name, addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE):
-		return nil, fmt.Errorf("LISTEN_ADDR: cannot listen on %s: another program, perhaps another mangabookmark server or demo, listens there; stop it or set LISTEN_ADDR to a free address", addr)
+		return nil, fmt.Errorf("%s: cannot listen on %s: another program, perhaps another mangabookmark server or demo, listens there; stop it or set %s to a free address", name, addr, name)
 	case err != nil:
-		return nil, fmt.Errorf("LISTEN_ADDR: cannot listen on %s: %w", addr, err)
+		return nil, fmt.Errorf("%s: cannot listen on %s: %w", name, addr, err)
 	}
 	return ln, nil
 }
@@ -122,27 +127,30 @@ func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, 
 }
 
 // Serve runs the server with cfg until ctx ends, and owns the shutdown
-// order, the reverse of the start: stop accepting, finish requests, stop the
-// Lanes (they release their Lane locks), close the pool, stop the local
-// cluster.
+// order, the reverse of the start: stop accepting, finish requests, stop
+// serving /metrics, stop the Lanes (they release their Lane locks), close
+// the pool, stop the local cluster.
 //
-// LISTEN_ADDR is taken first: a server that cannot listen must not start
-// the cluster nor rewrite the start-up record the notices command reads
-// (OwnerNotices), which would then describe a server that never served
-// (issue 22, item 10).
+// LISTEN_ADDR (and METRICS_ADDR) is taken first: a server that cannot
+// listen must not start the cluster nor rewrite the start-up record the
+// notices command reads (OwnerNotices), which would then describe a server
+// that never served (issue 22, item 10).
 func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options) error {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	log := NewLogger(stderr, cfg.LogLevel)
-	ln := o.Listener
-	if ln == nil {
-		var err error
-		if ln, err = Listen(cfg.ListenAddr); err != nil {
-			return err
-		}
+	ln, mln, err := listen(cfg, o)
+	if err != nil {
+		return err
 	}
 	defer ln.Close() // on an early return; after Serve, srv.Shutdown has closed it
+	if mln != nil {
+		defer mln.Close()
+	}
+	if o.Registry == nil && cfg.MetricsOn() {
+		o.Registry = metrics.NewRegistry()
+	}
 
 	dbURL, stopDB, err := OpenMigrated(ctx, cfg, log, "serve")
 	if err != nil {
@@ -166,6 +174,7 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	if err != nil {
 		return err
 	}
+	newMetrics(cfg, o.Registry, st, &deps)
 	notifier, err := OwnerNotices(ctx, cfg, o, st, log, &deps)
 	if err != nil {
 		return err
@@ -191,7 +200,24 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	deps.Reads = lanes // Test read: the Lanes' own read path and spacing
 	stopLanes := runLanes(ctx, lanes, log)
 	defer stopLanes()
+	stopMetrics := serveMetrics(ctx, mln, cfg, o.Registry, log)
+	defer stopMetrics()
 	return serveHTTP(ctx, ln, cfg, o, st, deps, stdout, log)
+}
+
+// listen takes LISTEN_ADDR, unless the caller took it (Options.Listener),
+// and METRICS_ADDR when it is set (mln nil otherwise).
+func listen(cfg Config, o Options) (ln, mln net.Listener, err error) {
+	if ln = o.Listener; ln == nil {
+		if ln, err = Listen(cfg.ListenAddr); err != nil {
+			return nil, nil, err
+		}
+	}
+	if mln, err = listenMetrics(cfg); err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	return ln, mln, nil
 }
 
 // handlerDeps is what the pages need from the configuration: the keys
