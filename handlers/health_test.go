@@ -136,3 +136,27 @@ func TestReadyzIsNotReadyWhileTheDatabaseIsAway(t *testing.T) {
 	proxy.setDown(false)
 	wantProbe(t, "readyz, database back", h.get(anonymous(), "/readyz"), http.StatusOK, "ready")
 }
+
+// The owner's pages name the build in the footer; a Reader's never do
+// (issue 25, item 1).
+func TestTheFooterShowsTheVersionToTheOwnerOnly(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withBuild)
+	owner, reader := h.owner(), h.client("reader-2")
+	const want = "mangabookmark v9.8.7 (c0ffee1234, 2026-12-02T00:00:00Z)"
+	for _, p := range []string{"/admin", "/admin/series", "/"} {
+		a := h.get(owner, p)
+		if got := strings.TrimSpace(a.testid("build").Text()); a.status != http.StatusOK || got != want {
+			t.Fatalf("the owner's %s: %d, footer %q; want %q", p, a.status, got, want)
+		}
+	}
+	for _, p := range []string{"/", "/settings", "/tokens"} {
+		a := h.get(reader, p)
+		if a.status != http.StatusOK || a.testid("build").Length() != 0 || strings.Contains(a.body, "v9.8.7") || strings.Contains(a.body, "c0ffee") {
+			t.Fatalf("a Reader's %s: %d; it names the build:\n%s", p, a.status, a.body)
+		}
+	}
+	if a := h.get(anonymous(), "/login"); strings.Contains(a.body, "v9.8.7") {
+		t.Fatalf("the sign-in page names the build:\n%s", a.body)
+	}
+}
