@@ -16,9 +16,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/mangabookmark/mangabookmark/announce"
 	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/internal/metrics"
 	"github.com/mangabookmark/mangabookmark/internal/version"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
@@ -63,6 +66,14 @@ type Options struct {
 	// busy address stops before it touches the first one's (issue 23,
 	// item 9).
 	Listener net.Listener
+	// Registry, when set, takes the domain metrics (internal/metrics,
+	// issue 25, item 5): what the Lanes, the owner notices and the Reader
+	// announcements do, and the pages' figures read at scrape time. nil
+	// is metrics off. The /metrics endpoint serves it.
+	Registry *prometheus.Registry
+
+	// domain is Registry's domain metrics, made by Serve; nil when off.
+	domain *metrics.Domain
 }
 
 // Listen takes LISTEN_ADDR. A busy address is one sentence naming it and
@@ -97,6 +108,9 @@ func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, 
 		// The owner's notices first, as before; then the Readers'
 		// announcements (ADR 0017), each run even when the other fails.
 		Notifier: announce.Chain(notifier.Hook(), announcer.Hook()),
+	}
+	if o.domain != nil {
+		c.Observer = o.domain
 	}
 	if o.Pace > 0 {
 		c.PollEvery = map[string]time.Duration{}
@@ -146,6 +160,13 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	}
 	defer st.Close()
 
+	if o.Registry != nil {
+		// The gauges read through the pages' pool, as the pages they
+		// mirror do; the counters are told by the Lanes.
+		if o.domain, err = metrics.NewDomain(o.Registry, st, metrics.DomainOptions{Now: o.Now, Logger: log}); err != nil {
+			return fmt.Errorf("metrics: %w", err)
+		}
+	}
 	deps, err := handlerDeps(cfg, o, st, log)
 	if err != nil {
 		return err
@@ -242,13 +263,16 @@ func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, l
 		Logger:        log,
 		Now:           o.Now,
 	}
+	if o.domain != nil {
+		notices.Observer = o.domain // the Lanes' notifier is the one that sends
+	}
 	notifier, err := notify.New(notices)
 	if err != nil {
 		// LoadConfig has already refused a bad DISCORD_WEBHOOK_URL with
 		// notify's own check; what is left here is not about the address.
 		return nil, fmt.Errorf("owner notices: %w", err)
 	}
-	notices.Store, notices.Logger = st, nil // nil: its "notices on" line is said once, above
+	notices.Store, notices.Logger, notices.Observer = st, nil, nil // nil: its "notices on" line is said once, above
 	if deps.Notices, err = notify.New(notices); err != nil {
 		return nil, fmt.Errorf("owner notices: %w", err)
 	}
@@ -286,8 +310,11 @@ func ReaderAnnouncements(cfg Config, o Options, st *store.Store, log *slog.Logge
 		return nil, fmt.Errorf("reader announcements: %w", err)
 	}
 	senders = append(senders, push)
-	a, err := announce.New(announce.Options{Store: st.Lanes(), Senders: senders,
-		PublicBaseURL: cfg.PublicBaseURL, Logger: log, Now: o.Now})
+	ao := announce.Options{Store: st.Lanes(), Senders: senders, PublicBaseURL: cfg.PublicBaseURL, Logger: log, Now: o.Now}
+	if o.domain != nil {
+		ao.Observer = o.domain
+	}
+	a, err := announce.New(ao)
 	if err != nil {
 		return nil, fmt.Errorf("reader announcements: %w", err)
 	}
