@@ -6,12 +6,15 @@ package handlers
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"golang.org/x/oauth2"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/internal/metrics"
+	"github.com/mangabookmark/mangabookmark/internal/version"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -82,6 +85,19 @@ type Deps struct {
 	// Discord channel only then (CONTEXT.md, Reader channel).
 	ReadersWebhook bool
 
+	// Metrics counts every request by route pattern, with its duration and
+	// statements, and the userscript versions the API sees; nil counts
+	// nothing.
+	Metrics *metrics.HTTP
+	// MetricsHandler answers GET /metrics on this listener (METRICS_TOKEN
+	// set and METRICS_ADDR unset; the handler checks the token); nil, and
+	// /metrics is 404 like any unknown path.
+	MetricsHandler http.Handler
+	// Build is this binary's version: /healthz answers it as JSON and the
+	// owner's footer shows it (issue 25, item 1). The zero value reads
+	// version.Get.
+	Build version.Info
+
 	// Demo is the demo's webhook sink; nil unless `mangabookmark demo` runs.
 	Demo DemoSink
 	// RequestTimeout bounds each request's database work
@@ -124,6 +140,13 @@ func (d Deps) now() time.Time {
 // <time> whose datetime keeps the instant (components.Time).
 func (d Deps) when(t time.Time) components.Stamp {
 	return components.Stamp{ISO: word.MachineTime(t), Text: word.When(t, d.Zone)}
+}
+
+func (d Deps) build() version.Info {
+	if d.Build.Version == "" {
+		return version.Get()
+	}
+	return d.Build
 }
 
 func (d Deps) requestTimeout() time.Duration {

@@ -16,21 +16,27 @@ func NewServer(d Deps) http.Handler { return Routes(d) }
 func Routes(d Deps) chi.Router {
 	a := newAuth(d)
 	r := chi.NewRouter()
-	r.Use(requestLog(d.Logger), securityHeaders, checkInput, csrf(d.Logger, d.PublicBaseURL), dbDeadline(d.requestTimeout()), headAsGet)
+	r.Use(requestLog(d.Logger, d.Metrics), securityHeaders, checkInput, csrf(d.Logger, d.PublicBaseURL), dbDeadline(d.requestTimeout()), headAsGet)
 	// The error page names who is signed in, so it reads the session too.
 	r.NotFound(a.loadViewer(handleNotFound(d)).ServeHTTP)
 	api := apiRoutes(d, a.guild)
 	r.MethodNotAllowed(methodNotAllowed(d, r, a, api))
 
 	// Neither depends on who asks: no session lookup (a database read) for
-	// the probe or for each asset of every page.
+	// the probes or for each asset of every page.
 	// A monitor may probe with HEAD (headAsGet) or OPTIONS.
 	r.Method(http.MethodGet, "/healthz", handleHealthz(d))
-	r.Method(http.MethodOptions, "/healthz", handleHealthzOptions())
+	r.Method(http.MethodOptions, "/healthz", handleProbeOptions())
+	r.Method(http.MethodGet, "/readyz", handleReadyz(d))
+	r.Method(http.MethodOptions, "/readyz", handleProbeOptions())
 	r.Method(http.MethodGet, "/static/*", static.Handler())
 	r.Method(http.MethodGet, "/sw.js", handleServiceWorker())
 	r.Method(http.MethodGet, "/userscript/mangabookmark.user.js", handleUserscript(d, false))
 	r.Method(http.MethodGet, "/userscript/mangabookmark.meta.js", handleUserscript(d, true))
+	// Prometheus' scrape: its own bearer token, no session (README, Metrics).
+	if d.MetricsHandler != nil {
+		r.Method(http.MethodGet, "/metrics", d.MetricsHandler)
+	}
 	// The token API reads no session: outside the cookie group on purpose.
 	r.Mount(apiV1, api)
 	// A Reader's feed reads no session either: its secret is its credential.
