@@ -67,3 +67,35 @@ type RetryLater struct {
 }
 
 func (e *RetryLater) Error() string { return e.Reason }
+
+// StatusError is an answer the endpoint gave with a status that is neither
+// success, gone nor 429: its text is the reason recorded, its Status what
+// the send counter reads (Result).
+type StatusError struct {
+	Status int
+	Reason string // free of secrets
+}
+
+func (e *StatusError) Error() string { return e.Reason }
+
+// Result is what one Reader's answer (nil: delivered) came to, as the send
+// counter names it (issue 25, item 5).
+func Result(err error) word.SendResult {
+	var later *RetryLater
+	var status *StatusError
+	switch {
+	case err == nil:
+		return word.SendSent
+	case errors.As(err, &later):
+		return word.SendRateLimited
+	case errors.Is(err, ErrGone):
+		return word.SendGone
+	case errors.Is(err, ErrTransport):
+		return word.SendNoAnswer
+	case errors.As(err, &status) && status.Status >= 500:
+		return word.SendServerError
+	case errors.As(err, &status) && status.Status >= 400:
+		return word.SendRejected
+	}
+	return word.SendFailed
+}

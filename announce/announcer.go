@@ -52,6 +52,15 @@ type Options struct {
 	// Now is the wall clock claims are stamped by; nil means time.Now. The
 	// pass time is the clock of everything else (the digest hour too).
 	Now func() time.Time
+	// Observer is told what each Reader's send came to, for the metrics
+	// (issue 25, item 5); nil tells no one.
+	Observer Observer
+}
+
+// Observer is told the result of each Reader's delivery of an
+// Announcement on a channel: one per Reader the message was for.
+type Observer interface {
+	Announced(ch word.Channel, result word.SendResult)
 }
 
 // deadKeyed is a Sender whose endpoint can die as a whole (the Readers'
@@ -65,6 +74,7 @@ type Announcer struct {
 	base    string
 	log     *slog.Logger
 	now     func() time.Time
+	observe Observer
 
 	mu sync.Mutex
 	// notBefore is, per channel, the end of a 429's wait.
@@ -76,7 +86,8 @@ func New(opts Options) (*Announcer, error) {
 	if opts.Store == nil {
 		return nil, errors.New("announce: no store")
 	}
-	a := &Announcer{store: opts.Store, log: opts.Logger, now: opts.Now, notBefore: map[word.Channel]time.Time{}}
+	a := &Announcer{store: opts.Store, log: opts.Logger, now: opts.Now, observe: opts.Observer,
+		notBefore: map[word.Channel]time.Time{}}
 	if a.log == nil {
 		a.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -239,6 +250,7 @@ func (a *Announcer) sendGroup(ctx context.Context, s Sender, site string, g []st
 	}
 	ann := a.announcement(g)
 	answers := s.Send(ctx, ann)
+	a.observed(ch, ann, answers)
 	results, stop := a.judge(s, ann, g, answers, passAt)
 	// The answer is recorded even when the pass's context has ended: the
 	// message may have gone, and a claim left behind would read as a crash.
@@ -249,6 +261,17 @@ func (a *Announcer) sendGroup(ctx context.Context, s Sender, site string, g []st
 		errs = append(errs, a.store.RecordAnnounced(wctx, ch, site, claimedAt, r))
 	}
 	return stop, errors.Join(errs...)
+}
+
+// observed tells the Observer each Reader's answer: a Discord message
+// answers every Reader it mentions at once, a push each Reader apart.
+func (a *Announcer) observed(ch word.Channel, ann Announcement, answers map[string]error) {
+	if a.observe == nil {
+		return
+	}
+	for _, r := range ann.Readers {
+		a.observe.Announced(ch, Result(answers[r.ReaderID]))
+	}
 }
 
 // judge turns a Sender's answers into what to record, per outcome, and

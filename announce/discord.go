@@ -204,6 +204,6 @@ func (d *Discord) post(ctx context.Context, p discordPayload) error {
 		w := notify.RetryAfter(raw, resp.Header.Get("Retry-After"))
 		return &RetryLater{Wait: w, Reason: fmt.Sprintf("Discord answered 429 (rate limited; retry after %s)", w)}
 	default:
-		return fmt.Errorf("Discord answered %d", s)
+		return &StatusError{Status: s, Reason: fmt.Sprintf("Discord answered %d", s)}
 	}
 }

@@ -237,6 +237,6 @@ func classifyPush(host string, status int) error {
 	case status == http.StatusNotFound || status == http.StatusGone:
 		return fmt.Errorf("announce: push to %s: %d: %w", host, status, ErrGone)
 	default:
-		return fmt.Errorf("announce: push to %s: the push service answered %d", host, status)
+		return &StatusError{Status: status, Reason: fmt.Sprintf("announce: push to %s: the push service answered %d", host, status)}
 	}
 }

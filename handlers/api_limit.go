@@ -65,10 +65,14 @@ func (l *rateLimiter) prune(now time.Time) {
 // userscriptVersion tells a userscript that sends X-Userscript-Version
 // whether a newer one is served: X-Userscript-Latest names it and
 // X-Userscript-Update-Available says true or false. Managers update late or
-// never (Greasemonkey 4), so the panel shows it.
+// never (Greasemonkey 4), so the panel shows it. The version is counted for
+// /metrics too, so the owner sees which scripts are still out there.
 func (api *apiServer) userscriptVersion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sent, latest := strings.TrimSpace(r.Header.Get("X-Userscript-Version")), api.d.UserscriptVersion
+		if sent != "" {
+			api.d.Metrics.Userscript(sent) // a version never released is "other"
+		}
 		if sent != "" && latest != "" {
 			w.Header().Set("X-Userscript-Latest", latest)
 			w.Header().Set("X-Userscript-Update-Available", strconv.FormatBool(versionBefore(sent, latest)))

@@ -6,12 +6,14 @@ package handlers
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"golang.org/x/oauth2"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/internal/metrics"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -81,6 +83,15 @@ type Deps struct {
 	// ReadersWebhook says READERS_WEBHOOK_URL is set: /settings offers the
 	// Discord channel only then (CONTEXT.md, Reader channel).
 	ReadersWebhook bool
+
+	// Metrics counts every request by route pattern, with its duration and
+	// statements, and the userscript versions the API sees; nil counts
+	// nothing.
+	Metrics *metrics.HTTP
+	// MetricsHandler answers GET /metrics on this listener (METRICS_TOKEN
+	// set and METRICS_ADDR unset; the handler checks the token); nil, and
+	// /metrics is 404 like any unknown path.
+	MetricsHandler http.Handler
 
 	// Demo is the demo's webhook sink; nil unless `mangabookmark demo` runs.
 	Demo DemoSink

@@ -12,13 +12,16 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/mangabookmark/mangabookmark/internal/metrics"
 	"github.com/mangabookmark/mangabookmark/store"
 )
 
-// requestLog writes one line per request. It logs the route pattern, never
-// the raw path or query: a path may carry a one-time sign-in token and a
-// query an OAuth code.
-func requestLog(log *slog.Logger) func(http.Handler) http.Handler {
+// requestLog writes one line per request and counts it for /metrics. Both
+// name the route pattern, never the raw path or query: a path may carry a
+// one-time sign-in token and a query an OAuth code, and a metric's label
+// set must stay bounded. The statements the line says are the ones the
+// metric counts: one StatementLog per request.
+func requestLog(log *slog.Logger, m *metrics.HTTP) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
@@ -34,8 +37,10 @@ func requestLog(log *slog.Logger) func(http.Handler) http.Handler {
 					}
 				}
 				n, trips, took := sql.Read()
-				log.Info("request", "method", r.Method, "route", routePattern(r), "status", rec.Status(), "duration", time.Since(start).Round(time.Microsecond),
+				route, d := routePattern(r), time.Since(start)
+				log.Info("request", "method", r.Method, "route", route, "status", rec.Status(), "duration", d.Round(time.Microsecond),
 					"statements", n, "round_trips", trips, "sql", took.Round(time.Microsecond))
+				m.Request(route, r.Method, rec.Status(), d, n)
 			}()
 			next.ServeHTTP(rec, r)
 		})

@@ -16,7 +16,7 @@ func NewServer(d Deps) http.Handler { return Routes(d) }
 func Routes(d Deps) chi.Router {
 	a := newAuth(d)
 	r := chi.NewRouter()
-	r.Use(requestLog(d.Logger), securityHeaders, checkInput, csrf(d.Logger, d.PublicBaseURL), dbDeadline(d.requestTimeout()), headAsGet)
+	r.Use(requestLog(d.Logger, d.Metrics), securityHeaders, checkInput, csrf(d.Logger, d.PublicBaseURL), dbDeadline(d.requestTimeout()), headAsGet)
 	// The error page names who is signed in, so it reads the session too.
 	r.NotFound(a.loadViewer(handleNotFound(d)).ServeHTTP)
 	api := apiRoutes(d, a.guild)
@@ -31,6 +31,10 @@ func Routes(d Deps) chi.Router {
 	r.Method(http.MethodGet, "/sw.js", handleServiceWorker())
 	r.Method(http.MethodGet, "/userscript/mangabookmark.user.js", handleUserscript(d, false))
 	r.Method(http.MethodGet, "/userscript/mangabookmark.meta.js", handleUserscript(d, true))
+	// Prometheus' scrape: its own bearer token, no session (README, Metrics).
+	if d.MetricsHandler != nil {
+		r.Method(http.MethodGet, "/metrics", d.MetricsHandler)
+	}
 	// The token API reads no session: outside the cookie group on purpose.
 	r.Mount(apiV1, api)
 	// A Reader's feed reads no session either: its secret is its credential.

@@ -165,6 +165,27 @@ func classify(status int) verdict {
 	return rejected
 }
 
+// result is what a send came to as the send counter names it: the
+// verdict, with a retried one told apart by its status (0: no answer) and a
+// refusal that never reached Discord (status 0) as failed.
+func (r sendResult) result() word.SendResult {
+	switch {
+	case r.verdict == delivered:
+		return word.SendSent
+	case r.verdict == deadWebhook:
+		return word.SendGone
+	case r.verdict == rejected && r.status == 0:
+		return word.SendFailed
+	case r.verdict == rejected:
+		return word.SendRejected
+	case r.status == http.StatusTooManyRequests:
+		return word.SendRateLimited
+	case r.status >= 500:
+		return word.SendServerError
+	}
+	return word.SendNoAnswer
+}
+
 // maxResponse caps how much of Discord's answer is read.
 const maxResponse = 16 << 10
 

@@ -86,6 +86,14 @@ type Options struct {
 	// Now is the wall clock claims are stamped and judged by; nil means
 	// time.Now. (The conditions' clock is the pass time.)
 	Now func() time.Time
+	// Observer is told what each POST to Discord came to, for the metrics
+	// (issue 25, item 5); nil tells no one.
+	Observer Observer
+}
+
+// Observer is told the result of each owner notice sent to Discord.
+type Observer interface {
+	NoticeSent(word.SendResult)
 }
 
 // Notifier derives the four conditions and pushes their notices.
@@ -107,6 +115,7 @@ type Notifier struct {
 	claims  atomic.Uint64
 
 	deadLogged atomic.Bool
+	observer   Observer
 }
 
 type webhook struct {
@@ -127,6 +136,7 @@ func New(opts Options) (*Notifier, error) {
 		lookback: opts.Lookback,
 		now:      opts.Now,
 		claimer:  processName(),
+		observer: opts.Observer,
 	}
 	if n.now == nil {
 		n.now = time.Now

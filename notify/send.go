@@ -149,6 +149,9 @@ func (n *Notifier) settle(ctx context.Context, kind word.NoticeKind, site string
 func (n *Notifier) deliver(ctx context.Context, c Condition, passAt time.Time) (d store.Delivery, died bool) {
 	at := passAt
 	res := n.send(ctx, c, passAt)
+	if n.observer != nil {
+		n.observer.NoticeSent(res.result())
+	}
 	switch res.verdict {
 	case delivered:
 		n.log.Info("owner notice sent", "kind", string(c.Kind), "site", c.Site)

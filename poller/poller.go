@@ -109,6 +109,21 @@ type Config struct {
 	// Notifier is called after every pass-log insert, on every return path
 	// of a pass. nil turns notification off. Its error is logged.
 	Notifier func(ctx context.Context, site string, passAt time.Time) error
+	// Observer is told what each pass did and each Arrival's detection
+	// delay, for the metrics (issue 25, item 5); nil tells no one. It is
+	// called with what the pass already holds: it adds no statement.
+	Observer Observer
+}
+
+// Observer is told what the Lanes did. Its methods must return at once.
+type Observer interface {
+	// Passed is one pass of site's Lane, its Skip value and its Polls'
+	// outcomes, as its pass-log row records them.
+	Passed(site string, skip word.Skip, polls word.Counts)
+	// Detected is one Arrival written, with its detection delay, the
+	// figure the Lanes page reads from chapter_arrivals (CONTEXT.md,
+	// Detection delay).
+	Detected(site string, delay time.Duration)
 }
 
 // normalised is c with every default filled in.
@@ -679,6 +694,9 @@ func (p *Poller) finish(ctx context.Context, l *lane, pass *Pass) {
 			break
 		}
 	}
+	if p.cfg.Observer != nil {
+		p.cfg.Observer.Passed(pass.Site, pass.Skip, pass.Counts)
+	}
 	p.notify(ctx, pass)
 }
 
@@ -841,7 +859,14 @@ func (p *Poller) writeOK(ctx context.Context, s store.Series, f adapters.Facts, 
 	}
 	c.Title, c.Cover = cmp.Or(f.Title, s.Title), cmp.Or(f.CoverURL, s.CoverURL)
 	c.Face = c.Title != s.Title || c.Cover != s.CoverURL
-	return p.st.ApplyRead(ctx, s.Site, s.SeriesID, c)
+	if err := p.st.ApplyRead(ctx, s.Site, s.SeriesID, c); err != nil {
+		return err
+	}
+	if a := c.Arrival; a != nil && p.cfg.Observer != nil {
+		// store.delaySQL's figure: confirmed_at − noticed_at, never below 0.
+		p.cfg.Observer.Detected(s.Site, max(a.At.Sub(a.NoticedAt), 0))
+	}
+	return nil
 }
 
 // arrives reports whether a read number that changes the row is a new

@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/internal/metrics"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
@@ -254,7 +257,15 @@ func TestTheCompletionWriteFiresOnlyOnATransition(t *testing.T) {
 
 func TestAHealthyUnchangedPollWritesExactlyOneStatement(t *testing.T) {
 	t.Parallel()
+	// With the metrics on: what they count rides on what the pass holds
+	// (issue 25, item 5), so the statements below are all there are.
 	r := newRig(t)
+	reg := prometheus.NewRegistry()
+	dom, err := metrics.NewDomain(reg, r.st, metrics.DomainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.with(func(c *poller.Config) { c.Observer = dom })
 	r.series("s", "t", "u")
 	storetest.Insert(t, r.pool, storetest.Failure{Site: site, Series: "u", Outcome: word.Errors, FailingSince: storetest.Milli(1)})
 	r.pass() // first read: sets chapter 10 and its address; u recovers
@@ -288,6 +299,30 @@ func TestAHealthyUnchangedPollWritesExactlyOneStatement(t *testing.T) {
 	if w := r.trace.writes(); len(w)-lease != 4 || len(r.trace.touching("poll_passes")) != 1 || lease < 1 {
 		t.Fatalf("%d write statements, want three stamps, the pass-log row and the lease: %q", len(w), w)
 	}
+	if n := observedPolls(t, reg, "ok"); n != 6 {
+		t.Fatalf("the metrics counted %v ok Polls over the two passes, want 6", n)
+	}
+}
+
+// observedPolls is mangabookmark_polls_total{site="novelfull",outcome} in reg.
+func observedPolls(t *testing.T, reg *prometheus.Registry, outcome word.Outcome) float64 {
+	t.Helper()
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if f.GetName() == "mangabookmark_polls_total" && labels["site"] == site && labels["outcome"] == string(outcome) {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return -1
 }
 
 func TestAStillFailingSeriesCostsTheStampAndOneUpsertThatChangesNothing(t *testing.T) {

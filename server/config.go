@@ -63,6 +63,15 @@ type Config struct {
 	LanePoolSize   int32         // DATABASE_LANE_POOL_SIZE: Lanes and owner notices
 	RequestTimeout time.Duration // DATABASE_REQUEST_TIMEOUT: a request's database work
 
+	// MetricsToken is METRICS_TOKEN: /metrics answers only a request
+	// carrying it as a bearer token; with METRICS_ADDR unset it turns
+	// /metrics on, on the main listener.
+	MetricsToken word.Secret
+	// MetricsAddr is METRICS_ADDR: a listener of its own serving only
+	// /metrics (behind MetricsToken when that is set too), and then never
+	// on the main listener. Neither set: no /metrics at all.
+	MetricsAddr string
+
 	LogLevel slog.Level
 	// TimeZone is TIME_ZONE, the owner's time zone: every absolute time on
 	// the pages and in the notices command is written in it (word.When).
@@ -102,12 +111,15 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		BrowserWSURL:        get("BROWSER_WS_URL", ""),
 		DiscordWebhookURL:   word.Secret(get("DISCORD_WEBHOOK_URL", "")),
 		ReadersWebhookURL:   word.Secret(get("READERS_WEBHOOK_URL", "")),
+		MetricsToken:        word.Secret(get("METRICS_TOKEN", "")),
+		MetricsAddr:         get("METRICS_ADDR", ""),
 	}
 	var errs []error
 	bad := func(name, why string) { errs = append(errs, fmt.Errorf("%s: %s", name, why)) }
 	c.checkAddresses(get, bad)
 	c.checkDiscord(bad)
 	c.checkSecrets(bad)
+	c.checkMetrics(bad)
 	if err := c.readTunables(get, bad); err != nil {
 		errs = append(errs, err)
 	}
@@ -183,6 +195,32 @@ func (c *Config) checkSecrets(bad func(name, why string)) {
 		if w.v.Set() && notify.ValidateWebhookURL(w.v) != nil {
 			bad(w.name, "must be an absolute https URL without credentials (plain http only to a loopback host)")
 		}
+	}
+}
+
+// MetricsOn reports whether /metrics is served anywhere.
+func (c Config) MetricsOn() bool { return c.MetricsToken.Set() || c.MetricsAddr != "" }
+
+// checkMetrics checks /metrics' listener and token; no message quotes the
+// token.
+func (c *Config) checkMetrics(bad func(name, why string)) {
+	if c.MetricsToken.Set() {
+		t := c.MetricsToken.Reveal()
+		ok := len(t) >= 16
+		for i := 0; i < len(t) && ok; i++ {
+			ok = t[i] > ' ' && t[i] < 0x7f // one header value, as Prometheus' bearer_token sends it
+		}
+		if !ok {
+			bad("METRICS_TOKEN", "must be at least 16 printable characters without spaces (e.g. `openssl rand -hex 32`)")
+		}
+	}
+	if c.MetricsAddr == "" {
+		return
+	}
+	if _, port, err := net.SplitHostPort(c.MetricsAddr); err != nil || port == "" {
+		bad("METRICS_ADDR", "must be host:port, e.g. 127.0.0.1:9090")
+	} else if c.MetricsAddr == c.ListenAddr {
+		bad("METRICS_ADDR", "must differ from LISTEN_ADDR (unset it to serve /metrics there, behind METRICS_TOKEN)")
 	}
 }
 

@@ -16,9 +16,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/mangabookmark/mangabookmark/announce"
 	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/handlers"
+	"github.com/mangabookmark/mangabookmark/internal/metrics"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
@@ -62,18 +65,31 @@ type Options struct {
 	// busy address stops before it touches the first one's (issue 23,
 	// item 9).
 	Listener net.Listener
+	// Registry, when set, is the registry every metric goes on
+	// (internal/metrics, issue 25, item 5): the requests and pools, and the
+	// domain metrics — what the Lanes, the owner notices and the Reader
+	// announcements do, and the pages' figures read at scrape time. A test
+	// reads it directly; nil is metrics off unless METRICS_TOKEN or
+	// METRICS_ADDR is set, and then Serve makes one (newMetrics).
+	Registry *prometheus.Registry
+
+	// domain is Registry's domain metrics, made by Serve; nil when off.
+	domain *metrics.Domain
 }
 
 // Listen takes LISTEN_ADDR. A busy address is one sentence naming it and
 // what to do, as `make run` or `make demo` beside another server is the
 // usual cause.
-func Listen(addr string) (net.Listener, error) {
+func Listen(addr string) (net.Listener, error) { return listenAs("LISTEN_ADDR", addr) }
+
+// listenAs takes the address of the setting name (LISTEN_ADDR, METRICS_ADDR).
+func listenAs(name, addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE):
-		return nil, fmt.Errorf("LISTEN_ADDR: cannot listen on %s: another program, perhaps another mangabookmark server or demo, listens there; stop it or set LISTEN_ADDR to a free address", addr)
+		return nil, fmt.Errorf("%s: cannot listen on %s: another program, perhaps another mangabookmark server or demo, listens there; stop it or set %s to a free address", name, addr, name)
 	case err != nil:
-		return nil, fmt.Errorf("LISTEN_ADDR: cannot listen on %s: %w", addr, err)
+		return nil, fmt.Errorf("%s: cannot listen on %s: %w", name, addr, err)
 	}
 	return ln, nil
 }
@@ -97,6 +113,9 @@ func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, 
 		// announcements (ADR 0017), each run even when the other fails.
 		Notifier: announce.Chain(notifier.Hook(), announcer.Hook()),
 	}
+	if o.domain != nil {
+		c.Observer = o.domain
+	}
 	if o.Pace > 0 {
 		c.PollEvery = map[string]time.Duration{}
 		for _, site := range word.SiteNames() {
@@ -108,27 +127,30 @@ func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, 
 }
 
 // Serve runs the server with cfg until ctx ends, and owns the shutdown
-// order, the reverse of the start: stop accepting, finish requests, stop the
-// Lanes (they release their Lane locks), close the pool, stop the local
-// cluster.
+// order, the reverse of the start: stop accepting, finish requests, stop
+// serving /metrics, stop the Lanes (they release their Lane locks), close
+// the pool, stop the local cluster.
 //
-// LISTEN_ADDR is taken first: a server that cannot listen must not start
-// the cluster nor rewrite the start-up record the notices command reads
-// (OwnerNotices), which would then describe a server that never served
-// (issue 22, item 10).
+// LISTEN_ADDR (and METRICS_ADDR) is taken first: a server that cannot
+// listen must not start the cluster nor rewrite the start-up record the
+// notices command reads (OwnerNotices), which would then describe a server
+// that never served (issue 22, item 10).
 func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options) error {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	log := NewLogger(stderr, cfg.LogLevel)
-	ln := o.Listener
-	if ln == nil {
-		var err error
-		if ln, err = Listen(cfg.ListenAddr); err != nil {
-			return err
-		}
+	ln, mln, err := listen(cfg, o)
+	if err != nil {
+		return err
 	}
 	defer ln.Close() // on an early return; after Serve, srv.Shutdown has closed it
+	if mln != nil {
+		defer mln.Close()
+	}
+	if o.Registry == nil && cfg.MetricsOn() {
+		o.Registry = metrics.NewRegistry()
+	}
 
 	dbURL, stopDB, err := OpenMigrated(ctx, cfg, log, "serve")
 	if err != nil {
@@ -141,10 +163,18 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	}
 	defer st.Close()
 
+	if o.Registry != nil {
+		// The gauges read through the pages' pool, as the pages they
+		// mirror do; the counters are told by the Lanes.
+		if o.domain, err = metrics.NewDomain(o.Registry, st, metrics.DomainOptions{Now: o.Now, Logger: log}); err != nil {
+			return fmt.Errorf("metrics: %w", err)
+		}
+	}
 	deps, err := handlerDeps(cfg, o, st, log)
 	if err != nil {
 		return err
 	}
+	newMetrics(cfg, o.Registry, st, &deps)
 	notifier, err := OwnerNotices(ctx, cfg, o, st, log, &deps)
 	if err != nil {
 		return err
@@ -170,7 +200,24 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	deps.Reads = lanes // Test read: the Lanes' own read path and spacing
 	stopLanes := runLanes(ctx, lanes, log)
 	defer stopLanes()
+	stopMetrics := serveMetrics(ctx, mln, cfg, o.Registry, log)
+	defer stopMetrics()
 	return serveHTTP(ctx, ln, cfg, o, st, deps, stdout, log)
+}
+
+// listen takes LISTEN_ADDR, unless the caller took it (Options.Listener),
+// and METRICS_ADDR when it is set (mln nil otherwise).
+func listen(cfg Config, o Options) (ln, mln net.Listener, err error) {
+	if ln = o.Listener; ln == nil {
+		if ln, err = Listen(cfg.ListenAddr); err != nil {
+			return nil, nil, err
+		}
+	}
+	if mln, err = listenMetrics(cfg); err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	return ln, mln, nil
 }
 
 // handlerDeps is what the pages need from the configuration: the keys
@@ -236,13 +283,16 @@ func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, l
 		Logger:        log,
 		Now:           o.Now,
 	}
+	if o.domain != nil {
+		notices.Observer = o.domain // the Lanes' notifier is the one that sends
+	}
 	notifier, err := notify.New(notices)
 	if err != nil {
 		// LoadConfig has already refused a bad DISCORD_WEBHOOK_URL with
 		// notify's own check; what is left here is not about the address.
 		return nil, fmt.Errorf("owner notices: %w", err)
 	}
-	notices.Store, notices.Logger = st, nil // nil: its "notices on" line is said once, above
+	notices.Store, notices.Logger, notices.Observer = st, nil, nil // nil: its "notices on" line is said once, above
 	if deps.Notices, err = notify.New(notices); err != nil {
 		return nil, fmt.Errorf("owner notices: %w", err)
 	}
@@ -280,8 +330,11 @@ func ReaderAnnouncements(cfg Config, o Options, st *store.Store, log *slog.Logge
 		return nil, fmt.Errorf("reader announcements: %w", err)
 	}
 	senders = append(senders, push)
-	a, err := announce.New(announce.Options{Store: st.Lanes(), Senders: senders,
-		PublicBaseURL: cfg.PublicBaseURL, Logger: log, Now: o.Now})
+	ao := announce.Options{Store: st.Lanes(), Senders: senders, PublicBaseURL: cfg.PublicBaseURL, Logger: log, Now: o.Now}
+	if o.domain != nil {
+		ao.Observer = o.domain
+	}
+	a, err := announce.New(ao)
 	if err != nil {
 		return nil, fmt.Errorf("reader announcements: %w", err)
 	}

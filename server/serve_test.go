@@ -171,7 +171,7 @@ func TestABadSettingStopsTheStartWithOneLineNamingIt(t *testing.T) {
 func TestSecretsFormatAsAMaskEverywhere(t *testing.T) {
 	t.Parallel()
 	s := word.Secret(marker)
-	cfg := Config{SessionKey: s, DiscordClientSecret: s, TokenKey: s, DiscordWebhookURL: s, DatabaseURL: s}
+	cfg := Config{SessionKey: s, DiscordClientSecret: s, TokenKey: s, DiscordWebhookURL: s, DatabaseURL: s, MetricsToken: s}
 	for _, text := range []string{fmt.Sprint(s), fmt.Sprintf("%v %+v %#v %s %q %x", s, cfg, cfg, s, s, s)} {
 		if strings.Contains(text, marker) {
 			t.Fatalf("formatted a secret: %s", text)

@@ -37,6 +37,25 @@ func UserscriptVersion() string {
 	return string(m[1])
 }
 
+// versionsFile is the list of every released userscript
+// (userscript/versions.txt): its version, then the hash of its body.
+//
+//go:embed userscript/versions.txt
+var versionsFile string
+
+// UserscriptVersions is every version of the userscript ever released, the
+// oldest first: the versions /metrics names one by one (any other a client
+// sends is counted as "other", so no client can grow the label set).
+func UserscriptVersions() []string {
+	var out []string
+	for _, line := range strings.Split(versionsFile, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && !strings.HasPrefix(f[0], "#") {
+			out = append(out, f[0])
+		}
+	}
+	return out
+}
+
 // Userscript is the served userscript: the script and its metadata block alone
 // (what managers fetch to check for updates), each with its ETag.
 type Userscript struct {

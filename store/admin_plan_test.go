@@ -186,6 +186,12 @@ func TestEveryFigureIsBounded(t *testing.T) {
 	young := s.NewBatch()
 	young.Young(now, word.SiteNames(), &store.Young{})
 	check("young failures", young, store.FigureCap+1+50, false)
+	// The metrics' oldest-read gauge (issue 25, item 5), read at every
+	// scrape: one probe of series_due a Site. Its failing gauge is each
+	// Site's failing count, checked below.
+	oldest := s.NewBatch()
+	oldest.OldestReads(word.SiteNames(), map[string]store.Freshness{})
+	check("oldest reads", oldest, 50, false)
 
 	for _, f := range store.Filters {
 		for _, q := range []store.SeriesQuery{

@@ -15,4 +15,6 @@ var (
 	RaiseLatestSQL = raiseLatestSQL
 	PollSeenSQL    = pollSeenSQL
 	DeleteOrphans  = deleteOrphansSQL
+	NewestDueSQL   = newestDueSQL
+	OldestReadsSQL = oldestReadsSQL
 )

@@ -123,6 +123,14 @@ func (b *Batch) Freshness(sites []string, now time.Time, dst map[string]Freshnes
 		}
 		return nil
 	})
+	b.OldestReads(sites, dst)
+}
+
+// OldestReads queues, for each of sites, whether it has a pollable Series
+// and the oldest check among them (oldestReadsSQL: one index probe a Site)
+// into dst's Pollable and OldestRead; the Lanes page reads it with the
+// freshness, the metrics' oldest-read gauge alone.
+func (b *Batch) OldestReads(sites []string, dst map[string]Freshness) {
 	b.b.Queue(oldestReadsSQL, sites).Query(func(rows pgx.Rows) error {
 		var site string
 		var pollable bool

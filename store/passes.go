@@ -217,3 +217,31 @@ func unreachedPass(alias string) string {
 	return `(` + alias + `.skip = ` + word.SkipNone.SQL() + ` AND ` + word.Unreachable.Column(alias) + ` > 0 AND ` +
 		strings.Join(read, " + ") + ` = 0)`
 }
+
+// newestDueSQL is each Site of $1's newest pass's due count, the Lanes
+// page's "Last pass" due (0 for a Lane that never passed, and for a pass
+// that skipped): one backward step of poll_passes_site_started a Site, as
+// adminLanesSQL's last-pass lateral.
+const newestDueSQL = `
+SELECT l.site, coalesce(p.due, 0)::bigint AS due
+  FROM unnest($1::text[]) AS l (site)
+  LEFT JOIN LATERAL (
+       SELECT due FROM poll_passes pp WHERE pp.site = l.site
+        ORDER BY started_at DESC LIMIT 1) p ON TRUE`
+
+// NewestDue queues each of sites' newest pass's due count into dst, keyed
+// by Site: the metrics' due gauge (issue 25, item 5).
+func (b *Batch) NewestDue(sites []string, dst map[string]int64) {
+	b.b.Queue(newestDueSQL, sites).Query(func(rows pgx.Rows) error {
+		var site string
+		var due int64
+		_, err := pgx.ForEachRow(rows, []any{&site, &due}, func() error {
+			dst[site] = due
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("store: newest due: %w", translate(err))
+		}
+		return nil
+	})
+}

@@ -342,6 +342,13 @@ func TestThePlans(t *testing.T) {
 			[]string{"series_failing", "failing_history_pkey"}},
 		{"the failing line reads the history", plan(store.FailingHistorySQL, word.SiteNames(), storetest.Milli(9000000), 7*24*time.Hour),
 			[]string{"failing_history"}},
+		// The metrics' gauges (issue 25, item 5), read at every scrape:
+		// each Site's newest pass is one backward index step, its oldest
+		// read one probe of series_due.
+		{"the metrics' due gauge steps back the pass log's index", plan(store.NewestDueSQL, word.SiteNames()),
+			[]string{"poll_passes_site_started"}},
+		{"the metrics' oldest read probes series_due", plan(store.OldestReadsSQL, word.SiteNames()),
+			[]string{"series_due"}},
 	}
 	for _, c := range cases {
 		for _, n := range c.needs {

@@ -8,7 +8,7 @@ import (
 
 // Secret holds a value that must never be logged, printed or rendered: every
 // secret setting of the server (DISCORD_WEBHOOK_URL, the database address,
-// DISCORD_CLIENT_SECRET, SESSION_KEY, TOKEN_KEY). Every formatting path
+// DISCORD_CLIENT_SECRET, SESSION_KEY, TOKEN_KEY, METRICS_TOKEN). Every formatting path
 // prints a fixed placeholder; Reveal is the one way out.
 type Secret string
 

@@ -24,7 +24,23 @@ func runBackup(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Wri
 		return fmt.Errorf("backup: %w", err)
 	}
 	fmt.Fprintf(stdout, "Backed up to %s: %v. It holds the keys: keep it where only you can read it.\n", file, m.Entries)
+	for _, name := range envKeys(getenv) {
+		fmt.Fprintf(stdout, "%s is set in the environment, so it is not in the file: keep it with the file, or the restored server cannot read what it sealed.\n", name)
+	}
 	return nil
+}
+
+// envKeys names the keys set in the environment instead of DATA_DIR (README
+// Back up): the file cannot hold them, so the owner is told at backup time,
+// by name only.
+func envKeys(getenv func(string) string) []string {
+	var set []string
+	for _, name := range []string{"SESSION_KEY", "TOKEN_KEY"} {
+		if getenv(name) != "" {
+			set = append(set, name)
+		}
+	}
+	return set
 }
 
 // runRestore is `mangabookmark restore FILE`: into an empty database and a

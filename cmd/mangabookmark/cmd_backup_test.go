@@ -81,7 +81,8 @@ func TestBackupRestoresIntoAFreshServer(t *testing.T) {
 }
 
 // seedServer writes a Reader, a Series, a Bookmark and the keys a started
-// server would have, and returns a userscript token issued under token.key.
+// server would have (a running server's own, when it has started on dir),
+// and returns a userscript token issued under token.key.
 func seedServer(t *testing.T, ctx context.Context, url, dir string) string {
 	t.Helper()
 	st, err := store.Open(ctx, url, store.Pools{})
@@ -93,7 +94,8 @@ func seedServer(t *testing.T, ctx context.Context, url, dir string) string {
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	storetest.Insert(t, pool, storetest.Reader{ID: "111", Name: "ayako", CreatedAt: t0})
 	storetest.Insert(t, pool, storetest.Series{Site: word.Asurascans, ID: "kept", URL: "https://asurascans.com/comics/kept",
-		Title: "Backed Up Title", Kind: word.Asurascans.Kind(), LatestChapter: "12", CheckedAt: t0, CreatedAt: t0})
+		Title: "Backed Up Title", Kind: word.Asurascans.Kind(), LatestChapter: "12", CheckedAt: t0, CreatedAt: t0,
+		NextReadAt: t0.AddDate(100, 0, 0)}) // not due: a server started on these rows reads no real Site
 	storetest.Insert(t, pool, storetest.Bookmark{Reader: "111", Site: word.Asurascans, Series: "kept", Progress: "7"})
 	if _, err := server.KeyFor(word.Secret(""), dir, "session.key"); err != nil {
 		t.Fatal(err)
@@ -162,4 +164,27 @@ func apiAnswer(t *testing.T, url, dir, token, path string) string {
 		t.Fatalf("GET %s with the token issued before the backup answered %d: %s", path, rec.Code, rec.Body)
 	}
 	return rec.Body.String()
+}
+
+// TestBackupNamesTheKeysTheEnvironmentHolds: a key set in the environment
+// is not in DATA_DIR, so not in the file; backup says so by name and never
+// prints the value (README Back up).
+func TestBackupNamesTheKeysTheEnvironmentHolds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url, dir := storetest.URL(t), t.TempDir()
+	secret := strings.Repeat("k", 40)
+	env := map[string]string{"DATABASE_URL": url, "DATA_DIR": dir, "TOKEN_KEY": secret}
+	var out bytes.Buffer
+	file := filepath.Join(t.TempDir(), "mb.backup")
+	if err := run(ctx, []string{"mangabookmark", "backup", file}, func(k string) string { return env[k] }, strings.NewReader(""), &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	printed := out.String()
+	if !strings.Contains(printed, "TOKEN_KEY is set in the environment, so it is not in the file") {
+		t.Errorf("backup with TOKEN_KEY in the environment printed %q, want a line naming it", printed)
+	}
+	if strings.Contains(printed, "SESSION_KEY") || strings.Contains(printed, secret) {
+		t.Errorf("backup printed a key it was not given, or a key's value: %q", printed)
+	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -99,41 +98,70 @@ func diedOf(err error, sig syscall.Signal) bool {
 // its output and exit.
 func stopBySignal(t *testing.T, command []string, sig syscall.Signal, group bool, env ...string) (string, error) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	s := startServer(t, command, append([]string{"DATABASE_URL=" + storetest.URL(t), "DATA_DIR=" + t.TempDir()}, env...)...)
+	err := s.stop(t, sig, group)
+	return s.out.String(), err
+}
+
+// serverProcess is a server started by startServer.
+type serverProcess struct {
+	addr   string // LISTEN_ADDR, answering /healthz
+	pid    int
+	out    lockedBuffer
+	exited chan struct{}
+	err    error // the exit, once exited is closed
+}
+
+// startServer runs command, a server, on a free loopback LISTEN_ADDR in its
+// own process group with env added (the last of a name wins), and returns
+// once it answers /healthz. If the test ends with it still running, it is
+// stopped as an owner would, by SIGTERM, so an embedded cluster stops with
+// it; SIGKILL only if that fails.
+func startServer(t *testing.T, command []string, env ...string) *serverProcess {
+	t.Helper()
+	s := &serverProcess{addr: freeAddr(t), exited: make(chan struct{})}
 	cmd := exec.Command(command[0], command[1:]...)
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+storetest.URL(t), "LISTEN_ADDR="+addr, "DATA_DIR="+t.TempDir(), "LOG_LEVEL=info")
-	cmd.Env = append(cmd.Env, env...) // the last of a name wins
+	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+s.addr, "LOG_LEVEL=info")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out lockedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Stdout, cmd.Stderr = &s.out, &s.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	s.pid = cmd.Process.Pid
+	go func() { s.err = cmd.Wait(); close(s.exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-s.exited:
+		default:
+			if s.stop(t, syscall.SIGTERM, true) != nil {
+				t.Logf("server output:\n%s", s.out.String())
+			}
+		}
+	})
 	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		if resp, err := http.Get("http://" + s.addr + "/healthz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				break
+				return s
 			}
 		}
 		select {
-		case err := <-done:
-			t.Fatalf("the server stopped before it served: %v\n%s", err, out.String())
+		case <-s.exited:
+			t.Fatalf("the server stopped before it served: %v\n%s", s.err, s.out.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the server never answered /healthz:\n%s", out.String())
+			t.Fatalf("the server never answered /healthz:\n%s", s.out.String())
 		}
 	}
-	pid := cmd.Process.Pid
+}
+
+// stop sends sig (to the process group when group) and returns the exit;
+// a server still running a minute later is killed and fails t.
+func (s *serverProcess) stop(t *testing.T, sig syscall.Signal, group bool) error {
+	t.Helper()
+	pid := s.pid
 	if group {
 		pid = -pid
 	}
@@ -141,9 +169,12 @@ func stopBySignal(t *testing.T, command []string, sig syscall.Signal, group bool
 		t.Fatal(err)
 	}
 	select {
-	case err = <-done:
+	case <-s.exited:
+		return s.err
 	case <-time.After(60 * time.Second):
-		t.Fatalf("still running a minute after %v:\n%s", sig, out.String())
+		_ = syscall.Kill(-s.pid, syscall.SIGKILL)
+		<-s.exited
+		t.Errorf("still running a minute after %v:\n%s", sig, s.out.String())
+		return s.err
 	}
-	return out.String(), err
 }
