@@ -2,7 +2,7 @@
 GO ?= go
 NODE ?= node
 
-.PHONY: run link sidecar test generate check-generated bench bench-freshness bench-go demo lint fuzz deb
+.PHONY: run dev link sidecar test generate check-generated bench bench-freshness bench-go demo lint fuzz deb
 
 # run and demo build the binary and run it, not `go run`: the go command
 # exits 1 after any Ctrl-C, whatever the program's own exit status.
@@ -11,6 +11,16 @@ BIN ?= ./bin/mangabookmark
 run: ## the server with its database (embedded PostgreSQL when DATABASE_URL is unset); Ctrl-C stops it cleanly
 	$(GO) build -o $(BIN) ./cmd/mangabookmark
 	$(BIN) serve
+
+# make dev serves on DEV_LISTEN behind templ's proxy on DEV_PORT, which
+# reloads the browser after each change; open http://127.0.0.1:$(DEV_PORT).
+DEV_LISTEN ?= 127.0.0.1:8080
+DEV_PORT ?= 7331
+
+dev: ## change the views live: templ regenerates on save, dev/serve.sh rebuilds and restarts the server (embedded PostgreSQL when DATABASE_URL is unset), the browser reloads; Ctrl-C stops it all
+	@rm -f $(BIN).pid; trap : INT TERM; LISTEN_ADDR=$(DEV_LISTEN) PUBLIC_BASE_URL=http://127.0.0.1:$(DEV_PORT) BIN=$(BIN) GO=$(GO) \
+	$(GO) tool templ generate --watch --proxy=http://$(DEV_LISTEN) --proxyport=$(DEV_PORT) --open-browser=false --cmd='sh dev/serve.sh'; \
+	while kill -0 "$$(cat $(BIN).pid 2>/dev/null)" 2>/dev/null; do sleep 0.2; done
 
 link: ## a fresh owner sign-in link for the running server, on the address it recorded at start
 	$(GO) build -o $(BIN) ./cmd/mangabookmark
