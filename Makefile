@@ -2,7 +2,7 @@
 GO ?= go
 NODE ?= node
 
-.PHONY: run dev link sidecar test generate check-generated bench bench-freshness bench-go demo lint fuzz dist image
+.PHONY: run dev link sidecar test generate check-generated bench bench-freshness bench-go demo lint fuzz dist image deb
 
 # run and demo build the binary and run it, not `go run`: the go command
 # exits 1 after any Ctrl-C, whatever the program's own exit status.
@@ -82,14 +82,15 @@ build-linux = CGO_ENABLED=0 GOOS=linux GOARCH=$(1) $(GO) build -trimpath -buildv
 # time, make the archive a function of its files alone.
 TAR_REPRO = tar --sort=name --mtime=$(DATE) --owner=0 --group=0 --numeric-owner --mode=u+rwX,go+rX,go-w
 
+# dist replaces only its own files there: make deb writes its packages beside them.
 dist: ## linux/amd64 and linux/arm64 archives (binary, README.md, LICENSE) and SHA256SUMS in dist/, reproducible
-	rm -rf dist && mkdir -p dist
+	mkdir -p dist && rm -f dist/mangabookmark_*_linux_*.tar.gz dist/SHA256SUMS
 	for arch in amd64 arm64; do \
 	  d=mangabookmark_$(VERSION)_linux_$$arch; mkdir -p dist/$$d && cp README.md LICENSE dist/$$d/ && \
 	  $(call build-linux,$$arch,dist/$$d/mangabookmark) && \
 	  $(TAR_REPRO) -C dist -cf - $$d | gzip -n -9 > dist/$$d.tar.gz && rm -r dist/$$d || exit 1; \
 	done
-	cd dist && sha256sum *.tar.gz > SHA256SUMS
+	cd dist && sha256sum mangabookmark_*_linux_*.tar.gz > SHA256SUMS
 
 CONTAINER ?= podman
 IMAGE ?= mangabookmark
@@ -100,3 +101,22 @@ image: ## the container image $(IMAGE):$(VERSION) and :latest, FROM scratch, bui
 	$(call build-linux,$(IMAGE_ARCH),dist/image/mangabookmark)
 	cp /etc/ssl/certs/ca-certificates.crt dist/image/
 	$(CONTAINER) build -f Containerfile -t $(IMAGE):$(VERSION) -t $(IMAGE):latest dist/image
+
+# nfpm is run at a pinned version, not kept as a `tool` line in go.mod like
+# templ: tools share the module graph, so nfpm's would add ~75 lines to
+# go.mod and ~175 to go.sum, and raise the go line, x/net and x/text under
+# the server's own build. `go run pkg@version` keeps go.mod as it is and
+# still checks the download against the checksum database.
+NFPM ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.48.0
+# packaging/deb-version turns VERSION into a version dpkg sorts rightly.
+DEB_VERSION ?= $(shell packaging/deb-version $(VERSION) $(COMMIT))
+# The packages' file times: the commit's, as for the archives.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+deb: ## Debian packages dist/mangabookmark_VERSION_ARCH.deb for amd64 and arm64: the binary, the systemd unit, /etc/mangabookmark/env (packaging/)
+	mkdir -p dist
+	for arch in amd64 arm64; do \
+	  $(call build-linux,$$arch,bin/deb/$$arch/mangabookmark) && \
+	  ARCH=$$arch BIN=bin/deb/$$arch/mangabookmark DEB_VERSION=$(DEB_VERSION) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) \
+	    $(NFPM) package --config packaging/nfpm.yaml --packager deb --target dist/ || exit 1; \
+	done
