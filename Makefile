@@ -2,7 +2,7 @@
 GO ?= go
 NODE ?= node
 
-.PHONY: run link sidecar test generate check-generated bench bench-freshness bench-go demo lint fuzz
+.PHONY: run dev link sidecar test generate check-generated bench bench-freshness bench-go demo lint fuzz deb
 
 # run and demo build the binary and run it, not `go run`: the go command
 # exits 1 after any Ctrl-C, whatever the program's own exit status.
@@ -11,6 +11,16 @@ BIN ?= ./bin/mangabookmark
 run: ## the server with its database (embedded PostgreSQL when DATABASE_URL is unset); Ctrl-C stops it cleanly
 	$(GO) build -o $(BIN) ./cmd/mangabookmark
 	$(BIN) serve
+
+# make dev serves on DEV_LISTEN behind templ's proxy on DEV_PORT, which
+# reloads the browser after each change; open http://127.0.0.1:$(DEV_PORT).
+DEV_LISTEN ?= 127.0.0.1:8080
+DEV_PORT ?= 7331
+
+dev: ## change the views live: templ regenerates on save, dev/serve.sh rebuilds and restarts the server (embedded PostgreSQL when DATABASE_URL is unset), the browser reloads; Ctrl-C stops it all
+	@rm -f $(BIN).pid; trap : INT TERM; LISTEN_ADDR=$(DEV_LISTEN) PUBLIC_BASE_URL=http://127.0.0.1:$(DEV_PORT) BIN=$(BIN) GO=$(GO) \
+	$(GO) tool templ generate --watch --proxy=http://$(DEV_LISTEN) --proxyport=$(DEV_PORT) --open-browser=false --cmd='sh dev/serve.sh'; \
+	while kill -0 "$$(cat $(BIN).pid 2>/dev/null)" 2>/dev/null; do sleep 0.2; done
 
 link: ## a fresh owner sign-in link for the running server, on the address it recorded at start
 	$(GO) build -o $(BIN) ./cmd/mangabookmark
@@ -57,3 +67,33 @@ lint: ## gofmt and go vet over the tree; .ci/run runs it before the tests
 
 fuzz: ## longer fuzzing of one target: make fuzz PKG=./adapters FUZZ=FuzzParseAsurascans
 	$(GO) test -run '^$$' -fuzz '$(FUZZ)' -fuzztime 60s $(PKG)
+
+# Release builds (issue 25): the version, commit and date come from git, the
+# date from the commit rather than the clock, so two builds of one commit are
+# byte-identical. Outside a git checkout the version is "dev".
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+DATE ?= $(shell git log -1 --format=%cI 2>/dev/null || echo 1970-01-01T00:00:00Z)
+VERSION_PKG = github.com/mangabookmark/mangabookmark/internal/version
+LDFLAGS = -s -w -buildid= -X $(VERSION_PKG).version=$(VERSION) -X $(VERSION_PKG).commit=$(COMMIT) -X $(VERSION_PKG).date=$(DATE)
+# build-linux ARCH OUT: the static release binary (no cgo: it runs FROM scratch).
+build-linux = CGO_ENABLED=0 GOOS=linux GOARCH=$(1) $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(2) ./cmd/mangabookmark
+
+# nfpm is run at a pinned version, not kept as a `tool` line in go.mod like
+# templ: tools share the module graph, so nfpm's would add ~75 lines to
+# go.mod and ~175 to go.sum, and raise the go line, x/net and x/text under
+# the server's own build. `go run pkg@version` keeps go.mod as it is and
+# still checks the download against the checksum database.
+NFPM ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.48.0
+# packaging/deb-version turns VERSION into a version dpkg sorts rightly.
+DEB_VERSION ?= $(shell packaging/deb-version $(VERSION) $(COMMIT))
+# The packages' file times: the commit's, as for the archives.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+deb: ## Debian packages dist/mangabookmark_VERSION_ARCH.deb for amd64 and arm64: the binary, the systemd unit, /etc/mangabookmark/env (packaging/)
+	mkdir -p dist
+	for arch in amd64 arm64; do \
+	  $(call build-linux,$$arch,bin/deb/$$arch/mangabookmark) && \
+	  ARCH=$$arch BIN=bin/deb/$$arch/mangabookmark DEB_VERSION=$(DEB_VERSION) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) \
+	    $(NFPM) package --config packaging/nfpm.yaml --packager deb --target dist/ || exit 1; \
+	done

@@ -80,6 +80,9 @@ func (a *auth) loadViewer(next http.Handler) http.Handler {
 				// after a day (CONTEXT.md, Guild re-check).
 				if !current.GuildCheckDue || !a.guild.check(r.Context(), id).endsSessions() {
 					v = components.Viewer{ID: id, Name: name, IsOwner: id == a.d.OwnerID}
+					if v.IsOwner {
+						v.Build = a.d.build().String()
+					}
 				}
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
 	"github.com/mangabookmark/mangabookmark/internal/metrics"
+	"github.com/mangabookmark/mangabookmark/internal/version"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -92,6 +93,10 @@ type Deps struct {
 	// set and METRICS_ADDR unset; the handler checks the token); nil, and
 	// /metrics is 404 like any unknown path.
 	MetricsHandler http.Handler
+	// Build is this binary's version: /healthz answers it as JSON and the
+	// owner's footer shows it (issue 25, item 1). The zero value reads
+	// version.Get.
+	Build version.Info
 
 	// Demo is the demo's webhook sink; nil unless `mangabookmark demo` runs.
 	Demo DemoSink
@@ -135,6 +140,13 @@ func (d Deps) now() time.Time {
 // <time> whose datetime keeps the instant (components.Time).
 func (d Deps) when(t time.Time) components.Stamp {
 	return components.Stamp{ISO: word.MachineTime(t), Text: word.When(t, d.Zone)}
+}
+
+func (d Deps) build() version.Info {
+	if d.Build.Version == "" {
+		return version.Get()
+	}
+	return d.Build
 }
 
 func (d Deps) requestTimeout() time.Duration {

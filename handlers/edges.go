@@ -128,7 +128,7 @@ func gateFor(a *auth, path string) func(http.Handler) http.Handler {
 	case path == "/" || path == "/tokens" || strings.HasPrefix(path, "/tokens/") || strings.HasPrefix(path, "/bookmarks/") ||
 		path == "/settings" || strings.HasPrefix(path, "/settings/") || strings.HasPrefix(path, "/push/"):
 		return func(h http.Handler) http.Handler { return a.loadViewer(a.requireReader(h)) }
-	case path == "/healthz" || path == "/sw.js" || strings.HasPrefix(path, "/static/") || strings.HasPrefix(path, "/userscript/"):
+	case path == "/healthz" || path == "/readyz" || path == "/sw.js" || strings.HasPrefix(path, "/static/") || strings.HasPrefix(path, "/userscript/"):
 		return func(h http.Handler) http.Handler { return h }
 	}
 	return a.loadViewer

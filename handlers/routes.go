@@ -23,10 +23,12 @@ func Routes(d Deps) chi.Router {
 	r.MethodNotAllowed(methodNotAllowed(d, r, a, api))
 
 	// Neither depends on who asks: no session lookup (a database read) for
-	// the probe or for each asset of every page.
+	// the probes or for each asset of every page.
 	// A monitor may probe with HEAD (headAsGet) or OPTIONS.
 	r.Method(http.MethodGet, "/healthz", handleHealthz(d))
-	r.Method(http.MethodOptions, "/healthz", handleHealthzOptions())
+	r.Method(http.MethodOptions, "/healthz", handleProbeOptions())
+	r.Method(http.MethodGet, "/readyz", handleReadyz(d))
+	r.Method(http.MethodOptions, "/readyz", handleProbeOptions())
 	r.Method(http.MethodGet, "/static/*", static.Handler())
 	r.Method(http.MethodGet, "/sw.js", handleServiceWorker())
 	r.Method(http.MethodGet, "/userscript/mangabookmark.user.js", handleUserscript(d, false))

@@ -22,6 +22,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/internal/metrics"
+	"github.com/mangabookmark/mangabookmark/internal/version"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/poller"
 	"github.com/mangabookmark/mangabookmark/store"
@@ -140,6 +141,10 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 		o.Now = time.Now
 	}
 	log := NewLogger(stderr, cfg.LogLevel)
+	// The first line says which build this is, so a log pasted into a bug
+	// report names it (issue 25, item 1).
+	build := version.Get()
+	log.Info("mangabookmark starting", "version", build.Version, "commit", build.Commit, "built", build.Date, "go", build.GoVersion)
 	ln, mln, err := listen(cfg, o)
 	if err != nil {
 		return err
@@ -237,6 +242,7 @@ func handlerDeps(cfg Config, o Options, st *store.Store, log *slog.Logger) (hand
 		Now:           o.Now,
 		Zone:          cfg.TimeZone,
 		Demo:          o.Demo,
+		Build:         version.Get(),
 		PublicBaseURL: cfg.PublicBaseURL,
 		OwnerID:       cfg.OwnerDiscordID,
 		SessionKey:    sessionKey,

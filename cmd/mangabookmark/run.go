@@ -33,6 +33,7 @@ func commands() map[string]command {
 		"restore":         {withDatabase(runRestore), "restore a backup into an empty database and DATA_DIR: restore FILE (refuses a non-empty one)"},
 		"bench":           {bench.Run, "the owner's pages at N Series, measured against the real server: bench -n N (what `make bench N=...` runs)"},
 		"bench-freshness": {freshness.Run, "release-to-detection delay at N Series, round-robin against the scheduler, simulated: bench-freshness -n N [-hours H] [-seed S] [-json]"},
+		"version":         {runVersion, "print the version, the commit and the build date of this binary"},
 	}
 }
 
@@ -52,6 +53,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			fmt.Fprintf(stdout, "  %-8s %s\n", n, cmds[n].help)
 		}
 		return nil
+	}
+	if name == "--version" {
+		name = "version"
 	}
 	c, ok := commands()[name]
 	if !ok {
