@@ -153,9 +153,6 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	if mln != nil {
 		defer mln.Close()
 	}
-	if o.Registry == nil && cfg.MetricsOn() {
-		o.Registry = metrics.NewRegistry()
-	}
 
 	dbURL, stopDB, err := OpenMigrated(ctx, cfg, log, "serve")
 	if err != nil {
@@ -168,12 +165,8 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	}
 	defer st.Close()
 
-	if o.Registry != nil {
-		// The gauges read through the pages' pool, as the pages they
-		// mirror do; the counters are told by the Lanes.
-		if o.domain, err = metrics.NewDomain(o.Registry, st, metrics.DomainOptions{Now: o.Now, Logger: log}); err != nil {
-			return fmt.Errorf("metrics: %w", err)
-		}
+	if err := o.metricsOn(cfg, st, log); err != nil {
+		return err
 	}
 	deps, err := handlerDeps(cfg, o, st, log)
 	if err != nil {
@@ -208,6 +201,24 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	stopMetrics := serveMetrics(ctx, mln, cfg, o.Registry, log)
 	defer stopMetrics()
 	return serveHTTP(ctx, ln, cfg, o, st, deps, stdout, log)
+}
+
+// metricsOn makes the registry when METRICS_TOKEN or METRICS_ADDR asks for
+// one (a test may bring its own), and the domain metrics on it (ADR 0028):
+// the gauges read through the pages' pool, as the pages they mirror do; the
+// counters are told by the Lanes. A nil Registry is metrics off.
+func (o *Options) metricsOn(cfg Config, st *store.Store, log *slog.Logger) error {
+	if o.Registry == nil && cfg.MetricsOn() {
+		o.Registry = metrics.NewRegistry()
+	}
+	if o.Registry == nil {
+		return nil
+	}
+	var err error
+	if o.domain, err = metrics.NewDomain(o.Registry, st, metrics.DomainOptions{Now: o.Now, Logger: log}); err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	return nil
 }
 
 // listen takes LISTEN_ADDR, unless the caller took it (Options.Listener),
