@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // Set by the linker (-X) for a release build; empty otherwise. Their names
@@ -44,11 +45,12 @@ type Info struct {
 }
 
 // Get is this binary's Info: the linker's values first, then the build
-// info's, then Dev and Unknown.
-func Get() Info {
+// info's, then Dev and Unknown. A binary's build never changes while it
+// runs, so the build info is read (and parsed) once.
+var Get = sync.OnceValue(func() Info {
 	bi, _ := debug.ReadBuildInfo()
 	return resolve(version, commit, date, bi)
-}
+})
 
 // resolve is Get without the process: bi may be nil.
 func resolve(version, commit, date string, bi *debug.BuildInfo) Info {
