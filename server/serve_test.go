@@ -66,6 +66,7 @@ func TestSecretsNeverReachALogLineOrAPage(t *testing.T) {
 		"SESSION_KEY":           marker + "-session-key-0123456789abcdef",
 		"TOKEN_KEY":             marker + "-token-key-0123456789abcdefgh",
 		"DISCORD_WEBHOOK_URL":   "https://discord.example/api/webhooks/1/" + marker + "-webhook",
+		"METRICS_TOKEN":         marker + "-metrics-token",
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
@@ -78,7 +79,7 @@ func TestSecretsNeverReachALogLineOrAPage(t *testing.T) {
 
 	var pages strings.Builder
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, Timeout: 5 * time.Second}
-	for _, p := range []string{"/", "/login", "/login/discord", "/auth/discord/callback?code=x&state=forged", "/admin", "/no-such-page", "/login/not-a-token", "/healthz"} {
+	for _, p := range []string{"/", "/login", "/login/discord", "/auth/discord/callback?code=x&state=forged", "/admin", "/no-such-page", "/login/not-a-token", "/healthz", "/readyz", "/metrics"} {
 		resp, err := noRedirect.Get(base + p)
 		if err != nil {
 			t.Fatal(err)
