@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net"
@@ -9,15 +10,16 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
 
-// scrapeStatus asks url with the bearer token when one is given; a 200 from
-// /metrics must parse as a scrape holding both pools' sizes.
-func scrapeStatus(t *testing.T, url, token string) int {
+// askMetrics asks url with the bearer token when one is given, and returns
+// the status and the body.
+func askMetrics(t *testing.T, url, token string) (int, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
@@ -32,14 +34,28 @@ func scrapeStatus(t *testing.T, url, token string) int {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode == http.StatusOK && strings.HasSuffix(url, "/metrics") {
-		p := expfmt.NewTextParser(model.UTF8Validation)
-		fams, err := p.TextToMetricFamilies(strings.NewReader(string(b)))
-		if err != nil {
-			t.Fatalf("%s does not parse as a scrape: %v", url, err)
-		}
+	return resp.StatusCode, b
+}
+
+// parseScrape parses a /metrics body in the text format.
+func parseScrape(t *testing.T, b []byte) map[string]*dto.MetricFamily {
+	t.Helper()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("/metrics does not parse as the text format: %v", err)
+	}
+	return fams
+}
+
+// scrapeStatus asks url with the bearer token when one is given; a 200 from
+// /metrics must parse as a scrape holding both pools' sizes.
+func scrapeStatus(t *testing.T, url, token string) int {
+	t.Helper()
+	status, b := askMetrics(t, url, token)
+	if status == http.StatusOK && strings.HasSuffix(url, "/metrics") {
 		pools := map[string]bool{}
-		for _, m := range fams["mangabookmark_db_pool_max_connections"].GetMetric() {
+		for _, m := range parseScrape(t, b)["mangabookmark_db_pool_max_connections"].GetMetric() {
 			for _, l := range m.GetLabel() {
 				pools[l.GetName()+"="+l.GetValue()] = true
 			}
@@ -48,7 +64,7 @@ func scrapeStatus(t *testing.T, url, token string) int {
 			t.Errorf("%s: pool sizes for %v, want pages and lanes", url, pools)
 		}
 	}
-	return resp.StatusCode
+	return status
 }
 
 // Each way of serving /metrics, through the real start: where it answers,

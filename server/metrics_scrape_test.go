@@ -16,8 +16,6 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/static"
@@ -101,26 +99,11 @@ func seedScrape(t *testing.T, dbURL string, tokenKey []byte) string {
 // comes back too, for a failure's message.
 func scrapeAll(t *testing.T, base, token string) (map[string]*dto.MetricFamily, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, base+"/metrics", nil)
-	if err != nil {
-		t.Fatal(err)
+	status, b := askMetrics(t, base+"/metrics", token)
+	if status != http.StatusOK {
+		t.Fatalf("GET /metrics with the token: %d %s", status, b)
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /metrics with the token: %d %s", resp.StatusCode, b)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("/metrics does not parse as the text format: %v", err)
-	}
-	return fams, string(b)
+	return parseScrape(t, b), string(b)
 }
 
 // find is family's first sample whose labels include want (name, value
