@@ -78,7 +78,7 @@ func TestASecondServeOnOneEmbeddedClusterRefusesToStart(t *testing.T) {
 	if _, err := localpg.FindBinaries(); err != nil {
 		citest.Skip(t, "no PostgreSQL binaries here: %v", err)
 	}
-	dataDir := embeddedDataDir(t)
+	dataDir := storetest.ClusterDir(t, "serve-")
 	first := startServe(t, dataDir)
 	waitHealthy(t, first.base, first.done)
 
@@ -111,21 +111,6 @@ wait:
 	third := startServe(t, dataDir)
 	waitHealthy(t, third.base, third.done)
 	third.stop(t)
-}
-
-// embeddedDataDir is a DATA_DIR for the embedded cluster that the postgres
-// user can enter when the tests run as root, and short enough for its socket.
-func embeddedDataDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "serve-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 // aServe is one `serve` running in the test on the embedded cluster; done

@@ -15,6 +15,7 @@ import (
 	"github.com/mangabookmark/mangabookmark/internal/citest"
 	"github.com/mangabookmark/mangabookmark/server"
 	"github.com/mangabookmark/mangabookmark/store/localpg"
+	"github.com/mangabookmark/mangabookmark/store/storetest"
 )
 
 // The README's move to another machine (issue 24, item 8), as the owner
@@ -28,7 +29,7 @@ func TestTheREADMEsMoveToAnotherMachineKeepsTokensAndBookmarks(t *testing.T) {
 		citest.Skip(t, "no PostgreSQL binaries here: %v", err)
 	}
 	_, bin := buildBinary(t)
-	oldDir, newDir := clusterDir(t), clusterDir(t)
+	oldDir, newDir := storetest.ClusterDir(t, "mb-move-"), storetest.ClusterDir(t, "mb-move-")
 	file := filepath.Join(t.TempDir(), "mb.backup")
 	// No DATABASE_URL: the embedded cluster in DATA_DIR. No keys in the
 	// environment: token.key is generated in DATA_DIR. No listing reads.
@@ -68,23 +69,6 @@ func TestTheREADMEsMoveToAnotherMachineKeepsTokensAndBookmarks(t *testing.T) {
 	if got := bookmarksAnswer(t, moved.addr, token); got != want {
 		t.Errorf("the refused restore changed the Bookmarks:\n%s", got)
 	}
-}
-
-// clusterDir is a DATA_DIR the embedded cluster can live in: short enough
-// for its socket's path, and open to the postgres user a root test runs it
-// as (t.TempDir's parent is closed, so the cluster would move under
-// /var/lib and outlive the test).
-func clusterDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "mb-move-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 // seedRunningServer seeds the server running on dataDir through its own

@@ -155,3 +155,21 @@ func New(t testing.TB) *store.Store {
 	t.Helper()
 	return store.New(Pool(t, nil))
 }
+
+// ClusterDir is a DATA_DIR for an embedded cluster a test starts: short
+// enough for the cluster's socket path, and open (0755) to the postgres user
+// a root test runs the cluster as — t.TempDir's parent is closed, so the
+// cluster would move under /var/lib and outlive the test (ADR 0002). It is
+// removed when the test ends.
+func ClusterDir(t testing.TB, prefix string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
