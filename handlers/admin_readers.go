@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -20,12 +21,23 @@ import (
 // long enough to reach them through another channel.
 const ReaderLinkTTL = 24 * time.Hour
 
-// localReaderPrefix marks the Readers the owner named (no Discord account):
-// their id is derived from the lower-cased name, so a name names one Reader
-// and a name already taken is refused (NewReaderLink), never merged.
+// localReaderPrefix marks the Readers the owner named (no Discord account).
+// Their id is random, so it is never given twice and no cookie or log line
+// of a removed Reader ever names someone else (ADR 0030); their name is
+// told apart without regard to case by localNameKey, so a name already
+// taken is refused (NewReaderLink), never merged.
 const localReaderPrefix = "local-"
 
-func localReaderID(name string) string {
+func newLocalReaderID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return localReaderPrefix + hex.EncodeToString(b)
+}
+
+// localNameKey is the digest of the lower-cased name (the same shape a
+// local Reader's id had before ids were random, so existing names keep
+// their key).
+func localNameKey(name string) string {
 	h := sha256.Sum256([]byte(strings.ToLower(name)))
 	return localReaderPrefix + hex.EncodeToString(h[:8])
 }
@@ -34,11 +46,18 @@ func localReaderID(name string) string {
 // them, valid for ReaderLinkTTL; it returns the link's full URL.
 // store.ErrConflict: a Reader of that name (in any case) exists already.
 func NewReaderLink(ctx context.Context, s *store.Store, baseURL, name string, now time.Time) (string, error) {
-	id := localReaderID(name)
-	if err := s.NameReader(ctx, id, name, now); err != nil {
-		return "", err
+	_, link, err := nameReader(ctx, s, baseURL, name, now)
+	return link, err
+}
+
+// nameReader is NewReaderLink that also answers the new Reader's id.
+func nameReader(ctx context.Context, s *store.Store, baseURL, name string, now time.Time) (id, link string, err error) {
+	id = newLocalReaderID()
+	if err := s.NameReader(ctx, id, localNameKey(name), name, now); err != nil {
+		return "", "", err
 	}
-	return readerLink(ctx, s, baseURL, id, now)
+	link, err = readerLink(ctx, s, baseURL, id, now)
+	return id, link, err
 }
 
 // readerLink stores a single-use sign-in link for a named Reader.
@@ -92,7 +111,7 @@ func handleCreateReaderLink(d Deps) http.Handler {
 			showReaders(d, w, r, http.StatusBadRequest, components.ReadersPage{Message: "Type the Reader's name (up to 60 characters). No link was made.", Fault: true})
 			return
 		}
-		link, err := NewReaderLink(r.Context(), d.Store, d.PublicBaseURL, name, d.now())
+		id, link, err := nameReader(r.Context(), d.Store, d.PublicBaseURL, name, d.now())
 		if errors.Is(err, store.ErrConflict) {
 			showReaders(d, w, r, http.StatusConflict, components.ReadersPage{Fault: true,
 				Message: "A Reader named " + name + " exists already (names are told apart without regard to case). For them, use New sign-in link on their row; for someone else, type another name. No link was made."})
@@ -102,7 +121,7 @@ func handleCreateReaderLink(d Deps) http.Handler {
 			failStore(w, r, d.Logger, err, "The link could not be made just now. Try again.", "admin readers: create link")
 			return
 		}
-		d.Logger.Info("reader link created", "discord_id", localReaderID(name))
+		d.Logger.Info("reader link created", "discord_id", id)
 		showReaders(d, w, r, http.StatusOK, components.ReadersPage{Link: link, LinkFor: name, LinkTTL: "24 hours"})
 	})
 }

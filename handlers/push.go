@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mangabookmark/mangabookmark/static"
 	"github.com/mangabookmark/mangabookmark/store"
@@ -72,6 +73,10 @@ func handleSubscribePush(d Deps) http.Handler {
 		err := d.Store.SavePushSubscription(r.Context(), store.PushSubscription{ReaderID: reader,
 			Endpoint: in.Endpoint, P256dh: in.Keys.P256dh, Auth: in.Keys.Auth}, d.now())
 		switch {
+		case errors.Is(err, store.ErrEndpointTaken):
+			d.Logger.Info("push subscribe refused: endpoint held by another reader", "discord_id", reader)
+			pushReply(w, http.StatusConflict, "This browser gets the notifications of another Reader, who subscribed it first. They can stop them on their settings page in this browser; then subscribe again.")
+			return
 		case errors.Is(err, store.ErrConflict):
 			pushReply(w, http.StatusConflict, "You have subscribed 20 browsers already: stop notifications in one of them first.")
 			return
@@ -132,6 +137,11 @@ func readPushJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	case err != nil:
 		pushReply(w, http.StatusBadRequest, "The request body could not be read.")
 		return false
+	case !utf8.Valid(body):
+		// The decoder would store each bad byte as U+FFFD: an endpoint
+		// that is not the one the push service gave.
+		pushReply(w, http.StatusBadRequest, "That is not a push subscription: the body is not UTF-8 text.")
+		return false
 	case json.Unmarshal(body, v) != nil:
 		pushReply(w, http.StatusBadRequest, "That is not a push subscription: the body is not the JSON a browser sends.")
 		return false
@@ -143,8 +153,11 @@ func readPushJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 // "". The endpoint must be https (a push service); the sender also dials
 // only public addresses. loopback lets tests name their stand-in service.
 func checkPushSubscription(in pushSubscriptionJSON, loopback bool) string {
+	// A lone surrogate escape decodes to U+FFFD too; no push service's
+	// address holds one.
 	u, err := url.Parse(in.Endpoint)
-	if err != nil || len(in.Endpoint) > maxPushEndpoint || u.Host == "" || u.User != nil {
+	if err != nil || len(in.Endpoint) > maxPushEndpoint || u.Host == "" || u.User != nil ||
+		!cleanText(in.Endpoint) || strings.ContainsRune(in.Endpoint, utf8.RuneError) {
 		return "The subscription's endpoint is not a push service's address."
 	}
 	if u.Scheme != "https" && !(loopback && u.Scheme == "http" && loopbackHost(u.Hostname())) {

@@ -191,3 +191,63 @@ func TestUnsubscribingAnEndpointWithANulIsNotSubscribed(t *testing.T) {
 		t.Errorf("a NUL endpoint reached an ERROR line:\n%s", h.logs)
 	}
 }
+
+// An endpoint is the browser that subscribed it: posting one another Reader
+// holds is refused and moves nothing, while the holder posting it again
+// renews its keys in the same row.
+func TestAnotherReadersEndpointIsRefusedAndStaysTheirs(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withPush)
+	ada, ben := h.client("ada"), h.client("ben")
+	endpoint := "https://push.example.net/send/ada-laptop"
+	row := func() string {
+		return h.text(`SELECT coalesce(string_agg(reader_id || ' ' || p256dh, ','), '') FROM push_subscriptions WHERE endpoint = $1`, endpoint)
+	}
+	first := browserSubscription(t, endpoint)
+	if a := h.postJSON(ada, "/push/subscriptions", first); a.status != http.StatusCreated {
+		t.Fatalf("Ada's subscription: %d %q", a.status, a.message)
+	}
+	held := row()
+	a := h.postJSON(ben, "/push/subscriptions", browserSubscription(t, endpoint))
+	if a.status != http.StatusConflict || !strings.Contains(a.message, "another Reader") {
+		t.Errorf("Ben posting Ada's endpoint: %d %q, want 409 saying another Reader holds it", a.status, a.message)
+	}
+	if got := row(); got != held || !strings.HasPrefix(got, "ada ") {
+		t.Errorf("after Ben's post the endpoint's row is %q, want Ada's untouched %q", got, held)
+	}
+	if set, err := h.store.ReaderSettings(context.Background(), "ben"); err != nil || set.Push {
+		t.Errorf("a refused subscription turned Ben's Web Push on (%v)", err)
+	}
+	if a := h.postJSON(ada, "/push/subscriptions", first); a.status != http.StatusCreated || row() != held {
+		t.Errorf("Ada posting the same subscription again: %d, row %q", a.status, row())
+	}
+	if a := h.postJSON(ada, "/push/subscriptions", browserSubscription(t, endpoint)); a.status != http.StatusCreated {
+		t.Fatalf("Ada renewing her keys: %d %q", a.status, a.message)
+	}
+	if got := row(); got == held || !strings.HasPrefix(got, "ada ") || strings.Contains(got, ",") {
+		t.Errorf("after Ada renews her keys the row is %q (was %q): want one row of Ada's with the new key", got, held)
+	}
+}
+
+// JSON's decoder turns bytes that are not UTF-8 (and lone surrogates) into
+// U+FFFD; an endpoint that held them is not the push service's address and
+// is refused, never stored altered.
+func TestAnEndpointThatIsNotUTF8IsRefused(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, withPush)
+	ada := h.client("ada")
+	valid := browserSubscription(t, "https://push.example.net/send/PLACE")
+	for _, tc := range []struct{ name, endpoint string }{
+		{"a raw byte 0xff", "https://push.example.net/send/\xff"},
+		{"a lone surrogate", `https://push.example.net/send/\ud800`},
+		{"the replacement character itself", "https://push.example.net/send/\uFFFD"},
+	} {
+		body := strings.Replace(valid, "PLACE", strings.TrimPrefix(tc.endpoint, "https://push.example.net/send/"), 1)
+		if a := h.postJSON(ada, "/push/subscriptions", body); a.status != http.StatusBadRequest {
+			t.Errorf("%s: %d %q, want 400", tc.name, a.status, a.message)
+		}
+		if n := h.text(`SELECT count(*)::text FROM push_subscriptions`); n != "0" {
+			t.Fatalf("%s: %s rows stored", tc.name, n)
+		}
+	}
+}

@@ -217,7 +217,7 @@ func TestASessionStampsLastSeenAtMostHourly(t *testing.T) {
 	t.Parallel()
 	s := storetest.New(t)
 	ctx := context.Background()
-	if err := s.NameReader(ctx, "local-ada", "Ada", addNow); err != nil {
+	if err := s.NameReader(ctx, "local-ada", "local-ada", "Ada", addNow); err != nil {
 		t.Fatal(err)
 	}
 	seen := func() time.Time {

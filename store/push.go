@@ -20,28 +20,45 @@ type PushSubscription struct {
 // than anyone uses, few enough that one announcement's sends stay bounded.
 const MaxPushSubscriptions = 20
 
-// savePushSQL adds the subscription, or replaces the one with its endpoint:
-// a browser that subscribes again (new keys, or another Reader signed in on
-// it) keeps one row. A Reader at the cap may still replace one of theirs.
+// ErrEndpointTaken: another Reader's subscription holds the endpoint. An
+// endpoint is one browser's; posting it does not make it the poster's.
+var ErrEndpointTaken = fmt.Errorf("%w: push endpoint held by another reader", ErrConflict)
+
+// savePushSQL adds the subscription, or renews the keys of the Reader's own
+// row with its endpoint: a browser that subscribes again keeps one row. A
+// row of another Reader is left as it is (no row changes). A Reader at the
+// cap may still renew one of theirs.
 const savePushSQL = `
 INSERT INTO push_subscriptions (reader_id, endpoint, p256dh, auth, created_at)
 SELECT $1, $2, $3, $4, $5
  WHERE (SELECT count(*) FROM push_subscriptions WHERE reader_id = $1) < $6
     OR EXISTS (SELECT 1 FROM push_subscriptions WHERE endpoint = $2 AND reader_id = $1)
 ON CONFLICT (endpoint) DO UPDATE
-   SET reader_id = EXCLUDED.reader_id, p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth, created_at = EXCLUDED.created_at`
+   SET p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth, created_at = EXCLUDED.created_at
+ WHERE push_subscriptions.reader_id = EXCLUDED.reader_id`
 
-// SavePushSubscription stores a Reader's browser subscription. ErrConflict:
-// the Reader already has MaxPushSubscriptions others.
+const endpointTakenSQL = `SELECT EXISTS (SELECT 1 FROM push_subscriptions WHERE endpoint = $1 AND reader_id <> $2)`
+
+// SavePushSubscription stores a Reader's browser subscription.
+// ErrEndpointTaken: another Reader holds the endpoint. ErrConflict: the
+// Reader already has MaxPushSubscriptions others.
 func (s *Store) SavePushSubscription(ctx context.Context, sub PushSubscription, now time.Time) error {
 	tag, err := s.pool.Exec(ctx, savePushSQL, sub.ReaderID, sub.Endpoint, sub.P256dh, sub.Auth, instant(now), MaxPushSubscriptions)
 	if err != nil {
 		return fmt.Errorf("store: save push subscription for %s: %w", sub.ReaderID, translate(err))
 	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("store: save push subscription for %s: %w", sub.ReaderID, ErrConflict)
+	if tag.RowsAffected() == 1 {
+		return nil
 	}
-	return nil
+	// Nothing was written: say which refusal it was.
+	var taken bool
+	if err := s.pool.QueryRow(ctx, endpointTakenSQL, sub.Endpoint, sub.ReaderID).Scan(&taken); err != nil {
+		return fmt.Errorf("store: save push subscription for %s: %w", sub.ReaderID, translate(err))
+	}
+	if taken {
+		return fmt.Errorf("store: save push subscription for %s: %w", sub.ReaderID, ErrEndpointTaken)
+	}
+	return fmt.Errorf("store: save push subscription for %s: %w", sub.ReaderID, ErrConflict)
 }
 
 const listPushSQL = `SELECT reader_id, endpoint, p256dh, auth FROM push_subscriptions WHERE reader_id = $1 ORDER BY id`

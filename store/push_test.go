@@ -42,15 +42,23 @@ func TestPushSubscriptions(t *testing.T) {
 	if got := fmt.Sprint(endpoints("ada")); got != "[https://push.example/1=k1b https://push.example/2=k2]" {
 		t.Fatalf("a browser that subscribes again replaces its row: got %s", got)
 	}
-	// Bo signs in on Ada's second browser and subscribes it: it is Bo's now.
-	if err := st.SavePushSubscription(ctx, sub("bo", "https://push.example/2", "k3"), now); err != nil {
+	// Bo posts Ada's second browser's endpoint: refused, and it stays Ada's
+	// with her keys.
+	if err := st.SavePushSubscription(ctx, sub("bo", "https://push.example/2", "k3"), now); !errors.Is(err, store.ErrEndpointTaken) {
+		t.Fatalf("Bo saving Ada's endpoint: %v, want ErrEndpointTaken", err)
+	}
+	if a, b := fmt.Sprint(endpoints("ada")), fmt.Sprint(endpoints("bo")); a != "[https://push.example/1=k1b https://push.example/2=k2]" || b != "[]" {
+		t.Fatalf("the endpoint stays with the Reader who holds it: ada %s, bo %s", a, b)
+	}
+	if err := st.UnsubscribePush(ctx, "bo", "https://push.example/2"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Bo cannot unsubscribe Ada's browser: %v", err)
+	}
+	if err := st.UnsubscribePush(ctx, "ada", "https://push.example/2"); err != nil {
 		t.Fatal(err)
 	}
-	if a, b := fmt.Sprint(endpoints("ada")), fmt.Sprint(endpoints("bo")); a != "[https://push.example/1=k1b]" || b != "[https://push.example/2=k3]" {
-		t.Fatalf("the endpoint moves to the Reader who subscribed last: ada %s, bo %s", a, b)
-	}
-	if err := st.UnsubscribePush(ctx, "ada", "https://push.example/2"); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("Ada cannot unsubscribe Bo's browser: %v", err)
+	// Once Ada stopped it, the browser is free for Bo.
+	if err := st.SavePushSubscription(ctx, sub("bo", "https://push.example/2", "k3"), now); err != nil {
+		t.Fatalf("Bo subscribing a browser nobody holds: %v", err)
 	}
 	if err := st.UnsubscribePush(ctx, "bo", "https://push.example/2"); err != nil {
 		t.Fatal(err)
@@ -70,7 +78,7 @@ func TestPushSubscriptions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := st.SavePushSubscription(ctx, sub("ada", "https://push.example/cap/one-more", "k"), now); !errors.Is(err, store.ErrConflict) {
+	if err := st.SavePushSubscription(ctx, sub("ada", "https://push.example/cap/one-more", "k"), now); !errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrEndpointTaken) {
 		t.Fatalf("a Reader at the cap cannot add another browser: %v", err)
 	}
 	if err := st.SavePushSubscription(ctx, sub("ada", "https://push.example/cap/3", "renewed"), now); err != nil {

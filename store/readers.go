@@ -99,7 +99,9 @@ func (s *Store) SignOutEverywhere(ctx context.Context, discordID string) error {
 // push subscriptions and announcements go by their foreign keys (ON DELETE
 // CASCADE), a Latest Chapter they raised loses its attribution (SET NULL),
 // and their unused sign-in links, which name them without a foreign key,
-// go here. A removed Reader's cookie names no row, so it signs nobody in.
+// go here. A removed Reader's cookie names no row, so it signs nobody in;
+// a row made later under the same id (a Discord Reader signing in again)
+// starts at a random session epoch (ADR 0030), so the cookie stays dead.
 const removeReaderSQL = `
 WITH links AS (DELETE FROM login_links WHERE discord_id = $1)
 DELETE FROM readers WHERE discord_id = $1`
@@ -178,16 +180,16 @@ func (s *Store) SeenSession(ctx context.Context, discordID string, now time.Time
 }
 
 const nameReaderSQL = `
-INSERT INTO readers (discord_id, name, created_at) VALUES ($1, $2, $3)
-ON CONFLICT (discord_id) DO NOTHING`
+INSERT INTO readers (discord_id, name_key, name, created_at) VALUES ($1, $2, $3, $4)
+ON CONFLICT DO NOTHING`
 
 // NameReader records a Reader the owner named before they ever signed in
 // (a one-time link for someone without Discord). Never seen until they
-// use it. ErrConflict: the id is taken (a local Reader's id is derived
-// from the lower-cased name, so the name is taken): two people never
-// become one account by sharing a name.
-func (s *Store) NameReader(ctx context.Context, discordID, name string, now time.Time) error {
-	tag, err := s.pool.Exec(ctx, nameReaderSQL, discordID, name, instant(now))
+// use it. nameKey tells names apart (a local Reader's name without regard
+// to case); the id is new and random (ADR 0030). ErrConflict: the name is
+// taken, so two people never become one account by sharing a name.
+func (s *Store) NameReader(ctx context.Context, discordID, nameKey, name string, now time.Time) error {
+	tag, err := s.pool.Exec(ctx, nameReaderSQL, discordID, nameKey, name, instant(now))
 	if err != nil {
 		return fmt.Errorf("store: name reader %s: %w", discordID, translate(err))
 	}

@@ -66,7 +66,12 @@ func TestMigration0019KeepsLocalReadersAndMakesDiscordReadersDue(t *testing.T) {
 	if err != nil || id != "local-0123456789abcdef" {
 		t.Errorf("the local Reader's link after the migration: %q %v", id, err)
 	}
-	if err := store.New(pool).NameReader(ctx, "local-0123456789abcdef", "ADA", time.Now()); !errors.Is(err, store.ErrConflict) {
+	if err := store.New(pool).NameReader(ctx, "local-0123456789abcdef", "local-fedcba9876543210", "ADA", time.Now()); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("naming a taken local id again: %v, want ErrConflict", err)
+	}
+	// Since migration 0031 a name is told apart by its key, which for a
+	// local Reader from before is their id: a new id does not free the name.
+	if err := store.New(pool).NameReader(ctx, "local-fedcba9876543210", "local-0123456789abcdef", "ADA", time.Now()); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("naming a taken local name again under a new id: %v, want ErrConflict", err)
 	}
 }

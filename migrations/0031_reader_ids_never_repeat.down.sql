@@ -1,0 +1,2 @@
+ALTER TABLE readers DROP COLUMN IF EXISTS name_key;
+ALTER TABLE readers ALTER COLUMN session_epoch SET DEFAULT 0;
