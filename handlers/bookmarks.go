@@ -298,6 +298,9 @@ func handleCaughtUp(d Deps) http.Handler {
 // the Undo at the top, its Progress carried in the address.
 func handleRemoveBookmark(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !readForm(d, w, r, maxFormBody) {
+			return
+		}
 		site, id, reader := urlParam(r, "site"), urlParam(r, "id"), viewerFrom(r.Context()).ID
 		b, err := d.Store.GetBookmark(r.Context(), reader, site, id)
 		if err == nil {
