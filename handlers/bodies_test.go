@@ -192,7 +192,7 @@ func (w *bodyWorld) refuses(t *testing.T, route string, b hostileBody, htmx bool
 func (w *bodyWorld) noErrorLine(t *testing.T) {
 	t.Helper()
 	if strings.Contains(w.h.logs.String(), "level=ERROR") {
-		t.Errorf("a hostile body reached an ERROR line:\n%s", w.h.logs)
+		t.Errorf("a refused request wrote an ERROR line:\n%s", w.h.logs)
 	}
 }
 
@@ -219,4 +219,26 @@ func (h *harness) wholeDatabase() string {
 		h.t.Fatal(err)
 	}
 	return s
+}
+
+// TestARefusedRowControlOnARemovedBookmarkIsItsRefusal: a change refused
+// on a row already removed (htmx asks for the row back) answers the
+// refusal it does without htmx, never a 500 from reading the row.
+func TestARefusedRowControlOnARemovedBookmarkIsItsRefusal(t *testing.T) {
+	t.Parallel()
+	w := newBodyWorld(t)
+	if a := w.h.post(w.owner, "/bookmarks/asurascans/healthy/remove", nil); a.status != http.StatusSeeOther {
+		t.Fatalf("remove: %d", a.status)
+	}
+	for _, c := range []struct{ path, field, value string }{
+		{"/bookmarks/asurascans/healthy/progress", "num", "a/b"},
+		{"/bookmarks/asurascans/healthy/restore", "progress", "zz"},
+	} {
+		form := url.Values{c.field: {c.value}}
+		plain, htmx := w.h.post(w.owner, c.path, form), w.h.post(w.owner, c.path, form, "HX-Request", "true")
+		if plain.status != http.StatusBadRequest || htmx.status != plain.status || htmx.find(`[data-testid="message"]`).Length() != 1 || strings.Contains(htmx.body, "could not be read just now") {
+			t.Errorf("POST %s %s=%s: %d, with htmx %d %.200q; want the same 400 with its message", c.path, c.field, c.value, plain.status, htmx.status, htmx.body)
+		}
+	}
+	w.noErrorLine(t)
 }
