@@ -225,21 +225,25 @@ func FuzzRouteParams(f *testing.F) {
 
 // FuzzFormFields is FuzzRouteParams' twin for form bodies: arbitrary bytes
 // in each field of every route that reads a form (the rest of the form one
-// it takes), as a field's name, and as the whole body, with and without
-// htmx, as the owner: nothing answers 5xx.
+// it takes), as a field's name, as the whole body, and in the list address
+// htmx reports (HX-Current-URL), with and without htmx, as the owner:
+// nothing answers 5xx.
 func FuzzFormFields(f *testing.F) {
 	for _, s := range slices.Concat(fuzzSeeds, []string{"%zz", "a=1;b=2", "/admin/series?q=%00", "urls=%ff&urls=%00"}) {
 		f.Add(s)
 	}
 	_, srv, cookie := fuzzOwner(f)
 	f.Fuzz(func(t *testing.T, raw string) {
-		send := func(path, body string) {
+		send := func(path, body string, header ...string) {
 			for _, htmx := range []bool{false, true} {
 				req := httptest.NewRequest(http.MethodPost, "http://mb.test"+path, strings.NewReader(body))
 				req.Header.Set("Cookie", cookie)
 				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 				if htmx {
 					req.Header.Set("HX-Request", "true")
+				}
+				for i := 0; i+1 < len(header); i += 2 {
+					req.Header.Set(header[i], header[i+1])
 				}
 				rec := httptest.NewRecorder()
 				srv.ServeHTTP(rec, req)
@@ -266,6 +270,10 @@ func FuzzFormFields(f *testing.F) {
 			}
 			send(path, url.Values{raw: {"1"}}.Encode())
 			send(path, raw)
+		}
+		// The owner's add answers with the list htmx says the page shows.
+		for _, at := range []string{"/admin/series?q=" + raw, "/admin/series?" + raw, "http://mb.test/admin/series?after=asurascans:" + raw} {
+			send("/admin/series", "urls=x", "HX-Current-URL", at)
 		}
 	})
 }
