@@ -36,9 +36,9 @@ type formRefusal struct {
 // checkInput checks an address: PostgreSQL refuses text that is not UTF-8
 // or holds a NUL (SQLSTATE 22021), which would otherwise surface as a 500
 // from whichever handler first stored the field. Only a body over limit is
-// 413; one that is not a form is 400. Fields named in long (a paste) may be
-// as long as the body. A body that is not a form at all is 415: ParseForm
-// would leave it unread, and the handler act as if no field were sent.
+// 413; a form that cannot be read is 400, and a body of another type 415
+// (ParseForm would leave it unread, and the handler act as if no field were
+// sent). Fields named in long (a paste) may be as long as the body.
 func limitedForm(w http.ResponseWriter, r *http.Request, limit int64, long ...string) *formRefusal {
 	if !formBody(r) {
 		return &formRefusal{http.StatusUnsupportedMediaType, "That is not a form as a page here sends it (application/x-www-form-urlencoded). Nothing was changed."}
