@@ -155,12 +155,16 @@ func ownerAddBox() components.AddBox {
 // now are.
 func handleAdminAddSeries(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		box, status := addFromForm(d, w, r, "")
-		box.Action = "/admin/series"
 		q := store.SeriesQuery{Filter: store.FilterOrphan}
 		if wantsFragment(r) {
-			q = shownListQuery(r)
+			var ok bool
+			if q, ok = shownListQuery(r); !ok {
+				fail(w, r, d.Logger, http.StatusBadRequest, "The list this page shows (HX-Current-URL) has an address no page here takes: bytes that are not UTF-8, a NUL, or far too long. Nothing was added.")
+				return
+			}
 		}
+		box, status := addFromForm(d, w, r, "")
+		box.Action = "/admin/series"
 		list, page, err := listPage(d, r, q)
 		if err != nil {
 			failStore(w, r, d.Logger, err, "The list could not be read just now. Try again in a moment.", "admin series: list after add")
@@ -177,15 +181,21 @@ func handleAdminAddSeries(d Deps) http.Handler {
 
 // shownListQuery is the list the owner's page shows, read from the address
 // htmx reports (HX-Current-URL); the whole list when it is not a list page
-// or not one this server made.
-func shownListQuery(r *http.Request) store.SeriesQuery {
+// or not one this server made. The header is the client's to write, so its
+// query is held to the rules of an address (checkInput), as the bulk form's
+// back field is: false when it breaks them, and the caller refuses before
+// it acts.
+func shownListQuery(r *http.Request) (store.SeriesQuery, bool) {
 	u, err := url.Parse(r.Header.Get("HX-Current-URL"))
 	if err != nil || u.Path != "/admin/series" {
-		return store.SeriesQuery{}
+		return store.SeriesQuery{}, true
+	}
+	if badInput(u) != "" {
+		return store.SeriesQuery{}, false
 	}
 	q, bad := parseListValues(u.Query())
 	if bad != "" {
-		return store.SeriesQuery{}
+		return store.SeriesQuery{}, true
 	}
-	return q
+	return q, true
 }

@@ -130,6 +130,9 @@ func handleCreateReaderLink(d Deps) http.Handler {
 // owner named before (a link lost, or used up on another device).
 func handleNewReaderLink(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !readForm(d, w, r, maxFormBody) {
+			return
+		}
 		id := urlParam(r, "id")
 		rd, err := d.Store.GetReader(r.Context(), id)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && !strings.HasPrefix(id, localReaderPrefix)) {
@@ -153,6 +156,9 @@ func handleNewReaderLink(d Deps) http.Handler {
 // API tokens: a signed-out userscript would otherwise go on writing.
 func handleSignOutReader(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !readForm(d, w, r, maxFormBody) {
+			return
+		}
 		id := urlParam(r, "id")
 		err := d.Store.SignOutEverywhere(r.Context(), id)
 		switch {

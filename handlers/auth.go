@@ -163,6 +163,9 @@ func (a *auth) handleLoginPage() http.Handler {
 // device), then expires this browser's cookie.
 func (a *auth) handleLogout() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !readForm(a.d, w, r, maxFormBody) {
+			return
+		}
 		if v := viewerFrom(r.Context()); v.ID != "" {
 			if err := a.d.Store.EndSessions(r.Context(), v.ID); err != nil {
 				failStore(w, r, a.d.Logger, err, "Signing out did not complete. Try again.", "sign-out: end sessions")
@@ -378,6 +381,9 @@ func (a *auth) spentLink(w http.ResponseWriter, r *http.Request) {
 func (a *auth) handleLinkSignIn() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log := a.d.Logger
+		if !readForm(a.d, w, r, maxFormBody) {
+			return
+		}
 		id, err := a.d.Store.ConsumeLoginLink(r.Context(), hashToken(chi.URLParam(r, "token")), a.d.now())
 		if errors.Is(err, store.ErrNotFound) {
 			a.spentLink(w, r)

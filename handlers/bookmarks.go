@@ -233,6 +233,15 @@ func rowControl(d Deps, act func(r *http.Request, site, id string) controlResult
 			return
 		}
 		b, err := d.Store.GetBookmark(r.Context(), reader, site, id)
+		if errors.Is(err, store.ErrNotFound) {
+			// A change refused on a Bookmark already removed: no row to
+			// answer with, so the refusal is the message, as without htmx.
+			if refusal == "" {
+				status, refusal = http.StatusNotFound, "You have no Bookmark on that Series."
+			}
+			fail(w, r, d.Logger, status, refusal)
+			return
+		}
 		if err != nil {
 			failStore(w, r, d.Logger, err, listUnreadable, "my bookmarks: read row")
 			return
@@ -298,6 +307,9 @@ func handleCaughtUp(d Deps) http.Handler {
 // the Undo at the top, its Progress carried in the address.
 func handleRemoveBookmark(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !readForm(d, w, r, maxFormBody) {
+			return
+		}
 		site, id, reader := urlParam(r, "site"), urlParam(r, "id"), viewerFrom(r.Context()).ID
 		b, err := d.Store.GetBookmark(r.Context(), reader, site, id)
 		if err == nil {

@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"maps"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -35,9 +36,13 @@ type formRefusal struct {
 // checkInput checks an address: PostgreSQL refuses text that is not UTF-8
 // or holds a NUL (SQLSTATE 22021), which would otherwise surface as a 500
 // from whichever handler first stored the field. Only a body over limit is
-// 413; one that is not a form is 400. Fields named in long (a paste) may be
-// as long as the body.
+// 413; a form that cannot be read is 400, and a body of another type 415
+// (ParseForm would leave it unread, and the handler act as if no field were
+// sent). Fields named in long (a paste) may be as long as the body.
 func limitedForm(w http.ResponseWriter, r *http.Request, limit int64, long ...string) *formRefusal {
+	if !formBody(r) {
+		return &formRefusal{http.StatusUnsupportedMediaType, "That is not a form as a page here sends it (application/x-www-form-urlencoded). Nothing was changed."}
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	if err := r.ParseForm(); err != nil {
 		var tooLarge *http.MaxBytesError
@@ -47,6 +52,16 @@ func limitedForm(w http.ResponseWriter, r *http.Request, limit int64, long ...st
 		return &formRefusal{http.StatusBadRequest, "That form could not be read. Nothing was changed."}
 	}
 	return badForm(r.PostForm, long)
+}
+
+// formBody reports whether r has no body or a URL-encoded form, the one
+// kind a page here posts (htmx too).
+func formBody(r *http.Request) bool {
+	if r.ContentLength == 0 {
+		return true
+	}
+	t, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && t == "application/x-www-form-urlencoded"
 }
 
 // badForm is the refusal of the first bad field of f (in name order, so the

@@ -178,3 +178,33 @@ func TestAPageNotFoundLeadsHome(t *testing.T) {
 		}
 	}
 }
+
+// TestAListAddressHtmxReportsIsHeldToTheAddressRulesBeforeTheAdd: the list
+// the owner's add answers with is read from HX-Current-URL, a header the
+// browser sends; a query there that the list page itself would refuse (a
+// NUL, bytes that are not UTF-8, far too long) is a 400 with a sentence
+// before anything is added, never a Series stored and then a 500.
+func TestAListAddressHtmxReportsIsHeldToTheAddressRulesBeforeTheAdd(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	owner := h.owner()
+	for _, q := range []string{"q=%00", "q=%ff", "filter=all&after=asurascans:%ff", "before=kagane:%00", "q=\xff", "%zz=1", "q=" + strings.Repeat("a", 2000)} {
+		a := h.post(owner, "/admin/series", url.Values{"urls": {asuraSuffixed}},
+			htmxHeader, "true", "HX-Current-URL", h.srv.URL+"/admin/series?"+q)
+		if a.status != http.StatusBadRequest || a.testid("message").Length() != 1 || !strings.Contains(a.body, "Nothing was added") {
+			t.Errorf("HX-Current-URL ?%.40q: %d %.300q; want 400 with a sentence", q, a.status, a.body)
+		}
+		if n := h.count(`SELECT count(*) FROM series WHERE series_id = 'nano-machine'`); n != 0 {
+			t.Fatalf("HX-Current-URL ?%.40q: the Series was stored (%d rows)", q, n)
+		}
+	}
+	// A list address the list page takes still answers with that list.
+	a := h.post(owner, "/admin/series", url.Values{"urls": {asuraSuffixed}},
+		htmxHeader, "true", "HX-Current-URL", h.srv.URL+"/admin/series?filter=all&q=nano")
+	if got := strings.Join(results(a), ","); a.status != http.StatusOK || got != "added" || a.find(`#series-list [data-testid="series-row"]`).Length() != 1 {
+		t.Errorf("a clean list address: %d %q, %d rows", a.status, got, a.find(`#series-list [data-testid="series-row"]`).Length())
+	}
+	if strings.Contains(h.logs.String(), "level=ERROR") {
+		t.Errorf("a hostile list address reached an ERROR line:\n%s", h.logs)
+	}
+}

@@ -160,6 +160,9 @@ func newFeedAddress(d Deps, r *http.Request, reader string) (string, error) {
 // handleNewFeedAddress replaces the feed address: the old stops working.
 func handleNewFeedAddress(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !readForm(d, w, r, maxFormBody) {
+			return
+		}
 		feedURL, err := newFeedAddress(d, r, viewerFrom(r.Context()).ID)
 		if err != nil {
 			failStore(w, r, d.Logger, err, "A new feed address could not be made just now. The old one still works; try again.", "settings: feed secret")
@@ -172,6 +175,9 @@ func handleNewFeedAddress(d Deps) http.Handler {
 // handleFeedOff revokes the feed address and turns the feed off.
 func handleFeedOff(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !readForm(d, w, r, maxFormBody) {
+			return
+		}
 		if err := d.Store.SetFeedSecret(r.Context(), viewerFrom(r.Context()).ID, nil, d.now()); err != nil {
 			failStore(w, r, d.Logger, err, "The feed could not be turned off just now. Its address still works; try again.", "settings: feed off")
 			return

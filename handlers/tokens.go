@@ -80,6 +80,9 @@ func handleCreateToken(d Deps) http.Handler {
 
 func handleRevokeToken(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !readForm(d, w, r, maxFormBody) {
+			return
+		}
 		id, err := strconv.ParseInt(urlParam(r, "id"), 10, 64)
 		if err == nil {
 			err = d.Store.RevokeToken(r.Context(), viewerFrom(r.Context()).ID, id)
