@@ -55,13 +55,13 @@ func TestReadTarTakesOnlyKnownKeys(t *testing.T) {
 	at := time.Now()
 	_ = addBytes(tw, manifestName, []byte(`{"format":1}`), at)
 	_ = addBytes(tw, dumpName, []byte("PGDMP"), at)
-	_ = addBytes(tw, keysDir+"token.key", []byte("k"), at)
+	_ = addBytes(tw, keysDir+"token.key", []byte(strings.Repeat("k", 32)), at)
 	_ = addBytes(tw, keysDir+"../evil", []byte("x"), at)
 	_ = tw.Close()
 	file := filepath.Join(dir, "in")
 	_ = os.WriteFile(file, buf.Bytes(), 0o600)
 	_, keys, err := readTar(file, filepath.Join(dir, "db.dump"))
-	if err != nil || len(keys) != 1 || string(keys["token.key"]) != "k" {
+	if err != nil || len(keys) != 1 || string(keys["token.key"]) != strings.Repeat("k", 32) {
 		t.Errorf("readTar = %v, %v; want token.key alone", keys, err)
 	}
 	if _, _, err := readTar(file+"x", filepath.Join(dir, "d")); err == nil {
