@@ -70,7 +70,7 @@ func parseEntry(line, s string) (tocEntry, bool) {
 			continue
 		}
 		schema, rest, ok := strings.Cut(rest, " ")
-		if !ok || (schema != "public" && schema != "-") || (schema == "-") != (kind == "EXTENSION" || kind == "COMMENT") {
+		if !ok || (schema != "public" && schema != "-") || (schema == "-") != (kind == "EXTENSION") && kind != "COMMENT" {
 			return tocEntry{}, false
 		}
 		return tocEntry{line: line, desc: kind, schema: schema, rest: strings.TrimSpace(rest)}, true
