@@ -425,11 +425,10 @@ func KeyFor(configured word.Secret, dataDir, file string) ([]byte, error) {
 	}
 	p := filepath.Join(dataDir, file)
 	if b, err := os.ReadFile(p); err == nil {
-		k := strings.TrimSpace(string(b))
-		if len(k) >= 32 {
-			return []byte(k), nil
+		if err := CheckKey(b); err != nil {
+			return nil, fmt.Errorf("%s %w; delete it to generate a new one", p, err)
 		}
-		return nil, fmt.Errorf("%s holds a key shorter than 32 characters; delete it to generate a new one", p)
+		return []byte(strings.TrimSpace(string(b))), nil
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
@@ -443,6 +442,16 @@ func KeyFor(configured word.Secret, dataDir, file string) ([]byte, error) {
 		return nil, fmt.Errorf("write %s: %w", p, err)
 	}
 	return []byte(k), nil
+}
+
+// CheckKey is the rule a session.key or token.key file must pass for serve
+// to start: at least 32 characters once trimmed. restore checks a backup's
+// keys with it before it writes anything (ADR 0023).
+func CheckKey(b []byte) error {
+	if len(strings.TrimSpace(string(b))) < 32 {
+		return errors.New("holds a key shorter than 32 characters")
+	}
+	return nil
 }
 
 // zoneName is TIME_ZONE as the notices command reads it back: a zone name,

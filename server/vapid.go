@@ -76,6 +76,16 @@ func VAPIDKeysFor(dataDir string) (announce.VAPIDKeys, error) {
 	return announce.VAPIDKeys{Public: pub, Private: word.Secret(priv)}, nil
 }
 
+// CheckVAPIDFile is the rule a vapid.json must pass for serve to start
+// (restore checks a backup's copy with it before writing anything).
+func CheckVAPIDFile(b []byte) error {
+	var v vapidJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return errors.New("is not the Web Push key file")
+	}
+	return checkVAPID(v)
+}
+
 // checkVAPID: the private key is a P-256 scalar and the public key is its
 // point, so a hand-edited or truncated file is caught at start, not at the
 // first push.

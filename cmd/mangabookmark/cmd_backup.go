@@ -5,29 +5,47 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/cmd/mangabookmark/backup"
 	"github.com/mangabookmark/mangabookmark/server"
 )
 
-// runBackup is `mangabookmark backup FILE`: the database and the keys under
-// DATA_DIR in one file (package backup, README Back up). It prints the
-// entries' names, never a key.
-func runBackup(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer, getenv func(string) string) error {
-	file, dbURL, dataDir, err := backupArgs("backup", args, getenv)
-	if err != nil {
-		return err
+// runBackup is `mangabookmark backup [--force] FILE`: the database and the
+// keys under DATA_DIR in one file (package backup, README Back up). It
+// prints the entries' names, never a key. An existing FILE is refused
+// before any database is opened, unless --force replaces it.
+func runBackup(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	force := len(args) > 0 && args[0] == "--force"
+	if force {
+		args = args[1:]
 	}
-	m, err := backup.Write(ctx, dbURL, dataDir, file, time.Now())
-	if err != nil {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return errors.New("usage: mangabookmark backup [--force] FILE")
+	}
+	if err := backup.CheckTarget(args[0], force); err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	fmt.Fprintf(stdout, "Backed up to %s: %v. It holds the keys: keep it where only you can read it.\n", file, m.Entries)
-	for _, name := range envKeys(getenv) {
-		fmt.Fprintf(stdout, "%s is set in the environment, so it is not in the file: keep it with the file, or the restored server cannot read what it sealed.\n", name)
+	write := backup.Write
+	if force {
+		write = backup.Overwrite
 	}
-	return nil
+	return withDatabase(func(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer, getenv func(string) string) error {
+		file, dbURL, dataDir, err := backupArgs("backup", args, getenv)
+		if err != nil {
+			return err
+		}
+		m, err := write(ctx, dbURL, dataDir, file, time.Now())
+		if err != nil {
+			return fmt.Errorf("backup: %w", err)
+		}
+		fmt.Fprintf(stdout, "Backed up to %s: %v. It holds the keys: keep it where only you can read it.\n", file, m.Entries)
+		for _, name := range envKeys(getenv) {
+			fmt.Fprintf(stdout, "%s is set in the environment, so it is not in the file: keep it with the file, or the restored server cannot read what it sealed.\n", name)
+		}
+		return nil
+	})(ctx, args, stdin, stdout, stderr, getenv)
 }
 
 // envKeys names the keys set in the environment instead of DATA_DIR (README
@@ -44,18 +62,35 @@ func envKeys(getenv func(string) string) []string {
 }
 
 // runRestore is `mangabookmark restore FILE`: into an empty database and a
-// DATA_DIR without other keys, refused otherwise with a sentence.
-func runRestore(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer, getenv func(string) string) error {
-	file, dbURL, dataDir, err := backupArgs("restore", args, getenv)
+// DATA_DIR without other keys, refused otherwise with a sentence. The file
+// is read and checked whole (its entries, its keys, its dump's table of
+// contents) before any database is opened, so a bad file never starts an
+// embedded cluster in DATA_DIR.
+func runRestore(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	if len(args) != 1 {
+		return errors.New("usage: mangabookmark restore FILE")
+	}
+	cfg, err := server.LoadConfig(getenv)
 	if err != nil {
 		return err
 	}
-	m, err := backup.Restore(ctx, file, dbURL, dataDir)
+	a, err := backup.Open(ctx, args[0], cfg.DataDir)
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	fmt.Fprintf(stdout, "Restored the backup of %s: %v. Start the server with this DATA_DIR and database.\n", m.CreatedAt.Format(time.RFC3339), m.Entries)
-	return nil
+	defer a.Close()
+	return withDatabase(func(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer, getenv func(string) string) error {
+		_, dbURL, _, err := backupArgs("restore", args, getenv)
+		if err != nil {
+			return err
+		}
+		m, err := a.Into(ctx, dbURL)
+		if err != nil {
+			return fmt.Errorf("restore: %w", err)
+		}
+		fmt.Fprintf(stdout, "Restored the backup of %s: %v. Start the server with this DATA_DIR and database.\n", m.CreatedAt.Format(time.RFC3339), m.Entries)
+		return nil
+	})(ctx, args, stdin, stdout, stderr, getenv)
 }
 
 func backupArgs(name string, args []string, getenv func(string) string) (file, dbURL, dataDir string, err error) {

@@ -44,9 +44,35 @@ type Manifest struct {
 }
 
 // Write writes the backup of the database at dbURL and the keys in dataDir
-// to file: first to file.tmp, renamed only once complete, so a failed
-// backup never replaces a good one. The file is 0600: it holds the keys.
+// to file, which must not exist yet (Overwrite replaces it). The tar goes
+// to a new temporary file beside it, created 0600 and exclusively (a name
+// planted there is never followed or written through: it holds the keys),
+// and takes file's name only once complete, so a failed backup never
+// replaces a good one.
 func Write(ctx context.Context, dbURL, dataDir, file string, now time.Time) (Manifest, error) {
+	return write(ctx, dbURL, dataDir, file, now, false)
+}
+
+// Overwrite is Write that replaces an existing file (`backup --force`).
+func Overwrite(ctx context.Context, dbURL, dataDir, file string, now time.Time) (Manifest, error) {
+	return write(ctx, dbURL, dataDir, file, now, true)
+}
+
+// CheckTarget refuses, with a sentence, a file that exists when force is
+// off: backup never replaces a file the owner did not name for it.
+func CheckTarget(file string, force bool) error {
+	if _, err := os.Lstat(file); err == nil && !force {
+		return RefusedError{fmt.Sprintf("%s already exists, so backup will not overwrite it: name a new file, or add --force to replace it.", file)}
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func write(ctx context.Context, dbURL, dataDir, file string, now time.Time, force bool) (Manifest, error) {
+	if err := CheckTarget(file, force); err != nil {
+		return Manifest{}, err
+	}
 	keys, err := readKeys(dataDir)
 	if err != nil {
 		return Manifest{}, err
@@ -67,16 +93,39 @@ func Write(ctx context.Context, dbURL, dataDir, file string, now time.Time) (Man
 			m.Entries = append(m.Entries, keysDir+k)
 		}
 	}
-	tmp := file + ".tmp"
-	if err := writeTar(tmp, m, dump, keys); err != nil {
-		os.Remove(tmp)
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*.tmp")
+	if err != nil {
 		return Manifest{}, err
 	}
-	if err := os.Rename(tmp, file); err != nil {
-		os.Remove(tmp)
+	defer os.Remove(tmp.Name())
+	if err := writeTar(tmp, m, dump, keys); err != nil {
+		return Manifest{}, err
+	}
+	if err := publish(tmp.Name(), file, force); err != nil {
 		return Manifest{}, err
 	}
 	return m, nil
+}
+
+// publish gives the finished temporary file its name: a hard link, which
+// fails when the name was taken meanwhile, unless force allows a rename
+// over it. Where the disk has no hard links, the name is checked again and
+// the file renamed.
+func publish(tmp, file string, force bool) error {
+	if force {
+		return os.Rename(tmp, file)
+	}
+	err := os.Link(tmp, file)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, os.ErrExist):
+		return CheckTarget(file, false)
+	}
+	if err := CheckTarget(file, false); err != nil {
+		return err
+	}
+	return os.Rename(tmp, file)
 }
 
 // readKeys reads the key files that exist in dataDir.
@@ -95,11 +144,7 @@ func readKeys(dataDir string) (map[string][]byte, error) {
 	return keys, nil
 }
 
-func writeTar(path string, m Manifest, dump string, keys map[string][]byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
+func writeTar(f *os.File, m Manifest, dump string, keys map[string][]byte) error {
 	defer f.Close()
 	tw := tar.NewWriter(f)
 	mb, _ := json.MarshalIndent(m, "", "  ")

@@ -1,138 +1,126 @@
 package backup
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mangabookmark/mangabookmark/store"
-	"github.com/mangabookmark/mangabookmark/store/localpg"
 )
 
-// RefusedError is a restore that would overwrite something: its sentence
-// says what holds data and what to do.
+// RefusedError is a backup or a restore refused before it changed
+// anything: its sentence says what and what to do.
 type RefusedError struct{ Sentence string }
 
 func (e RefusedError) Error() string { return e.Sentence }
 
 // Restore restores file into the database at dbURL and the keys into
-// dataDir, then migrates the database up, so a backup made by an older
-// version restores and then becomes current. It refuses, before changing
-// anything, a database that holds any table or a dataDir whose key differs
-// from the backup's: a restore never overwrites.
+// dataDir: Open, then Into.
 func Restore(ctx context.Context, file, dbURL, dataDir string) (Manifest, error) {
+	a, err := Open(ctx, file, dataDir)
+	if err != nil {
+		return Manifest{}, err
+	}
+	defer a.Close()
+	return a.Into(ctx, dbURL)
+}
+
+// Archive is a backup file read and checked, not yet restored: its dump
+// copied to a private work directory, its keys, its table of contents and
+// the migration its rows were written under.
+type Archive struct {
+	Manifest Manifest
+	work     string
+	dump     string
+	dataDir  string
+	keys     map[string][]byte
+	toc      []tocEntry
+	version  uint
+}
+
+// Open reads and checks file for a restore into dataDir, before any
+// database is opened or created: every entry a regular file within its
+// cap, every key one serve would start with and none that differs from
+// one dataDir holds, and a dump whose table of contents holds only kinds of
+// object our migrations make (ADR 0023). It writes nothing but the dump's
+// copy in a private temporary directory, which Close removes.
+func Open(ctx context.Context, file, dataDir string) (*Archive, error) {
 	work, err := os.MkdirTemp("", "mangabookmark-restore-")
 	if err != nil {
+		return nil, err
+	}
+	a := &Archive{work: work, dump: filepath.Join(work, dumpName), dataDir: dataDir}
+	if err := a.open(ctx, file); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *Archive) open(ctx context.Context, file string) error {
+	m, keys, err := readTar(file, a.dump)
+	if err != nil {
+		return err
+	}
+	a.Manifest, a.keys = m, keys
+	if err := refuseKeys(a.dataDir, keys); err != nil {
+		return err
+	}
+	if a.toc, err = listTOC(ctx, a.dump); err != nil {
+		return err
+	}
+	a.version, err = dumpVersion(ctx, a.dump, a.toc)
+	return err
+}
+
+// Close removes the dump's copy.
+func (a *Archive) Close() { os.RemoveAll(a.work) }
+
+// Into restores the archive into the empty database at dbURL, then writes
+// the keys 0600 and migrates up, so a backup made by an older version
+// restores and then becomes current. The schema is our migrations' own, up
+// to the backup's version, and only the rows come from the dump, all in
+// one transaction: a refusal leaves the database as empty as it was.
+func (a *Archive) Into(ctx context.Context, dbURL string) (Manifest, error) {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("restore: connect to the database: %w", err)
+	}
+	defer conn.Close(ctx)
+	if err := refuseDatabase(ctx, conn); err != nil {
 		return Manifest{}, err
 	}
-	defer os.RemoveAll(work)
-	dump := filepath.Join(work, dumpName)
-	m, keys, err := readTar(file, dump)
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if err := migrateTo(ctx, tx, a.version); err != nil {
+			return err
+		}
+		if err := checkTOC(ctx, tx, a.toc); err != nil {
+			return err
+		}
+		return loadRows(ctx, tx, a.dump, a.toc)
+	})
 	if err != nil {
 		return Manifest{}, err
 	}
-	if err := refuseDatabase(ctx, dbURL); err != nil {
-		return Manifest{}, err
-	}
-	if err := refuseKeys(dataDir, keys); err != nil {
-		return Manifest{}, err
-	}
-	bin, err := localpg.FindClient("pg_restore")
-	if err != nil {
-		return Manifest{}, err
-	}
-	if err := runClient(ctx, bin, dbURL, "--no-owner", "--no-acl", "--exit-on-error", "--single-transaction", dump); err != nil {
-		return Manifest{}, fmt.Errorf("pg_restore: %w", err)
-	}
-	if err := writeKeys(dataDir, keys); err != nil {
+	if err := writeKeys(a.dataDir, a.keys); err != nil {
 		return Manifest{}, err
 	}
 	if err := store.Migrate(dbURL); err != nil {
 		return Manifest{}, err
 	}
-	return m, nil
-}
-
-// readTar checks the manifest, writes the archive to dump and returns the
-// keys.
-func readTar(file, dump string) (Manifest, map[string][]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return Manifest{}, nil, err
-	}
-	defer f.Close()
-	notOurs := fmt.Errorf("%s is not a mangabookmark backup (made by `mangabookmark backup FILE`)", file)
-	tr := tar.NewReader(f)
-	var m Manifest
-	keys := map[string][]byte{}
-	sawDump := false
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return Manifest{}, nil, notOurs
-		}
-		switch name := h.Name; {
-		case name == manifestName:
-			if err := json.NewDecoder(io.LimitReader(tr, 1<<20)).Decode(&m); err != nil {
-				return Manifest{}, nil, notOurs
-			}
-			if m.Format != FormatVersion {
-				return Manifest{}, nil, fmt.Errorf("%s is a backup of format %d; this version restores format %d only", file, m.Format, FormatVersion)
-			}
-		case name == dumpName:
-			if err := copyTo(dump, tr); err != nil {
-				return Manifest{}, nil, err
-			}
-			sawDump = true
-		case strings.HasPrefix(name, keysDir) && slices.Contains(KeyFiles, strings.TrimPrefix(name, keysDir)):
-			b, err := io.ReadAll(io.LimitReader(tr, 1<<20))
-			if err != nil {
-				return Manifest{}, nil, notOurs
-			}
-			keys[strings.TrimPrefix(name, keysDir)] = b
-		}
-	}
-	if m.Format == 0 || !sawDump {
-		return Manifest{}, nil, notOurs
-	}
-	return m, keys, nil
-}
-
-func copyTo(path string, r io.Reader) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return a.Manifest, nil
 }
 
 // refuseDatabase refuses a database holding any table outside the system
 // schemas: rows, or only an applied migration, are somebody's server.
-func refuseDatabase(ctx context.Context, dbURL string) error {
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		return fmt.Errorf("restore: connect to the database: %w", err)
-	}
-	defer conn.Close(ctx)
+func refuseDatabase(ctx context.Context, conn *pgx.Conn) error {
 	var tables int
-	err = conn.QueryRow(ctx, `SELECT count(*) FROM pg_catalog.pg_tables
+	err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_catalog.pg_tables
 		WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`).Scan(&tables)
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
