@@ -83,13 +83,18 @@ func TestAFreshServerIsNotSetUpAndTooEarlyToTell(t *testing.T) {
 
 // On a machine with no internet the plain Lanes' passes reach nothing
 // (unreachable, docs/adr/0022), which writes no failure row: the verdict's
-// too early to tell names our network, with its check, not the Site.
+// too early to tell names our network, with its check, not the Site. It
+// reads the newest pass: the older ones reached the Site, inserted first
+// so that a read of the oldest (or of the table's order) says otherwise.
 func TestAFreshServerWithNoNetworkNamesOurNetwork(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, withWebhook(t, "https://discord.example/api/webhooks/1/x"))
 	storetest.Insert(t, h.pool, storetest.Series{Site: word.Asurascans, ID: "nano-machine", URL: "https://asurascans.com/comics/nano-machine",
 		Kind: word.Manga, CheckedAt: t0.Add(-time.Minute)})
-	storetest.Insert(t, h.pool, storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-3 * time.Minute), Due: 1, Counts: word.Counts{Unreachable: 1}})
+	storetest.Insert(t, h.pool,
+		storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-20 * time.Minute), Due: 1, Checked: 1, Counts: word.Counts{OK: 1}},
+		storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-10 * time.Minute), Due: 1, Checked: 1, Counts: word.Counts{OK: 1}},
+		storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-3 * time.Minute), Due: 1, Counts: word.Counts{Unreachable: 1}})
 	early := squash(h.get(h.owner(), "/admin").testid("verdict-early").Text())
 	for _, want := range []string{"1 fault began less than 12 hours ago", "the asurascans Lane unable to reach asurascans.com for 3 minutes",
 		"check this machine's network and DNS (curl -sI https://asurascans.com)"} {

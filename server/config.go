@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -84,6 +85,9 @@ const DefaultListenAddr = "127.0.0.1:8080"
 
 // LocalOwnerID is the owner's id when Discord OAuth is not configured.
 const LocalOwnerID = "local-owner"
+
+// logger is the server's log on w, from LOG_LEVEL up.
+func (c Config) logger(w io.Writer) *slog.Logger { return NewLogger(w, c.LogLevel) }
 
 // OAuth reports whether Discord sign-in is configured.
 func (c Config) OAuth() bool { return c.DiscordClientID != "" }

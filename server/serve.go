@@ -140,7 +140,7 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	log := NewLogger(stderr, cfg.LogLevel)
+	log := cfg.logger(stderr)
 	// The first line says which build this is, so a log pasted into a bug
 	// report names it (issue 25, item 1).
 	build := version.Get()
@@ -153,54 +153,94 @@ func Serve(ctx context.Context, cfg Config, stdout, stderr io.Writer, o Options)
 	if mln != nil {
 		defer mln.Close()
 	}
-
-	dbURL, stopDB, err := OpenMigrated(ctx, cfg, log, "serve")
+	st, stopDB, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer stopDB()
-	st, err := store.Open(ctx, dbURL, store.Pools{Pages: cfg.PoolSize, Lanes: cfg.LanePoolSize})
+	p, err := wire(ctx, cfg, &o, st, log)
 	if err != nil {
-		return DatabaseError(cfg, err)
+		return err
 	}
-	defer st.Close()
+	lanes := poller.New(st.Lanes(), p.reader, p.lanes)
+	p.pages.Reads = lanes // Test read: the Lanes' own read path and spacing
+	stopLanes := runLanes(ctx, lanes, log)
+	defer stopLanes()
+	stopMetrics := serveMetrics(ctx, mln, cfg, o.Registry, log)
+	defer stopMetrics()
+	return serveHTTP(ctx, ln, cfg, o, st, p.pages, stdout, log)
+}
 
-	if err := o.metricsOn(cfg, st, log); err != nil {
-		return err
-	}
-	deps, err := handlerDeps(cfg, o, st, log)
+// openStore is the server's database, migrated, through its two pools
+// (DATABASE_POOL_SIZE, DATABASE_LANE_POOL_SIZE); stop closes the pools,
+// then stops what OpenMigrated started.
+func openStore(ctx context.Context, cfg Config, log *slog.Logger) (st *store.Store, stop func(), err error) {
+	dbURL, stopDB, err := OpenMigrated(ctx, cfg, log, "serve")
 	if err != nil {
-		return err
+		return nil, nil, err
+	}
+	st, err = store.Open(ctx, dbURL, store.Pools{Pages: cfg.PoolSize, Lanes: cfg.LanePoolSize})
+	if err != nil {
+		stopDB()
+		return nil, nil, DatabaseError(cfg, err)
+	}
+	return st, func() { st.Close(); stopDB() }, nil
+}
+
+// parts are the server's parts as the settings make them, built and not
+// yet started: the pages' Deps, and the Lanes' Config with the Reader they
+// read through. Each setting reaches the part that uses it here, or in
+// Config.logger, listen or openStore before
+// (TestEverySettingReachesThePartThatUsesIt).
+type parts struct {
+	pages         handlers.Deps
+	readerOptions fetch.ReaderOptions
+	reader        *fetch.Reader
+	lanes         poller.Config
+}
+
+// wire builds the parts on st: the metrics when asked for (into o), the
+// pages' Deps, the owner notices, the Web Push keys, the Readers'
+// announcements, the Reader and the Lanes' Config.
+func wire(ctx context.Context, cfg Config, o *Options, st *store.Store, log *slog.Logger) (parts, error) {
+	if err := o.metricsOn(cfg, st, log); err != nil {
+		return parts{}, err
+	}
+	deps, err := handlerDeps(cfg, *o, st, log)
+	if err != nil {
+		return parts{}, err
 	}
 	newMetrics(cfg, o.Registry, st, &deps)
-	notifier, err := OwnerNotices(ctx, cfg, o, st, log, &deps)
+	notifier, err := OwnerNotices(ctx, cfg, *o, st, log, &deps)
 	if err != nil {
-		return err
+		return parts{}, err
 	}
 	// The Web Push keys are read (or made) once: the pages show the public
 	// key, the Announcer's push Sender signs with the pair.
 	vapid, err := VAPIDKeysFor(cfg.DataDir)
 	if err != nil {
-		return fmt.Errorf("web push keys: %w", err)
+		return parts{}, fmt.Errorf("web push keys: %w", err)
 	}
 	deps.PushPublicKey = vapid.Public
-	announcer, err := ReaderAnnouncements(cfg, o, st, log, &deps, vapid)
+	announcer, err := ReaderAnnouncements(cfg, *o, st, log, &deps, vapid)
 	if err != nil {
-		return err
+		return parts{}, err
 	}
-	reader := fetch.NewReader(fetch.ReaderOptions{
+	p := parts{pages: deps, readerOptions: readerOptions(cfg, log)}
+	p.reader = fetch.NewReader(p.readerOptions)
+	p.lanes = lanesConfig(cfg, *o, log, p.reader, notifier, announcer)
+	return p, nil
+}
+
+// readerOptions is how the Reader fetches: SITE_BASE_URLS' rewrites, and
+// BROWSER_SITES through the sidecar at BROWSER_WS_URL.
+func readerOptions(cfg Config, log *slog.Logger) fetch.ReaderOptions {
+	return fetch.ReaderOptions{
 		BaseURLs:     cfg.SiteBases,
 		BrowserSites: cfg.BrowserSites,
 		BrowserWSURL: cfg.BrowserWSURL,
 		Logger:       log,
-	})
-	lanes := poller.New(st.Lanes(), reader, lanesConfig(cfg, o, log, reader, notifier, announcer))
-	deps.Reads = lanes // Test read: the Lanes' own read path and spacing
-	stopLanes := runLanes(ctx, lanes, log)
-	defer stopLanes()
-	stopMetrics := serveMetrics(ctx, mln, cfg, o.Registry, log)
-	defer stopMetrics()
-	return serveHTTP(ctx, ln, cfg, o, st, deps, stdout, log)
+	}
 }
 
 // metricsOn makes the registry when METRICS_TOKEN or METRICS_ADDR asks for
@@ -290,19 +330,7 @@ func handlerDeps(cfg Config, o Options, st *store.Store, log *slog.Logger) (hand
 // it at start; the notices command's tests call it to record a server's
 // settings exactly as Serve does.
 func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, log *slog.Logger, deps *handlers.Deps) (*notify.Notifier, error) {
-	// The Lanes' notifier sends through the Lanes' pool; the pages read the
-	// same conditions through theirs (store.Pools).
-	notices := notify.Options{
-		Store:         st.Lanes(),
-		WebhookURL:    cfg.DiscordWebhookURL,
-		PublicBaseURL: cfg.PublicBaseURL,
-		BrowserSites:  cfg.BrowserSites,
-		Logger:        log,
-		Now:           o.Now,
-	}
-	if o.domain != nil {
-		notices.Observer = o.domain // the Lanes' notifier is the one that sends
-	}
+	notices := noticesOptions(cfg, o, st, log)
 	notifier, err := notify.New(notices)
 	if err != nil {
 		// LoadConfig has already refused a bad DISCORD_WEBHOOK_URL with
@@ -328,6 +356,25 @@ func OwnerNotices(ctx context.Context, cfg Config, o Options, st *store.Store, l
 	return notifier, nil
 }
 
+// noticesOptions is the Lanes' notifier: DISCORD_WEBHOOK_URL, the embed's
+// links below PUBLIC_BASE_URL, BROWSER_SITES for the sidecar's conditions.
+// It sends through the Lanes' pool; the pages read the same conditions
+// through theirs (store.Pools).
+func noticesOptions(cfg Config, o Options, st *store.Store, log *slog.Logger) notify.Options {
+	notices := notify.Options{
+		Store:         st.Lanes(),
+		WebhookURL:    cfg.DiscordWebhookURL,
+		PublicBaseURL: cfg.PublicBaseURL,
+		BrowserSites:  cfg.BrowserSites,
+		Logger:        log,
+		Now:           o.Now,
+	}
+	if o.domain != nil {
+		notices.Observer = o.domain // the Lanes' notifier is the one that sends
+	}
+	return notices
+}
+
 // ReaderAnnouncements builds the Lanes' Announcer: the Discord channel when
 // READERS_WEBHOOK_URL is set (its dead_webhooks key goes into deps, for the
 // Lanes page), and Web Push signing with keys (kept in DATA_DIR).
@@ -347,15 +394,23 @@ func ReaderAnnouncements(cfg Config, o Options, st *store.Store, log *slog.Logge
 		return nil, fmt.Errorf("reader announcements: %w", err)
 	}
 	senders = append(senders, push)
-	ao := announce.Options{Store: st.Lanes(), Senders: senders, PublicBaseURL: cfg.PublicBaseURL, Logger: log, Now: o.Now}
-	if o.domain != nil {
-		ao.Observer = o.domain
-	}
+	ao := announceOptions(cfg, o, st, log)
+	ao.Senders = senders
 	a, err := announce.New(ao)
 	if err != nil {
 		return nil, fmt.Errorf("reader announcements: %w", err)
 	}
 	return a, nil
+}
+
+// announceOptions is the Announcer's links, absolute below PUBLIC_BASE_URL;
+// its Senders are ReaderAnnouncements'.
+func announceOptions(cfg Config, o Options, st *store.Store, log *slog.Logger) announce.Options {
+	ao := announce.Options{Store: st.Lanes(), PublicBaseURL: cfg.PublicBaseURL, Logger: log, Now: o.Now}
+	if o.domain != nil {
+		ao.Observer = o.domain
+	}
+	return ao
 }
 
 // runLanes runs the Lanes until stop, which waits for Run to release the

@@ -105,12 +105,17 @@ func checkVAPID(v vapidJSON) error {
 	return nil
 }
 
-// PushSender is the Web Push announce.Sender for the Announcer: the kept
-// keys, PUBLIC_BASE_URL as the VAPID contact when it is https.
+// PushSender is the Web Push announce.Sender for the Announcer.
 func PushSender(cfg Config, st *store.Store, keys announce.VAPIDKeys, log *slog.Logger) (*announce.Push, error) {
+	return announce.NewPush(pushOptions(cfg, st, keys, log))
+}
+
+// pushOptions is the push Sender's: the kept keys, PUBLIC_BASE_URL as the
+// VAPID contact when it is https.
+func pushOptions(cfg Config, st *store.Store, keys announce.VAPIDKeys, log *slog.Logger) announce.PushOptions {
 	subject := "mangabookmark@localhost"
 	if strings.HasPrefix(cfg.PublicBaseURL, "https://") {
 		subject = cfg.PublicBaseURL
 	}
-	return announce.NewPush(announce.PushOptions{Store: st, Keys: keys, Subject: subject, Logger: log})
+	return announce.PushOptions{Store: st, Keys: keys, Subject: subject, Logger: log}
 }
