@@ -17,9 +17,12 @@ import (
 // manga's url, made whole with the Site's host when it is a path, and its
 // Progress the highest chapter it marks read.
 func readMihon(r io.Reader) ([]importEntry, error) {
-	mangas, err := mihon.Read(r)
+	body := newEntryWindow(r)
+	body.size = maxImportFile + 1 // the whole file: a backup's entries are bounded unzipped, by mihon
+	body.next()
+	mangas, err := mihon.Read(body)
 	if err != nil {
-		return nil, mihonRefusal(err)
+		return nil, mihonRefusal(body, err)
 	}
 	if len(mangas) == 0 {
 		return nil, errImport("That Mihon backup holds no manga. Nothing was imported.")
@@ -33,18 +36,18 @@ func readMihon(r io.Reader) ([]importEntry, error) {
 
 // mihonRefusal is the sentence for a backup the reader refused; an error
 // reading the body itself (a 413, a client gone) is returned as it came.
-func mihonRefusal(err error) error {
+func mihonRefusal(body *entryWindow, err error) error {
 	switch {
+	case body.err != nil:
+		return body.err
 	case errors.Is(err, mihon.ErrTooMany):
 		return errImport("That backup holds more than 10,000 manga: at most 10,000 at once. Nothing was imported.")
 	case errors.Is(err, mihon.ErrEmptyEntry):
 		return errImport("That backup holds an empty entry, which Mihon never writes: it is not a backup this server can read. Nothing was imported.")
 	case errors.Is(err, mihon.ErrTooLarge):
 		return errImport("That backup is larger than the import takes: at most 160 MiB unzipped, 1 MiB for one manga. Nothing was imported.")
-	case errors.Is(err, mihon.ErrMalformed):
-		return errImport("That gzip file is not a Mihon or Tachiyomi backup this server can read. Nothing was imported.")
 	}
-	return err
+	return errImport("That gzip file is not a Mihon or Tachiyomi backup this server can read. Nothing was imported.")
 }
 
 func mihonEntry(m mihon.Manga) importEntry {

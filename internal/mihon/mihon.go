@@ -7,7 +7,6 @@ package mihon
 import (
 	"bufio"
 	"bytes"
-	"compress/flate"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -84,8 +83,8 @@ type Manga struct {
 }
 
 // Read unzips and decodes a backup as it arrives: a body that is no gzip,
-// or one whose protobuf breaks, is ErrMalformed; an error reading r itself
-// is returned as it came.
+// or one whose protobuf breaks, is ErrMalformed, and so is a failure of r
+// itself (the caller that needs to tell them apart watches r).
 func Read(r io.Reader) ([]Manga, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
@@ -204,20 +203,17 @@ func entryBytes(in *bufio.Reader, num protowire.Number, buf *[]byte) (protowire.
 	return num, v, nil
 }
 
-// malformed is err as the reader's answer: nil stays nil; the end of the
-// data, a broken gzip or ErrTooLarge from the cap is what it says; an
-// error of the body itself is returned as it came.
+// malformed is err as the reader's answer: nil stays nil, the cap is
+// ErrTooLarge, and anything else (the data ending, a broken gzip, a varint
+// that overflows, the reader's own failure) is ErrMalformed.
 func malformed(err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, ErrTooLarge):
 		return ErrTooLarge
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, gzip.ErrHeader),
-		errors.Is(err, gzip.ErrChecksum), errors.As(err, new(flate.CorruptInputError)):
-		return ErrMalformed
 	}
-	return err
+	return ErrMalformed
 }
 
 // capped reads at most left bytes of r; a byte more is ErrTooLarge.
