@@ -15,6 +15,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/internal/mihon"
 	"github.com/mangabookmark/mangabookmark/internal/mihon/mihontest"
 )
@@ -60,6 +61,7 @@ func BenchmarkImportMemory(b *testing.B) {
 	h := newHarness(b)
 	c := h.client(readerA)
 	for _, tc := range importFiles(b) {
+		b.Run("read-only-"+tc.name, func(b *testing.B) { benchReadOnly(b, tc.file) })
 		b.Run(tc.name, func(b *testing.B) {
 			ct, form := h.importForm(tc.name, []byte(tc.file))
 			var rss, alloc uint64
@@ -92,6 +94,23 @@ func BenchmarkImportMemory(b *testing.B) {
 			b.ReportMetric(float64(untried), "untried-lines")
 		})
 	}
+}
+
+// benchReadOnly measures the import's reading of file alone: no entry
+// added, no answer drawn.
+func benchReadOnly(b *testing.B, file string) {
+	var rss, alloc uint64
+	for b.Loop() {
+		b.StopTimer()
+		runtime.GC()
+		debug.FreeOSMemory()
+		base := resetPeakRSS(b)
+		b.StartTimer()
+		used := allocated(func() { handlers.ReadImportFile(strings.NewReader(file)) })
+		rss, alloc = max(rss, peakRSS(b)-base), max(alloc, used)
+	}
+	b.ReportMetric(float64(rss)/(1<<20), "rss-MB")
+	b.ReportMetric(float64(alloc)/(1<<20), "alloc-MB")
 }
 
 // countedAnswer is an import's answer as the memory benchmark reads it:

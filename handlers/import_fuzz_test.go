@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -86,4 +87,12 @@ func allocatedBy(f func()) uint64 {
 	f()
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
+}
+
+// ReadImportFile reads a file as the import does, without adding it: how
+// many entries it holds, or the refusal. For the memory benchmark, which
+// measures the readers apart from the adding and the answer page.
+func ReadImportFile(r io.Reader) (int, error) {
+	entries, err := sniffImport(r)
+	return len(entries), err
 }
