@@ -339,7 +339,7 @@ func TestAPISightingsRaiseLatestWithAttribution(t *testing.T) {
 	tok := h.apiToken("r2", "")
 	post := func(body string) apiAnswer { return h.api("POST", "/api/v1/sightings", tok, body) }
 
-	a := post(`{"url":"` + asuraSeries + `/chapter/13","chapters":[13, 14.5, "12"]}`)
+	a := post(`{"url":"` + asuraSeries + `/chapter/13","chapters":[13, 14.5, 12]}`)
 	if a.status != 200 || a.json["known"] != true || a.json["raised"] != true || a.json["latest_chapter"] != 14.5 {
 		t.Fatalf("raise: %d %s", a.status, a.raw)
 	}
