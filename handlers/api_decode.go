@@ -50,17 +50,22 @@ func decodeStrict(body []byte, v any) *apiError {
 }
 
 // parseChapterValue reads one chapter number sent as a JSON number (12.5)
-// or a string ("12.5") into the canonical decimal every chapter is kept in.
-// Negative numbers, exponents, more than four decimals or seven integer
-// digits are not chapter numbers.
+// into the canonical decimal every chapter is kept in. A string ("12.5")
+// is not one: the README says chapters are JSON numbers.
 func parseChapterValue(raw json.RawMessage) (string, bool) {
 	s := strings.TrimSpace(string(raw))
-	if strings.HasPrefix(s, `"`) {
-		if json.Unmarshal(raw, &s) != nil {
-			return "", false
-		}
-		s = strings.TrimSpace(s)
+	if s == "" || s[0] != '-' && (s[0] < '0' || s[0] > '9') {
+		return "", false
 	}
+	return chapterText(s)
+}
+
+// chapterText is the one check of a chapter number a Reader gives us, the
+// API's and every import format's: digits with an optional fraction, within
+// word.ParseChapter's bounds. Negative numbers, exponents, more than four
+// decimals or seven integer digits are not chapter numbers (not_a_chapter).
+func chapterText(s string) (string, bool) {
+	s = strings.TrimSpace(s)
 	if s == "" || strings.ContainsAny(s, "eE+-") {
 		return "", false
 	}
@@ -125,5 +130,5 @@ func notAChapter(raw json.RawMessage) *apiError {
 	if len(shown) > 40 {
 		shown = shown[:40] + "…"
 	}
-	return apiErr(http.StatusBadRequest, apiNotAChapter, "Not a chapter number: "+shown+" (a number such as 12 or 12.5, not negative, at most four decimals).")
+	return apiErr(http.StatusBadRequest, apiNotAChapter, "Not a chapter number: "+shown+" (a JSON number such as 12 or 12.5, not negative, at most four decimals).")
 }

@@ -240,7 +240,7 @@ func TestAPIProgressRisesNeverFallsUnlessAskedAndCanBookmark(t *testing.T) {
 		dig(a.json, "bookmark", "progress_url") != "https://asurascans.com/comics/nano-machine-7f873ca6/chapter/10" {
 		t.Fatalf("raise: %d %s", a.status, a.raw)
 	}
-	if a := post(`{"url":"` + asuraSeries + `","chapter":"4"}`); a.status != 200 || a.json["applied"] != false || dig(a.json, "bookmark", "progress") != 10.0 {
+	if a := post(`{"url":"` + asuraSeries + `","chapter":4}`); a.status != 200 || a.json["applied"] != false || dig(a.json, "bookmark", "progress") != 10.0 {
 		t.Fatalf("a lower number: %d %s", a.status, a.raw)
 	}
 	if got := h.progressOf("r1", "asurascans", "nano-machine"); got != "10" {
@@ -296,7 +296,7 @@ func TestAPIProgressRefusesAChapterItsAddressContradicts(t *testing.T) {
 
 	for _, body := range []string{
 		`{"url":"` + ch99 + `","chapter":7}`,
-		`{"url":"` + ch99 + `","chapter":"99.5","backwards":true}`,
+		`{"url":"` + ch99 + `","chapter":99.5,"backwards":true}`,
 	} {
 		a := post(body)
 		msg, _ := a.json["message"].(string)
@@ -317,7 +317,7 @@ func TestAPIProgressRefusesAChapterItsAddressContradicts(t *testing.T) {
 	}
 
 	// The same number, however written, is the chapter read.
-	if a := post(`{"url":"` + ch99 + `","chapter":"099.0"}`); a.status != 200 || a.json["applied"] != true || dig(a.json, "bookmark", "progress_url") != ch99 {
+	if a := post(`{"url":"` + ch99 + `","chapter":99.00}`); a.status != 200 || a.json["applied"] != true || dig(a.json, "bookmark", "progress_url") != ch99 {
 		t.Fatalf("the chapter the address names: %d %s", a.status, a.raw)
 	}
 	// A Series address, or a chapter address without a number (Kagane's
@@ -339,7 +339,7 @@ func TestAPISightingsRaiseLatestWithAttribution(t *testing.T) {
 	tok := h.apiToken("r2", "")
 	post := func(body string) apiAnswer { return h.api("POST", "/api/v1/sightings", tok, body) }
 
-	a := post(`{"url":"` + asuraSeries + `/chapter/13","chapters":[13, 14.5, "12"]}`)
+	a := post(`{"url":"` + asuraSeries + `/chapter/13","chapters":[13, 14.5, 12]}`)
 	if a.status != 200 || a.json["known"] != true || a.json["raised"] != true || a.json["latest_chapter"] != 14.5 {
 		t.Fatalf("raise: %d %s", a.status, a.raw)
 	}
@@ -422,6 +422,8 @@ func TestAPIErrorsAnswerTheirStableWordAndChangeNothing(t *testing.T) {
 		{"five decimals", "POST", "/api/v1/progress", tok, `{"url":"` + asuraSeries + `","chapter":1.00001}`, nil, 400, "not_a_chapter"},
 		{"a word", "POST", "/api/v1/sightings", tok, `{"url":"` + asuraSeries + `","chapters":[3,"twelve"]}`, nil, 400, "not_a_chapter"},
 		{"a boolean chapter", "POST", "/api/v1/progress", tok, `{"url":"` + asuraSeries + `","chapter":true}`, nil, 400, "not_a_chapter"},
+		{"a chapter sent as a string", "POST", "/api/v1/progress", tok, `{"url":"` + asuraSeries + `","chapter":"5"}`, nil, 400, "not_a_chapter"},
+		{"a Sighting's chapter sent as a string", "POST", "/api/v1/sightings", tok, `{"url":"` + asuraSeries + `","chapters":["5"]}`, nil, 400, "not_a_chapter"},
 		{"an address of no Site", "POST", "/api/v1/progress", tok, `{"url":"https://example.com/comics/x","chapter":3}`, nil, 400, "unknown_site"},
 		{"a Sighting of no Site", "POST", "/api/v1/sightings", tok, `{"url":"http://asurascans.com/comics/x","chapters":[3]}`, nil, 400, "unknown_site"},
 		{"no url", "POST", "/api/v1/progress", tok, `{"chapter":3}`, nil, 400, "bad_request"},

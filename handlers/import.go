@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
@@ -25,7 +26,7 @@ import (
 // so an entry is added whole or not at all, and never half a Bookmark.
 
 // maxImportFile bounds the upload: a 10,000-entry export is about 2 MiB,
-// so 20 MiB leaves room without letting one request hold the server.
+// so 20 MiB leaves room. The file is read as it arrives, never held whole.
 const maxImportFile = 20 << 20
 
 // maxImportEntries bounds the entries of one file (issue 24, item 7: a
@@ -37,24 +38,14 @@ const maxImportEntries = 10000
 type importEntry struct {
 	Line, URL, Chapter string
 	// Skip, when set, is why the entry is not added (a Mihon source that
-	// is none of the Sites); it is that entry's line.
-	Skip string
+	// is none of the Sites); it is that entry's line, and SkipWord its
+	// word ("" is unsupported).
+	Skip, SkipWord string
 }
 
 // importVersion is the export's "version" this import reads (the export's
 // own shape, issue 24, item 6).
 const importVersion = 1
-
-// importFile is the JSON export as the import reads it back (exportVersion).
-type importFile struct {
-	Version   *int `json:"version"`
-	Bookmarks []struct {
-		Site     string       `json:"site"`
-		SeriesID string       `json:"series_id"`
-		URL      string       `json:"url"`
-		Progress *json.Number `json:"progress"`
-	} `json:"bookmarks"`
-}
 
 // errImport is a file the import cannot read; its text is the sentence the
 // Reader is shown.
@@ -67,9 +58,18 @@ func (e errImport) Error() string { return string(e) }
 // a line per entry saying what happened to it. A file that cannot be read
 // is a 400 with a sentence; nothing of it was added.
 func handleImport(d Deps) http.Handler {
+	running := newImportGate(importsPerServer)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		box := readerAddBox()
 		status := http.StatusOK
+		done, busy := running.enter(viewerFrom(r.Context()).ID)
+		if busy != "" {
+			w.Header().Set("Retry-After", strconv.Itoa(importRetryAfter))
+			box.Message = busy
+			answerAddBox(d, w, r, http.StatusTooManyRequests, box, "my bookmarks: list after a busy import")
+			return
+		}
+		defer done()
 		entries, err := readImport(w, r)
 		switch {
 		case err != nil:
@@ -158,7 +158,7 @@ func importTimed(d Deps, r *http.Request, reader string, e importEntry, end time
 // exported Bookmark with its Progress set in the same transaction.
 func importEntryOne(d Deps, r *http.Request, reader string, e importEntry) components.AddResult {
 	if e.Skip != "" {
-		return components.AddResult{Line: shownLine(e.Line), Word: "unsupported", Fault: true, Sentence: e.Skip}
+		return components.AddResult{Line: shownLine(e.Line), Word: cmp.Or(e.SkipWord, "unsupported"), Fault: true, Sentence: e.Skip}
 	}
 	if e.Chapter == "" {
 		res := addLine(d, r, reader, e.URL)
@@ -200,77 +200,66 @@ func shownLine(s string) string {
 	return s
 }
 
-// readImport reads the upload's field "file" and tells its form by its
-// first bytes: gzip (a Mihon backup), "{" (the JSON export), else a list
-// of addresses.
+// readImport reads the upload's part "file" as it arrives (no other part
+// is held, and the file is never spooled whole) and tells its form by its
+// first bytes: gzip (a Mihon backup), "{" (the JSON export), the CSV
+// export's header, else a list of addresses.
 func readImport(w http.ResponseWriter, r *http.Request) ([]importEntry, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxImportFile+64<<10)
-	if err := r.ParseMultipartForm(1 << 20); err != nil {
-		return nil, err
-	}
-	f, _, err := r.FormFile("file")
+	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxImportFile+1))
-	if err != nil {
-		return nil, err
+	for {
+		p, err := mr.NextPart()
+		if err != nil {
+			return nil, err
+		}
+		if p.FormName() == "file" {
+			defer p.Close()
+			return sniffImport(&cappedFile{r: p, left: maxImportFile})
+		}
 	}
-	if len(b) > maxImportFile {
-		return nil, &http.MaxBytesError{Limit: maxImportFile}
-	}
-	return sniffImport(b)
 }
 
 // sniffImport reads a file's entries by its form.
-func sniffImport(b []byte) ([]importEntry, error) {
-	t := bytes.TrimLeft(b, " \t\r\n\ufeff")
-	switch {
-	case len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b:
-		return readMihon(b)
-	case len(t) > 0 && t[0] == '{':
-		return readExportJSON(t)
+func sniffImport(f io.Reader) ([]importEntry, error) {
+	br := bufio.NewReaderSize(f, 4<<10)
+	if head, _ := br.Peek(3); bytes.Equal(head, []byte("\ufeff")) {
+		br.Discard(3)
 	}
-	return readAddressList(b)
+	head, _ := br.Peek(512)
+	t := bytes.TrimLeft(head, " \t\r\n")
+	switch {
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		return readMihon(br)
+	case len(t) > 0 && t[0] == '{':
+		return readExportJSON(br)
+	case bytes.HasPrefix(t, []byte(strings.Join(exportCSVHeader, ","))):
+		return readExportCSV(br)
+	}
+	return readAddressList(br)
 }
 
-// readExportJSON reads this product's JSON export (exportVersion 1).
-func readExportJSON(b []byte) ([]importEntry, error) {
-	var f importFile
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&f); err != nil {
-		return nil, errImport("That file starts like JSON but is not this server's export: " + jsonProblem(err) + ". Nothing was imported.")
-	}
-	if f.Version == nil || *f.Version != importVersion {
-		return nil, errImport("That JSON file is not this server's export (version 1). Nothing was imported.")
-	}
-	if len(f.Bookmarks) > maxImportEntries {
-		return nil, errImport("That file holds " + strconv.Itoa(len(f.Bookmarks)) + " Bookmarks: at most 10,000 at once. Nothing was imported.")
-	}
-	entries := make([]importEntry, 0, len(f.Bookmarks))
-	for _, bm := range f.Bookmarks {
-		e := importEntry{Line: bm.URL, URL: bm.URL}
-		if bm.URL == "" {
-			// A Series added by id alone is exported with no address (ADR
-			// 0025); the import adds by address only.
-			e.Line = bm.Site + "/" + bm.SeriesID
-			e.Skip = "Exported without an address, so it cannot be imported: add it by its address. Nothing was added."
-			entries = append(entries, e)
-			continue
+// cappedFile reads at most left bytes of a file; a byte more is the 413.
+type cappedFile struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *cappedFile) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		if n, _ := c.r.Read(make([]byte, 1)); n > 0 {
+			return 0, &http.MaxBytesError{Limit: maxImportFile}
 		}
-		if bm.Progress != nil {
-			c, ok := word.ParseChapter(bm.Progress.String())
-			if !ok {
-				return nil, errImport("The Bookmark " + shownLine(bm.URL) + " has a progress that is not a chapter number. Nothing was imported.")
-			}
-			e.Chapter = string(c)
-			e.Line += " (chapter " + e.Chapter + ")"
-		}
-		entries = append(entries, e)
+		return 0, io.EOF
 	}
-	return entries, nil
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 // jsonProblem is the decoder's complaint, short and without Go's type names.
@@ -286,21 +275,40 @@ func jsonProblem(err error) string {
 	return "it ends early"
 }
 
-// readAddressList reads a text file of addresses, one per line.
-func readAddressList(b []byte) ([]importEntry, error) {
-	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
-		return nil, errImport("That file is neither this server's JSON export, a Mihon backup, nor a text list of addresses. Nothing was imported.")
-	}
-	lines := addLines(string(b))
+// importsPerServer is how many imports this process runs at once, and a
+// Reader may run one: an import holds a file's entries and three of the
+// pool's connections for up to importBudget. Another is 429.
+const importsPerServer = 2
+
+// importRetryAfter is the Retry-After of a busy import, in seconds.
+const importRetryAfter = 30
+
+// importGate counts the imports running, in all and per Reader.
+type importGate struct {
+	mu      sync.Mutex
+	max     int
+	running map[string]bool
+}
+
+func newImportGate(max int) *importGate {
+	return &importGate{max: max, running: map[string]bool{}}
+}
+
+// enter takes a place for reader's import, and done gives it back; busy is
+// the sentence refusing it when there is none.
+func (g *importGate) enter(reader string) (done func(), busy string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	switch {
-	case len(lines) == 0:
-		return nil, errImport("That file is empty: it should hold one Series or chapter address per line. Nothing was imported.")
-	case len(lines) > maxImportEntries:
-		return nil, errImport("That file holds " + strconv.Itoa(len(lines)) + " lines: at most 10,000 at once. Nothing was imported.")
+	case g.running[reader]:
+		return nil, "An import of yours is still running: wait for it to finish, then import this file. Nothing of it was imported."
+	case len(g.running) >= g.max:
+		return nil, "Other imports are running on this server just now: try this file again in a minute. Nothing of it was imported."
 	}
-	entries := make([]importEntry, len(lines))
-	for i, l := range lines {
-		entries[i] = importEntry{Line: l, URL: l}
-	}
-	return entries, nil
+	g.running[reader] = true
+	return func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		delete(g.running, reader)
+	}, ""
 }

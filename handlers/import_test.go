@@ -21,6 +21,14 @@ const importedQuery = `SELECT coalesce(string_agg(reader_id || ' ' || site || '/
 // importFile posts body as the upload field "file" of /bookmarks/import.
 func (h *harness) importFile(c *http.Client, name string, body []byte) answer {
 	h.t.Helper()
+	ct, form := h.importForm(name, body)
+	return h.postImport(c, ct, form)
+}
+
+// importForm is the multipart form of an upload of body as the field
+// "file": its Content-Type and its bytes.
+func (h *harness) importForm(name string, body []byte) (string, []byte) {
+	h.t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	fw, err := mw.CreateFormFile("file", name)
@@ -29,15 +37,27 @@ func (h *harness) importFile(c *http.Client, name string, body []byte) answer {
 	}
 	fw.Write(body)
 	mw.Close()
-	req, err := http.NewRequest(http.MethodPost, h.srv.URL+"/bookmarks/import", &buf)
+	return mw.FormDataContentType(), buf.Bytes()
+}
+
+// postImport posts a form importForm made to /bookmarks/import.
+func (h *harness) postImport(c *http.Client, contentType string, form []byte) answer {
+	h.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, h.srv.URL+"/bookmarks/import", bytes.NewReader(form))
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Content-Type", contentType)
 	resp, err := c.Do(req)
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	return h.answerOf(resp)
+}
+
+// answerOf reads an import's answer and closes it.
+func (h *harness) answerOf(resp *http.Response) answer {
+	h.t.Helper()
 	defer resp.Body.Close()
 	var b bytes.Buffer
 	b.ReadFrom(resp.Body)

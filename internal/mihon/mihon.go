@@ -5,12 +5,16 @@
 package mihon
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -32,11 +36,41 @@ const (
 	sourceID   = 2 // BackupSource.sourceId: int64
 )
 
-// MaxUnzipped bounds the backup once unzipped: a gzip bomb stops here.
-const MaxUnzipped = 256 << 20
+// The bounds of one backup. A backup is read as a stream, one entry at a
+// time, so what it costs is one entry's bytes and the entries kept; a file
+// past a bound is refused the moment it passes it.
+const (
+	// MaxEntries is the most manga entries one backup may hold (the
+	// import's own cap, 10,000), and the most sources it may list.
+	MaxEntries = 10000
+	// MaxEntry bounds one manga entry once unzipped: its chapters, history
+	// and tracking (about 150 bytes a chapter, so several thousand chapters).
+	MaxEntry = 1 << 20
+	// entryAverage is what a manga entry costs unzipped on average, counted
+	// generously: a few hundred chapters with their history.
+	entryAverage = 16 << 10
+	// MaxUnzipped bounds the whole backup once unzipped, so that it fits the
+	// entry cap: MaxEntries entries of entryAverage, plus room for the
+	// categories and preferences a backup also carries. A gzip bomb stops here.
+	MaxUnzipped = MaxEntries*entryAverage + 4<<20
 
-// ErrMalformed is a backup that is not gzip or not Mihon's protobuf.
-var ErrMalformed = errors.New("mihon: not a readable Mihon backup")
+	maxURL  = 2 << 10 // bytes of a url: no address is longer (the add box's own bound)
+	maxKept = 256     // bytes kept of a title or a source name: only shown, in a line
+)
+
+// Why a backup is refused, beside ErrMalformed.
+var (
+	// ErrMalformed is a backup that is not gzip or not Mihon's protobuf.
+	ErrMalformed = errors.New("mihon: not a readable Mihon backup")
+	// ErrEmptyEntry is a manga entry with no url, or a source with neither
+	// id nor name: Mihon writes neither.
+	ErrEmptyEntry = errors.New("mihon: an entry with nothing in it")
+	// ErrTooMany is a backup of more than MaxEntries manga or sources.
+	ErrTooMany = errors.New("mihon: more entries than the import takes")
+	// ErrTooLarge is a backup past MaxUnzipped once unzipped, an entry past
+	// MaxEntry, or a url longer than any address (2 KiB).
+	ErrTooLarge = errors.New("mihon: larger than the import takes")
+)
 
 // Manga is one manga entry of a backup.
 type Manga struct {
@@ -48,47 +82,160 @@ type Manga struct {
 	LastRead string
 }
 
-// Read unzips and decodes a backup.
-func Read(gz []byte) ([]Manga, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
+// Read unzips and decodes a backup as it arrives: a body that is no gzip,
+// or one whose protobuf breaks, is ErrMalformed, and so is a failure of r
+// itself (the caller that needs to tell them apart watches r).
+func Read(r io.Reader) ([]Manga, error) {
+	zr, err := gzip.NewReader(r)
 	if err != nil {
-		return nil, ErrMalformed
+		return nil, malformed(err)
 	}
-	b, err := io.ReadAll(io.LimitReader(zr, MaxUnzipped+1))
-	if err != nil || len(b) > MaxUnzipped {
-		return nil, ErrMalformed
-	}
-	return Decode(b)
+	return decode(zr)
 }
 
-// Decode reads the Backup message.
-func Decode(b []byte) ([]Manga, error) {
+// Decode reads a Backup message already unzipped.
+func Decode(b []byte) ([]Manga, error) { return decode(bytes.NewReader(b)) }
+
+// decode reads the Backup message from r, one entry at a time, and names
+// each manga's source once the whole list of sources is read.
+func decode(r io.Reader) ([]Manga, error) {
+	in := bufio.NewReaderSize(&capped{r: r, left: MaxUnzipped}, 64<<10)
 	var out []Manga
 	names := map[int64]string{}
-	err := fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) error {
-		switch {
-		case num == backupManga && typ == protowire.BytesType:
-			m, err := decodeManga(v)
-			if err != nil {
-				return err
-			}
-			out = append(out, m)
-		case num == backupSources && typ == protowire.BytesType:
-			id, name, err := decodeSource(v)
-			if err != nil {
-				return err
-			}
-			names[id] = name
+	var buf []byte
+	for {
+		num, v, err := nextEntry(in, &buf)
+		if err == io.EOF {
+			break
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
+		if err := take(num, v, &out, names); err != nil {
+			return nil, err
+		}
 	}
 	for i := range out {
 		out[i].SourceName = names[out[i].Source]
 	}
 	return out, nil
+}
+
+// take decodes one top-level entry the import reads into out or names.
+func take(num protowire.Number, v []byte, out *[]Manga, names map[int64]string) error {
+	switch num {
+	case backupManga:
+		if len(*out) == MaxEntries {
+			return ErrTooMany
+		}
+		m, err := decodeManga(v)
+		if err != nil {
+			return err
+		}
+		*out = append(*out, m)
+	case backupSources:
+		id, name, err := decodeSource(v)
+		if err != nil {
+			return err
+		}
+		if _, seen := names[id]; !seen && len(names) == MaxEntries {
+			return ErrTooMany
+		}
+		names[id] = name
+	}
+	return nil
+}
+
+// nextEntry reads the Backup message's next field. A manga or source entry
+// comes back in *buf (reused: one entry held at a time) with its number;
+// any other field is read past without being held, and comes back as 0.
+// io.EOF is the end of the message, at a field's boundary.
+func nextEntry(in *bufio.Reader, buf *[]byte) (protowire.Number, []byte, error) {
+	tag, err := binary.ReadUvarint(in)
+	if err == io.EOF {
+		return 0, nil, io.EOF
+	}
+	if err != nil {
+		return 0, nil, malformed(err)
+	}
+	num, typ := protowire.DecodeTag(tag)
+	if num < protowire.MinValidNumber {
+		return 0, nil, ErrMalformed
+	}
+	switch typ {
+	case protowire.VarintType:
+		_, err = binary.ReadUvarint(in)
+	case protowire.Fixed32Type:
+		_, err = in.Discard(4)
+	case protowire.Fixed64Type:
+		_, err = in.Discard(8)
+	case protowire.BytesType:
+		return entryBytes(in, num, buf)
+	default: // groups: Mihon's kotlinx.serialization writes none
+		return 0, nil, ErrMalformed
+	}
+	return 0, nil, malformed(err)
+}
+
+// entryBytes reads one length-delimited field of the Backup message.
+func entryBytes(in *bufio.Reader, num protowire.Number, buf *[]byte) (protowire.Number, []byte, error) {
+	n, err := binary.ReadUvarint(in)
+	if err != nil {
+		return 0, nil, malformed(err)
+	}
+	if num != backupManga && num != backupSources {
+		if n > MaxUnzipped {
+			return 0, nil, ErrTooLarge
+		}
+		_, err = in.Discard(int(n))
+		return 0, nil, malformed(err)
+	}
+	if n > MaxEntry {
+		return 0, nil, ErrTooLarge
+	}
+	if cap(*buf) < int(n) {
+		*buf = make([]byte, n, max(n, 4<<10))
+	}
+	v := (*buf)[:n]
+	if _, err := io.ReadFull(in, v); err != nil {
+		return 0, nil, malformed(err)
+	}
+	return num, v, nil
+}
+
+// malformed is err as the reader's answer: nil stays nil, the cap is
+// ErrTooLarge, and anything else (the data ending, a broken gzip, a varint
+// that overflows, the reader's own failure) is ErrMalformed.
+func malformed(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrTooLarge):
+		return ErrTooLarge
+	}
+	return ErrMalformed
+}
+
+// capped reads at most left bytes of r; a byte more is ErrTooLarge.
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		var one [1]byte
+		if _, err := io.ReadFull(c.r, one[:]); err != nil {
+			return 0, err
+		}
+		return 0, ErrTooLarge
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 func decodeManga(b []byte) (Manga, error) {
@@ -113,10 +260,33 @@ func decodeManga(b []byte) (Manga, error) {
 		}
 		return nil
 	})
+	if err != nil {
+		return m, err
+	}
+	if m.URL == "" {
+		return m, ErrEmptyEntry
+	}
+	if len(m.URL) > maxURL {
+		return m, ErrTooLarge
+	}
+	m.Title = kept(m.Title)
 	if best >= 0 && !math.IsInf(best, 0) {
 		m.LastRead = strconv.FormatFloat(best, 'f', -1, 32)
 	}
-	return m, err
+	return m, nil
+}
+
+// kept is s cut to maxKept bytes at a character's start: a title or a
+// source name is only shown, and an entry may not hold more than that.
+func kept(s string) string {
+	if len(s) <= maxKept {
+		return s
+	}
+	i := maxKept
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return strings.Clone(s[:i])
 }
 
 // decodeChapter reads one chapter's read mark and number; Mihon writes -1
@@ -147,7 +317,10 @@ func decodeSource(b []byte) (id int64, name string, err error) {
 		}
 		return nil
 	})
-	return id, name, err
+	if err == nil && id == 0 && name == "" {
+		err = ErrEmptyEntry
+	}
+	return id, kept(name), err
 }
 
 // fields walks one message's fields, handing each to f: a length-delimited
