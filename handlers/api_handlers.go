@@ -186,6 +186,10 @@ func (api *apiServer) handleLookup(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 		bj := api.bookmarkJSON(b)
 		out.Bookmark = &bj
+		// The panel shows the Latest Chapter this Reader sees: their own
+		// Sighting counts for them while no Poll has read the page
+		// (CONTEXT.md, Sighting).
+		out.Series.LatestChapter, out.Series.LatestURL = bj.LatestChapter, bj.LatestURL
 	case !errors.Is(err, store.ErrNotFound):
 		api.internal(w, r, "lookup bookmark", err)
 		return
