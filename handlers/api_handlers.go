@@ -186,6 +186,10 @@ func (api *apiServer) handleLookup(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 		bj := api.bookmarkJSON(b)
 		out.Bookmark = &bj
+		// The panel shows the Latest Chapter this Reader sees: their own
+		// Sighting counts for them while no Poll has read the page
+		// (CONTEXT.md, Sighting).
+		out.Series.LatestChapter, out.Series.LatestURL = bj.LatestChapter, bj.LatestURL
 	case !errors.Is(err, store.ErrNotFound):
 		api.internal(w, r, "lookup bookmark", err)
 		return
@@ -269,8 +273,11 @@ func (api *apiServer) progress(r *http.Request, body []byte) (any, *apiError) {
 }
 
 type apiSightingAnswer struct {
-	Known         bool         `json:"known"`
-	Raised        bool         `json:"raised"`
+	Known  bool `json:"known"`
+	Raised bool `json:"raised"`
+	// OnlyYours: no Poll has read a number from the Series' page, so the
+	// Sighting counts for its Reader only (CONTEXT.md, Sighting).
+	OnlyYours     bool         `json:"only_yours"`
 	LatestChapter *json.Number `json:"latest_chapter"`
 }
 
@@ -286,10 +293,12 @@ func implausible(top, bound string) *apiError {
 // sightings is POST /api/v1/sightings: chapter numbers a Reader saw on a
 // Site's page. The highest raises Latest Chapter when it is higher, with the
 // Reader recorded as who raised it (the owner's "unverified" filter shows
-// such numbers until a Poll confirms or replaces them). A Series nobody added
-// is an answer ("known": false), not an error: the userscript reports what
-// it sees on any page. A number far above what the page has shown is 422
-// implausible and changes nothing.
+// such numbers until a Poll confirms or replaces them). On a Series no Poll
+// has read a number for, it counts for this Reader only until a second
+// Reader agrees (store.Sight). A Series nobody added is an answer ("known":
+// false), not an error: the userscript reports what it sees on any page. A
+// number far above what the page has shown is 422 implausible and changes
+// nothing.
 func (api *apiServer) sightings(r *http.Request, body []byte) (any, *apiError) {
 	req, chapters, e := decodeSighting(body)
 	if e != nil {
@@ -306,7 +315,7 @@ func (api *apiServer) sightings(r *http.Request, body []byte) (any, *apiError) {
 		}
 	}
 	ctx := r.Context()
-	raised, err := api.d.Store.RaiseLatest(ctx, ref.Site, ref.SeriesID, top, "", tokenFrom(ctx).ReaderID, api.d.now())
+	did, err := api.d.Store.Sight(ctx, ref.Site, ref.SeriesID, top, "", tokenFrom(ctx).ReaderID, api.d.now())
 	var imp *store.ImplausibleError
 	if errors.As(err, &imp) {
 		return nil, implausible(top, imp.Bound)
@@ -321,5 +330,5 @@ func (api *apiServer) sightings(r *http.Request, body []byte) (any, *apiError) {
 	if err != nil {
 		return nil, api.internalErr(r, "read series", err)
 	}
-	return apiSightingAnswer{Known: true, Raised: raised, LatestChapter: number(s.LatestChapter)}, nil
+	return apiSightingAnswer{Known: true, Raised: did.Raised, OnlyYours: did.OnlyYours, LatestChapter: number(s.LatestChapter)}, nil
 }

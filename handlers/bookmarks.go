@@ -93,11 +93,15 @@ func rowHealth(d Deps, b store.Bookmark, now time.Time) components.RowHealth {
 
 // unconfirmed says who stands behind a Latest Chapter that a Reader's
 // Sighting raised and no read of the Site's page has shown yet (CONTEXT.md,
-// Sighting): the number is one Reader's word, and the row says whose.
+// Sighting): the number is one Reader's word, and the row says whose. A
+// page no Poll has read a number from is not said to lack it.
 func unconfirmed(b store.Bookmark, viewer string) string {
 	who := cmp.Or(b.RaisedByName, "a Reader")
 	if b.RaisedBy == viewer {
 		who = "you"
+	}
+	if !b.PageRead {
+		return "seen by " + who + "; no Poll has read the Site's page yet"
 	}
 	return "seen by " + who + ", not yet on the Site's page"
 }

@@ -148,8 +148,10 @@ func seedReaderRows(h *harness) {
 	h.t.Helper()
 	c := h.client(readerA)
 	h.post(c, "/", url.Values{"urls": {asuraChapter + "\nhttps://demonicscans.org/title/Martial-Peak/chapter/30/1\n" + kaganeReader}})
-	h.exec(`UPDATE series SET latest_chapter_num = 15, latest_chapter_url = 'https://asurascans.com/comics/nano-machine-7f873ca6/chapter/15', title = 'Nano Machine', latest_chapter_at = $1 WHERE site = 'asurascans'`, t0.Add(-3*3600e9))
-	h.exec(`UPDATE series SET latest_chapter_num = 30, title = 'Martial Peak' WHERE site = 'demonicscans'`)
+	// The numbers a Poll read from the pages (polled_chapter_num: the base
+	// of the Sighting bound).
+	h.exec(`UPDATE series SET latest_chapter_num = 15, polled_chapter_num = 15, latest_chapter_url = 'https://asurascans.com/comics/nano-machine-7f873ca6/chapter/15', title = 'Nano Machine', latest_chapter_at = $1 WHERE site = 'asurascans'`, t0.Add(-3*3600e9))
+	h.exec(`UPDATE series SET latest_chapter_num = 30, polled_chapter_num = 30, title = 'Martial Peak' WHERE site = 'demonicscans'`)
 }
 
 func TestMyBookmarksShowTheEmberFirstAndLinkTheNextChapter(t *testing.T) {

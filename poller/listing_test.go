@@ -113,7 +113,7 @@ func listingFailed(o word.Outcome, status int) adapters.ListingResult {
 func (r *rig) standing(id, latest string, ago, next time.Duration) {
 	r.t.Helper()
 	now := r.clk.Now()
-	r.exec(`UPDATE series SET latest_chapter_num = $2::numeric, latest_chapter_url = $3,
+	r.exec(`UPDATE series SET latest_chapter_num = $2::numeric, polled_chapter_num = $2::numeric, latest_chapter_url = $3,
 		checked_at = $4, next_read_at = $5 WHERE site = $6 AND series_id = $1`,
 		id, latest, okResult(latest).Facts.LatestChapterURL, now.Add(-ago), now.Add(next), site)
 }

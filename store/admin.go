@@ -80,9 +80,13 @@ const unverifiedSQL = `(s.latest_raised_by IS NOT NULL AND s.latest_chapter_num 
 // has a check stamp but no failure row (an empty failure_outcome) and no
 // chapter: it is never read, not "no chapter", whose sentence blames the
 // address or the adapter.
-// Migration 0028 keeps each one's partial index on this exact text.
+// "never read" asks whether a read ever showed a number
+// (polled_chapter_num), not whether Latest Chapter holds one: Readers'
+// Sightings and the owner's Correction fill that without a Poll reaching
+// the page (CONTEXT.md, Sighting).
+// Migrations 0028 and 0033 keep each one's partial index on this exact text.
 const (
-	neverReadSQL = `(s.finished_at IS NULL AND (s.checked_at IS NULL OR (s.latest_chapter_num IS NULL AND s.failure_outcome = '')))`
+	neverReadSQL = `(s.finished_at IS NULL AND (s.checked_at IS NULL OR (s.polled_chapter_num IS NULL AND s.failure_outcome = '')))`
 	noChapterSQL = `(s.checked_at IS NOT NULL AND s.latest_chapter_num IS NULL AND s.finished_at IS NULL AND s.failure_outcome <> '')`
 )
 

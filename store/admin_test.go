@@ -25,6 +25,7 @@ type fixture struct {
 	chapter       string // "" = NULL
 	raisedBy      string
 	raisedAgo     time.Duration // when the Sighting raised it (sighted_at); 0 = NULL
+	polled        string        // the highest number a read showed; "" = storetest's default
 	checkedAgo    time.Duration // 0 = never
 	finished      bool
 	siteCompleted bool
@@ -38,7 +39,7 @@ func seedFixtures(t *testing.T, pool *pgxpool.Pool, fs []fixture) {
 	storetest.Ensure(t, pool, storetest.Reader{ID: "r1", Name: "Reader One"})
 	for _, f := range fs {
 		row := storetest.Series{Site: word.Asurascans, ID: f.id, URL: f.url, Title: f.id, Kind: word.Manga,
-			LatestChapter: f.chapter, RaisedBy: f.raisedBy}
+			LatestChapter: f.chapter, RaisedBy: f.raisedBy, Polled: f.polled}
 		if f.raisedAgo > 0 {
 			row.SightedAt = t0.Add(-f.raisedAgo)
 		}
@@ -82,12 +83,12 @@ var filterFixtures = []fixture{
 	{id: "failing-1h", url: addr, chapter: "40", checkedAgo: time.Minute, failure: "errors", failingFor: time.Hour, bookmarked: true},
 	{id: "failing-finished", url: addr, chapter: "40", checkedAgo: time.Minute, failure: "errors", failingFor: 13 * time.Hour, finished: true, bookmarked: true},
 	{id: "unverified", url: addr, chapter: "41", raisedBy: "r1", checkedAgo: time.Minute, failure: "no_chapter", failingFor: 13 * time.Hour, bookmarked: true},
-	{id: "raised-healthy", url: addr, chapter: "41", raisedBy: "r1", raisedAgo: time.Hour, checkedAgo: time.Minute, bookmarked: true},
+	{id: "raised-healthy", url: addr, chapter: "41", raisedBy: "r1", raisedAgo: time.Hour, checkedAgo: time.Minute, polled: "40", bookmarked: true},
 	{id: "raised-1h", url: addr, chapter: "41", raisedBy: "r1", raisedAgo: time.Hour, checkedAgo: time.Minute, failure: "errors", failingFor: time.Hour, bookmarked: true},
 	// Read healthy for thirteen hours since a Reader raised it, and no read
 	// has shown the number: unverified although nothing fails (issue 22,
 	// item 11).
-	{id: "raised-13h", url: addr, chapter: "41", raisedBy: "r1", raisedAgo: 13 * time.Hour, checkedAgo: time.Minute, bookmarked: true},
+	{id: "raised-13h", url: addr, chapter: "41", raisedBy: "r1", raisedAgo: 13 * time.Hour, checkedAgo: time.Minute, polled: "40", bookmarked: true},
 	{id: "completed", url: addr, chapter: "100", checkedAgo: time.Minute, siteCompleted: true, bookmarked: true},
 	{id: "completed-finished", url: addr, chapter: "100", checkedAgo: time.Minute, siteCompleted: true, finished: true},
 }

@@ -44,6 +44,9 @@ type Bookmark struct {
 	// stands behind it; CONTEXT.md, Sighting).
 	RaisedBy     string `db:"raised_by"`
 	RaisedByName string `db:"raised_by_name"`
+	// PageRead: a Poll has read a number from the Site's page. Until then
+	// a raised number is nobody's but the Readers who sighted it.
+	PageRead bool `db:"page_read"`
 
 	// The Series' health, read by the same query (issue 24, item 5): the
 	// owner's Finished flag, the start of its run of failures (series'
@@ -73,15 +76,34 @@ type BookmarkQuery struct {
 // most recent chapter first. Served by the bookmarks primary key (reader_id
 // prefix): one Reader's list is sorted, never the whole table. $3 is the
 // title piece with LIKE's own characters escaped, "" for none.
+//
+// The Latest Chapter a Reader sees is the Series', or their own Sighting
+// above it while no Poll has read a number from the page (CONTEXT.md,
+// Sighting): a number only they stand behind lights only their ember. The
+// Series and the own Sighting are each a LATERAL with a LIMIT (their keys
+// make them one row anyway), as in feedEntriesSQL: the planner keeps one
+// primary-key probe per Bookmark instead of hashing every Series once a
+// Reader bookmarks a tenth of them (TestThePlans).
 const bookmarkSelect = `
 SELECT b.site, b.series_id, s.url, s.title, s.cover_url, s.cover_tried, s.kind,
-       s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url, s.latest_chapter_at,
+       coalesce(o.chapter_num, s.latest_chapter_num)::text AS latest_chapter,
+       CASE WHEN o.reader_id IS NULL THEN s.latest_chapter_url ELSE o.chapter_url END AS latest_chapter_url,
+       coalesce(o.sighted_at, s.latest_chapter_at) AS latest_chapter_at,
        b.progress_num::text AS progress, b.progress_url,
-       (s.latest_chapter_num IS NOT NULL AND (b.progress_num IS NULL OR s.latest_chapter_num > b.progress_num)) AS new,
-       b.updated_at, coalesce(s.latest_raised_by, '') AS raised_by, coalesce(rr.name, '') AS raised_by_name,
+       (coalesce(o.chapter_num, s.latest_chapter_num) IS NOT NULL AND
+        (b.progress_num IS NULL OR coalesce(o.chapter_num, s.latest_chapter_num) > b.progress_num)) AS new,
+       b.updated_at, coalesce(o.reader_id, s.latest_raised_by, '') AS raised_by, coalesce(rr.name, '') AS raised_by_name,
+       s.polled_chapter_num IS NOT NULL AS page_read,
        s.finished_at, s.failing_since, s.site_completed_at
-  FROM bookmarks b JOIN series s USING (site, series_id)
-  LEFT JOIN readers rr ON rr.discord_id = s.latest_raised_by
+  FROM bookmarks b
+ CROSS JOIN LATERAL (
+        SELECT * FROM series s WHERE s.site = b.site AND s.series_id = b.series_id LIMIT 1) s
+  LEFT JOIN LATERAL (
+        SELECT o.reader_id, o.chapter_num, o.chapter_url, o.sighted_at FROM own_sightings o
+         WHERE o.site = b.site AND o.series_id = b.series_id AND o.reader_id = b.reader_id
+           AND s.polled_chapter_num IS NULL AND (s.latest_chapter_num IS NULL OR o.chapter_num > s.latest_chapter_num)
+         LIMIT 1) o ON true
+  LEFT JOIN readers rr ON rr.discord_id = coalesce(o.reader_id, s.latest_raised_by)
  WHERE b.reader_id = $1`
 
 // The search matches what the row shows, as the owner's does (shownName),

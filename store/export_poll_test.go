@@ -12,8 +12,9 @@ var (
 	RefusingRunSQL = refusingRunSQL
 	SidecarDownSQL = sidecarDownRunSQL
 	AdapterBroken  = adapterBrokenSQL
-	RaiseLatestSQL = raiseLatestSQL
+	RaiseLatestSQL = sightSQL
 	PollSeenSQL    = pollSeenSQL
+	BookmarksSQL   = listBookmarksSQL
 	DeleteOrphans  = deleteOrphansSQL
 	NewestDueSQL   = newestDueSQL
 	OldestReadsSQL = oldestReadsSQL

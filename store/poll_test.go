@@ -94,7 +94,7 @@ func TestSightingsCorrectionsAndAttribution(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pollSeries(t, s, "novelfull", "a", "latest_chapter_num = 9")
+	pollSeries(t, s, "novelfull", "a", "latest_chapter_num = 9, polled_chapter_num = 9")
 	pollFailing(t, s, "novelfull", "a", "no_chapter", 5)
 	get := func() store.Series {
 		v, err := s.GetSeries(ctx, "novelfull", "a")
@@ -181,11 +181,15 @@ func TestASightingFarAboveWhatThePageShowedIsRefused(t *testing.T) {
 	if raised, err := s.RaiseLatest(ctx, "novelfull", "a", "321", "", "r1", storetest.Milli(5)); err != nil || !raised || latest() != "321" {
 		t.Fatalf("a Sighting at the bound: raised %v, %v, latest %s", raised, err, latest())
 	}
-	// A Series no read has shown a number for has no bound: its Sightings
-	// are the only numbers it gets, and unverified lists them.
+	// A Series no read has shown a number for has no bound to check: a
+	// lone Sighting there counts for its Reader only, and Latest Chapter
+	// stays as it was (TestAnUnreadPagesSightingCountsForItsReaderOnly).
 	pollSeries(t, s, "novelfull", "b", "")
-	if raised, err := s.RaiseLatest(ctx, "novelfull", "b", "9999999", "", "r1", storetest.Milli(5)); err != nil || !raised {
-		t.Fatalf("a Sighting on a Series no read showed a number for: %v %v", raised, err)
+	if v, err := s.Sight(ctx, "novelfull", "b", "9999999", "", "r1", storetest.Milli(5)); err != nil || v.Raised || !v.OnlyYours {
+		t.Fatalf("a Sighting on a Series no read showed a number for: %+v %v", v, err)
+	}
+	if v, err := s.GetSeries(ctx, "novelfull", "b"); err != nil || v.LatestChapter != nil {
+		t.Fatalf("a lone unbounded Sighting set Latest Chapter: %+v %v", v, err)
 	}
 }
 
@@ -238,6 +242,13 @@ func TestThePlans(t *testing.T) {
 		// Bookmarks on a tenth of the Series, for the removal's statements.
 		`INSERT INTO bookmarks (reader_id, site, series_id, created_at, updated_at)
 		 SELECT 'r1', site, series_id, now(), now() FROM series WHERE series_id LIKE '%9'`,
+		// Own Sightings (migration 0033) on a tenth of the Series, by the
+		// bookmarking Reader and by others.
+		`INSERT INTO readers (discord_id, name, created_at) SELECT 'o' || g, 'Other', now() FROM generate_series(1, 20) g`,
+		`INSERT INTO own_sightings (site, series_id, reader_id, chapter_num, sighted_at)
+		 SELECT site, series_id, r, 7, now() FROM series, unnest(ARRAY['r1', 'o1', 'o2', 'o3']) r WHERE series_id LIKE '%3'`,
+		`INSERT INTO bookmarks (reader_id, site, series_id, created_at, updated_at)
+		 SELECT 'o1', site, series_id, now(), now() FROM series WHERE series_id LIKE '%03'`,
 		// Eight days of the failing history: as many rows as it ever holds.
 		`INSERT INTO failing_history (site, at, failing)
 		 SELECT site, timestamptz 'epoch' + h * interval '1 hour', h % 5 FROM (SELECT DISTINCT site FROM series) s, generate_series(1, 192) h`,
@@ -282,6 +293,10 @@ func TestThePlans(t *testing.T) {
 		// before is one primary-key update.
 		{"a Sighting's raise reads the primary key", plan(store.RaiseLatestSQL, "comix", "s23", "7", "", "r1",
 			storetest.Milli(9000000), 50), []string{"series_pkey"}},
+		{"a Sighting reads the Series' own Sightings by their key", plan(store.RaiseLatestSQL, "comix", "s23", "7", "", "r1",
+			storetest.Milli(9000000), 50), []string{"own_sightings_pkey"}},
+		{"a Reader's list reads their own Sightings by key", plan(store.BookmarksSQL, "o1", false, ""),
+			[]string{"bookmarks_pkey", "own_sightings_pkey"}},
 		{"a read that shows more updates through the primary key", plan(store.PollSeenSQL, "comix", "s23", "7"),
 			[]string{"series_pkey"}},
 		// Its list pages are held to their bound by TestEveryFigureIsBounded.
