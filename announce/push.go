@@ -17,6 +17,7 @@ import (
 
 	webpush "github.com/SherClockHolmes/webpush-go"
 
+	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -162,8 +163,9 @@ func everyReader(a Announcement, err error) map[string]error {
 
 // sendReader pushes msg to each of one Reader's browsers, deleting those
 // the push service says are gone. nil when one took it (the others' failures
-// are logged); ErrGone when every browser is gone (or none is subscribed);
-// else the last failure, to be retried.
+// are logged); ErrUnanswered when a push went and got no answer (it may
+// have been shown, so it is not retried); ErrGone when every browser is gone
+// (or none is subscribed); else the last failure, to be retried.
 func (p *Push) sendReader(ctx context.Context, readerID string, msg []byte) error {
 	subs, err := p.o.Store.PushSubscriptions(ctx, readerID)
 	if err != nil {
@@ -172,7 +174,7 @@ func (p *Push) sendReader(ctx context.Context, readerID string, msg []byte) erro
 	if len(subs) == 0 {
 		return fmt.Errorf("announce: push: no browser subscribed: %w", ErrGone)
 	}
-	var failed error
+	var failed, unanswered error
 	delivered, gone := false, 0
 	for _, s := range subs {
 		err := p.sendOne(ctx, s, msg)
@@ -184,6 +186,8 @@ func (p *Push) sendReader(ctx context.Context, readerID string, msg []byte) erro
 			if derr := p.o.Store.DeletePushSubscription(ctx, s.Endpoint); derr != nil {
 				p.o.Logger.Error("web push: a gone subscription could not be deleted", "reader_id", readerID, "err", derr)
 			}
+		case errors.Is(err, ErrUnanswered):
+			unanswered = err
 		default:
 			p.o.Logger.Warn("web push failed", "reader_id", readerID, "err", err)
 			failed = err
@@ -192,6 +196,8 @@ func (p *Push) sendReader(ctx context.Context, readerID string, msg []byte) erro
 	switch {
 	case delivered:
 		return nil
+	case unanswered != nil:
+		return unanswered
 	case gone == len(subs):
 		return fmt.Errorf("announce: push: every browser unsubscribed: %w", ErrGone)
 	}
@@ -208,6 +214,7 @@ func (p *Push) sendOne(ctx context.Context, s store.PushSubscription, msg []byte
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.o.Timeout)
 	defer cancel()
+	ctx, written := notify.WatchWritten(ctx)
 	resp, err := webpush.SendNotificationWithContext(ctx, msg, &webpush.Subscription{
 		Endpoint: s.Endpoint, Keys: webpush.Keys{P256dh: s.P256dh, Auth: s.Auth},
 	}, &webpush.Options{
@@ -218,6 +225,9 @@ func (p *Push) sendOne(ctx context.Context, s store.PushSubscription, msg []byte
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // url.Error prints the endpoint
+		}
+		if written() {
+			return fmt.Errorf("announce: push to %s: no answer (%w): %w", u.Host, ErrUnanswered, err)
 		}
 		return fmt.Errorf("announce: push to %s: %w", u.Host, err)
 	}

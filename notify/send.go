@@ -159,6 +159,10 @@ func (n *Notifier) deliver(ctx context.Context, c Condition, passAt time.Time) (
 	case deadWebhook:
 		n.logDead()
 		return store.Delivery{AttemptAt: at, Err: deadReason}, true
+	case unanswered:
+		n.log.Warn("owner notice sent but Discord never answered; counted as sent, it may not have arrived",
+			"kind", string(c.Kind), "site", c.Site, "error", res.reason)
+		return store.Delivery{SentAt: at, Unknown: true, Err: res.reason}, false
 	case retryNextPass:
 		d := store.Delivery{AttemptAt: at, Err: res.reason}
 		if res.retryAfter > 0 {

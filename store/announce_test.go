@@ -84,6 +84,7 @@ func TestTheAnnouncementPlans(t *testing.T) {
 		"claim":   {"discord", "comix", noKeys, noKeys, noKeys, t0},
 		"sent":    {"discord", "comix", noKeys, noKeys, noKeys, t0, t0},
 		"failed":  {"discord", "comix", noKeys, noKeys, noKeys, t0, t0, "x"},
+		"unknown": {"discord", "comix", noKeys, noKeys, noKeys, t0, t0, "x"},
 		"settle":  {"discord", "comix", t0},
 		"moot":    {"discord", "comix"},
 		"counts":  {t0.Add(-24 * time.Hour), t0.Add(-48 * time.Hour), "h"},
