@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -449,3 +450,56 @@ func TestASendRefusedBeforeItWasWrittenIsRetried(t *testing.T) {
 		t.Fatalf("%d rows counted as sent after a dial that never connected", unknown)
 	}
 }
+
+// A channel that fails on every pass says so once, not once a pass, until a
+// minute has gone by; a message that goes through says it recovered.
+func TestAChannelFailingOnEveryPassLogsOnceUntilItRecovers(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	world(t, st.Pool())
+	arrive(t, st.Pool(), "101", t0)
+	var mu sync.Mutex
+	healthy := false
+	s := newSink(t, func(_ int, w http.ResponseWriter) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if !healthy {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+		return healthy
+	})
+	var logs strings.Builder
+	var logMu sync.Mutex
+	d, _ := announce.NewDiscord(s.url(), nil)
+	clock := t0
+	a, err := announce.New(announce.Options{Store: st, Senders: []announce.Sender{d},
+		Logger: slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+			logMu.Lock()
+			defer logMu.Unlock()
+			return logs.Write(p)
+		}), nil)),
+		Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		clock = t0.Add(time.Duration(i) * 10 * time.Second)
+		pass(t, a, clock)
+	}
+	count := func(s string) int { logMu.Lock(); defer logMu.Unlock(); return strings.Count(logs.String(), s) }
+	if n := count("not sent to every Reader"); n != 1 || s.posts() != 5 {
+		t.Fatalf("%d lines for 5 failed passes (%d posts), want 1", n, s.posts())
+	}
+	mu.Lock()
+	healthy = true
+	mu.Unlock()
+	clock = t0.Add(time.Minute)
+	pass(t, a, clock)
+	if n := count("not sent to every Reader; retrying on a later pass: recovered"); n != 1 || len(s.messages()) != 1 {
+		t.Fatalf("%d recovery lines, %d messages; want 1 and 1", n, len(s.messages()))
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

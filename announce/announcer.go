@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/internal/repeat"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -75,6 +76,8 @@ type Announcer struct {
 	log     *slog.Logger
 	now     func() time.Time
 	observe Observer
+	// repeated keeps a channel that fails on every pass to a line a minute.
+	repeated *repeat.Log
 
 	mu sync.Mutex
 	// notBefore is, per channel, the end of a 429's wait.
@@ -94,6 +97,7 @@ func New(opts Options) (*Announcer, error) {
 	if a.now == nil {
 		a.now = time.Now
 	}
+	a.repeated = repeat.New(a.log, a.now)
 	seen := map[word.Channel]bool{}
 	for _, s := range opts.Senders {
 		if s == nil {
@@ -326,6 +330,10 @@ func (a *Announcer) react(s Sender, err error, passAt time.Time) (reason string,
 	return err.Error(), isTransport(err)
 }
 
+// notAllSent is logged when a message failed for some Reader: on every
+// pass, for every Series, while the channel fails, so through repeat.Log.
+const notAllSent = "reader announcement not sent to every Reader; retrying on a later pass"
+
 // logJudged says in one line what one message came to.
 func (a *Announcer) logJudged(ch word.Channel, ann Announcement, out []store.AnnounceResult) {
 	attrs := []any{"channel", string(ch), "site", string(ann.Site), "series_id", ann.SeriesID}
@@ -336,10 +344,11 @@ func (a *Announcer) logJudged(ch word.Channel, ann Announcement, out []store.Ann
 	}
 	switch {
 	case retry:
-		a.log.Warn("reader announcement not sent to every Reader; retrying on a later pass", attrs...)
+		a.repeated.Fail(slog.LevelWarn, string(ch), notAllSent, attrs...)
 	case unknown:
 		a.log.Warn("reader announcement sent but not answered; counted as sent, it may not have arrived", attrs...)
 	default:
+		a.repeated.Clear(string(ch), notAllSent, "channel", string(ch))
 		a.log.Info("reader announcement sent", append(attrs, "readers", len(ann.Readers))...)
 	}
 }

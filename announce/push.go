@@ -17,6 +17,7 @@ import (
 
 	webpush "github.com/SherClockHolmes/webpush-go"
 
+	"github.com/mangabookmark/mangabookmark/internal/repeat"
 	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -59,6 +60,8 @@ type PushOptions struct {
 type Push struct {
 	o      PushOptions
 	client *http.Client
+	// repeated keeps a browser that fails on every pass to a line a minute.
+	repeated *repeat.Log
 }
 
 // NewPush builds the Web Push sender.
@@ -75,7 +78,7 @@ func NewPush(o PushOptions) (*Push, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Push{o: o, client: pushClient(o.Loopback)}, nil
+	return &Push{o: o, client: pushClient(o.Loopback), repeated: repeat.New(o.Logger, nil)}, nil
 }
 
 // pushClient dials only public addresses (word.PublicAddr, the fetch gate's
@@ -189,12 +192,13 @@ func (p *Push) sendReader(ctx context.Context, readerID string, msg []byte) erro
 		case errors.Is(err, ErrUnanswered):
 			unanswered = err
 		default:
-			p.o.Logger.Warn("web push failed", "reader_id", readerID, "err", err)
+			p.repeated.Fail(slog.LevelWarn, readerID, pushFailed, "reader_id", readerID, "err", err)
 			failed = err
 		}
 	}
 	switch {
 	case delivered:
+		p.repeated.Clear(readerID, pushFailed, "reader_id", readerID)
 		return nil
 	case unanswered != nil:
 		return unanswered
@@ -203,6 +207,10 @@ func (p *Push) sendReader(ctx context.Context, readerID string, msg []byte) erro
 	}
 	return failed
 }
+
+// pushFailed is logged when a browser's push failed: on every pass while
+// its push service fails, so through repeat.Log.
+const pushFailed = "web push failed"
 
 // sendOne encrypts msg for one browser (RFC 8291, by webpush-go) and posts
 // it within the Timeout. The error names the push service's host, never the
