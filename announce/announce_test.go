@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -390,3 +391,115 @@ func TestAChapterReadWhileItsDigestWaitsIsNotAnnounced(t *testing.T) {
 		t.Fatalf("Ada's moot announcement: %d rows, %v", left, err)
 	}
 }
+
+// hungSink is a Readers' webhook that reads each POST whole and never
+// answers until the test ends.
+func hungSink(t *testing.T) *sink {
+	t.Helper()
+	release := make(chan struct{})
+	s := newSink(t, func(int, http.ResponseWriter) bool { <-release; return false })
+	t.Cleanup(func() { close(release) }) // runs before the server's Close
+	return s
+}
+
+func TestASendThatGotNoAnswerIsNeverPostedAgain(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	world(t, st.Pool())
+	arrive(t, st.Pool(), "101", t0)
+	s := hungSink(t)
+	client := &http.Client{Timeout: 300 * time.Millisecond}
+	a, b := announcer(t, st, s.url(), client), announcer(t, st, s.url(), client)
+	for i, x := range []*announce.Announcer{a, a, b, a} {
+		pass(t, x, t0.Add(time.Duration(i+1)*time.Minute))
+	}
+	if n := s.posts(); n != 1 {
+		t.Fatalf("%d POSTs reached the webhook across four passes; want 1: a request that was written may have arrived", n)
+	}
+	var unknown, sent int
+	var lastErr string
+	if err := st.Pool().QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE sent_unknown),
+		count(*) FILTER (WHERE sent_at IS NOT NULL), max(last_error) FROM announcements`).Scan(&unknown, &sent, &lastErr); err != nil {
+		t.Fatal(err)
+	}
+	if unknown != 2 || sent != 2 || strings.Contains(lastErr, marker) {
+		t.Fatalf("%d rows sent-unknown, %d sent (want 2 and 2: Ada and Bo); last error %q", unknown, sent, lastErr)
+	}
+	counts, err := st.DeliveryCounts(context.Background(), t0, "")
+	if err != nil || counts[0].Channel != word.ChannelDiscord || counts[0].Unknown != 2 || counts[0].Sent != 0 || counts[0].Failed != 0 {
+		t.Fatalf("delivery counts %+v %v; want 2 that may not have arrived, apart from sent", counts, err)
+	}
+}
+
+func TestASendRefusedBeforeItWasWrittenIsRetried(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	world(t, st.Pool())
+	arrive(t, st.Pool(), "101", t0)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close() // its port now refuses the dial
+	a := announcer(t, st, word.Secret(closed.URL+"/api/webhooks/1/"+marker), nil)
+	pass(t, a, t0.Add(time.Minute))
+	rows, err := st.UnsentAnnouncements(context.Background(), "comix", word.ChannelDiscord)
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("after a refused dial %d rows wait to be sent (%v); want Ada's and Bo's, retried on the next pass", len(rows), err)
+	}
+	var unknown int
+	_ = st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM announcements WHERE sent_unknown OR sent_at IS NOT NULL`).Scan(&unknown)
+	if unknown != 0 {
+		t.Fatalf("%d rows counted as sent after a dial that never connected", unknown)
+	}
+}
+
+// A channel that fails on every pass says so once, not once a pass, until a
+// minute has gone by; a message that goes through says it recovered.
+func TestAChannelFailingOnEveryPassLogsOnceUntilItRecovers(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	world(t, st.Pool())
+	arrive(t, st.Pool(), "101", t0)
+	var mu sync.Mutex
+	healthy := false
+	s := newSink(t, func(_ int, w http.ResponseWriter) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if !healthy {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+		return healthy
+	})
+	var logs strings.Builder
+	var logMu sync.Mutex
+	d, _ := announce.NewDiscord(s.url(), nil)
+	clock := t0
+	a, err := announce.New(announce.Options{Store: st, Senders: []announce.Sender{d},
+		Logger: slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+			logMu.Lock()
+			defer logMu.Unlock()
+			return logs.Write(p)
+		}), nil)),
+		Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		clock = t0.Add(time.Duration(i) * 10 * time.Second)
+		pass(t, a, clock)
+	}
+	count := func(s string) int { logMu.Lock(); defer logMu.Unlock(); return strings.Count(logs.String(), s) }
+	if n := count("not sent to every Reader"); n != 1 || s.posts() != 5 {
+		t.Fatalf("%d lines for 5 failed passes (%d posts), want 1", n, s.posts())
+	}
+	mu.Lock()
+	healthy = true
+	mu.Unlock()
+	clock = t0.Add(time.Minute)
+	pass(t, a, clock)
+	if n := count("not sent to every Reader; retrying on a later pass: recovered"); n != 1 || len(s.messages()) != 1 {
+		t.Fatalf("%d recovery lines, %d messages; want 1 and 1", n, len(s.messages()))
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/internal/repeat"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -75,6 +76,8 @@ type Announcer struct {
 	log     *slog.Logger
 	now     func() time.Time
 	observe Observer
+	// repeated keeps a channel that fails on every pass to a line a minute.
+	repeated *repeat.Log
 
 	mu sync.Mutex
 	// notBefore is, per channel, the end of a 429's wait.
@@ -94,6 +97,7 @@ func New(opts Options) (*Announcer, error) {
 	if a.now == nil {
 		a.now = time.Now
 	}
+	a.repeated = repeat.New(a.log, a.now)
 	seen := map[word.Channel]bool{}
 	for _, s := range opts.Senders {
 		if s == nil {
@@ -277,54 +281,87 @@ func (a *Announcer) observed(ch word.Channel, ann Announcement, answers map[stri
 // judge turns a Sender's answers into what to record, per outcome, and
 // reacts to a channel-wide refusal: a 429 waits, a dead webhook is marked.
 func (a *Announcer) judge(s Sender, ann Announcement, g []store.Unsent, answers map[string]error, passAt time.Time) ([]store.AnnounceResult, bool) {
-	ch := s.Channel()
-	byErr := map[string]*store.AnnounceResult{}
-	var order []string
+	type outcome struct {
+		reason  string
+		unknown bool
+	}
+	byOutcome := map[outcome]*store.AnnounceResult{}
+	var order []outcome
 	stop := false
 	for _, u := range g {
-		reason := ""
+		var o outcome
 		if err := answers[u.ReaderID]; err != nil {
-			reason = err.Error()
-			var later *RetryLater
-			switch {
-			case errors.As(err, &later):
-				a.wait(ch, later.Wait)
-				stop = true
-			case errors.Is(err, ErrChannelGone):
-				a.markDead(s, passAt)
-				stop = true
-			case errors.Is(err, ErrGone):
-				reason = store.AnnounceGone
-			default:
-				stop = stop || isTransport(err)
-			}
+			var halt bool
+			o.reason, halt = a.react(s, err, passAt)
+			o.unknown = errors.Is(err, ErrUnanswered)
+			stop = stop || halt
 		}
-		r, ok := byErr[reason]
+		r, ok := byOutcome[o]
 		if !ok {
-			r = &store.AnnounceResult{At: passAt, Err: reason}
-			byErr[reason] = r
-			order = append(order, reason)
+			r = &store.AnnounceResult{At: passAt, Err: o.reason, Unknown: o.unknown}
+			byOutcome[o] = r
+			order = append(order, o)
 		}
 		r.Keys = append(r.Keys, store.AnnouncementKey{ReaderID: u.ReaderID, SeriesID: u.SeriesID, Chapter: u.Chapter})
 	}
 	out := make([]store.AnnounceResult, 0, len(order))
-	for _, reason := range order {
-		out = append(out, *byErr[reason])
+	for _, o := range order {
+		out = append(out, *byOutcome[o])
 	}
-	if out[0].Err != "" || len(out) > 1 {
-		a.log.Warn("reader announcement not sent to every Reader; retrying on a later pass",
-			"channel", string(ch), "site", string(ann.Site), "series_id", ann.SeriesID)
-	} else {
-		a.log.Info("reader announcement sent", "channel", string(ch), "site", string(ann.Site),
-			"series_id", ann.SeriesID, "readers", len(ann.Readers))
-	}
+	a.logJudged(s.Channel(), ann, out)
 	return out, stop
+}
+
+// react reads one failed answer: the reason to record, and whether the
+// channel sends nothing more this pass (a 429 waits, a dead webhook is
+// marked, an endpoint that did not answer is not asked again).
+func (a *Announcer) react(s Sender, err error, passAt time.Time) (reason string, stop bool) {
+	var later *RetryLater
+	switch {
+	case errors.As(err, &later):
+		a.wait(s.Channel(), later.Wait)
+		return err.Error(), true
+	case errors.Is(err, ErrChannelGone):
+		a.markDead(s, passAt)
+		return err.Error(), true
+	case errors.Is(err, ErrGone):
+		return store.AnnounceGone, false
+	}
+	return err.Error(), isTransport(err)
+}
+
+// notAllSent is logged when a message failed for some Reader: on every
+// pass, for every Series, while the channel fails, so through repeat.Log.
+const notAllSent = "reader announcement not sent to every Reader; retrying on a later pass"
+
+// logJudged says in one line what one message came to.
+func (a *Announcer) logJudged(ch word.Channel, ann Announcement, out []store.AnnounceResult) {
+	attrs := []any{"channel", string(ch), "site", string(ann.Site), "series_id", ann.SeriesID}
+	retry, unknown := false, false
+	for _, r := range out {
+		retry = retry || (r.Err != "" && !r.Unknown)
+		unknown = unknown || r.Unknown
+	}
+	switch {
+	case retry:
+		a.repeated.Fail(slog.LevelWarn, string(ch), notAllSent, attrs...)
+	case unknown:
+		a.log.Warn("reader announcement sent but not answered; counted as sent, it may not have arrived", attrs...)
+	default:
+		a.repeated.Clear(string(ch), notAllSent, "channel", string(ch))
+		a.log.Info("reader announcement sent", append(attrs, "readers", len(ann.Readers))...)
+	}
 }
 
 // ErrTransport marks a send that never got an answer (a timeout, a refused
 // connection): the channel sends nothing more this pass, so a hung endpoint
 // costs one timeout per pass, not one per Series.
 var ErrTransport = errors.New("announce: no answer")
+
+// ErrUnanswered marks a send whose request was written whole and then got
+// no answer: it may have arrived, so its rows are recorded sent-unknown and
+// never posted again (docs/adr/0017).
+var ErrUnanswered = errors.New("the request was sent")
 
 func isTransport(err error) bool { return errors.Is(err, ErrTransport) }
 

@@ -183,6 +183,7 @@ func (d *Discord) post(ctx context.Context, p discordPayload) error {
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}
+	ctx, written := notify.WatchWritten(ctx)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.hook.Reveal(), bytes.NewReader(body))
 	if err != nil {
 		return notify.Scrub(err, *d.hook)
@@ -190,6 +191,9 @@ func (d *Discord) post(ctx context.Context, p discordPayload) error {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "mangabookmark (reader announcements)")
 	resp, err := d.client.Do(req)
+	if err != nil && written() {
+		return fmt.Errorf("%w (%w): %w", ErrTransport, ErrUnanswered, notify.Scrub(err, *d.hook))
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrTransport, notify.Scrub(err, *d.hook))
 	}

@@ -17,6 +17,8 @@ import (
 
 	webpush "github.com/SherClockHolmes/webpush-go"
 
+	"github.com/mangabookmark/mangabookmark/internal/repeat"
+	"github.com/mangabookmark/mangabookmark/notify"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -58,6 +60,8 @@ type PushOptions struct {
 type Push struct {
 	o      PushOptions
 	client *http.Client
+	// repeated keeps a browser that fails on every pass to a line a minute.
+	repeated *repeat.Log
 }
 
 // NewPush builds the Web Push sender.
@@ -74,7 +78,7 @@ func NewPush(o PushOptions) (*Push, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Push{o: o, client: pushClient(o.Loopback)}, nil
+	return &Push{o: o, client: pushClient(o.Loopback), repeated: repeat.New(o.Logger, nil)}, nil
 }
 
 // pushClient dials only public addresses (word.PublicAddr, the fetch gate's
@@ -162,8 +166,9 @@ func everyReader(a Announcement, err error) map[string]error {
 
 // sendReader pushes msg to each of one Reader's browsers, deleting those
 // the push service says are gone. nil when one took it (the others' failures
-// are logged); ErrGone when every browser is gone (or none is subscribed);
-// else the last failure, to be retried.
+// are logged); ErrUnanswered when a push went and got no answer (it may
+// have been shown, so it is not retried); ErrGone when every browser is gone
+// (or none is subscribed); else the last failure, to be retried.
 func (p *Push) sendReader(ctx context.Context, readerID string, msg []byte) error {
 	subs, err := p.o.Store.PushSubscriptions(ctx, readerID)
 	if err != nil {
@@ -172,7 +177,7 @@ func (p *Push) sendReader(ctx context.Context, readerID string, msg []byte) erro
 	if len(subs) == 0 {
 		return fmt.Errorf("announce: push: no browser subscribed: %w", ErrGone)
 	}
-	var failed error
+	var failed, unanswered error
 	delivered, gone := false, 0
 	for _, s := range subs {
 		err := p.sendOne(ctx, s, msg)
@@ -184,19 +189,28 @@ func (p *Push) sendReader(ctx context.Context, readerID string, msg []byte) erro
 			if derr := p.o.Store.DeletePushSubscription(ctx, s.Endpoint); derr != nil {
 				p.o.Logger.Error("web push: a gone subscription could not be deleted", "reader_id", readerID, "err", derr)
 			}
+		case errors.Is(err, ErrUnanswered):
+			unanswered = err
 		default:
-			p.o.Logger.Warn("web push failed", "reader_id", readerID, "err", err)
+			p.repeated.Fail(slog.LevelWarn, readerID, pushFailed, "reader_id", readerID, "err", err)
 			failed = err
 		}
 	}
 	switch {
 	case delivered:
+		p.repeated.Clear(readerID, pushFailed, "reader_id", readerID)
 		return nil
+	case unanswered != nil:
+		return unanswered
 	case gone == len(subs):
 		return fmt.Errorf("announce: push: every browser unsubscribed: %w", ErrGone)
 	}
 	return failed
 }
+
+// pushFailed is logged when a browser's push failed: on every pass while
+// its push service fails, so through repeat.Log.
+const pushFailed = "web push failed"
 
 // sendOne encrypts msg for one browser (RFC 8291, by webpush-go) and posts
 // it within the Timeout. The error names the push service's host, never the
@@ -208,6 +222,7 @@ func (p *Push) sendOne(ctx context.Context, s store.PushSubscription, msg []byte
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.o.Timeout)
 	defer cancel()
+	ctx, written := notify.WatchWritten(ctx)
 	resp, err := webpush.SendNotificationWithContext(ctx, msg, &webpush.Subscription{
 		Endpoint: s.Endpoint, Keys: webpush.Keys{P256dh: s.P256dh, Auth: s.Auth},
 	}, &webpush.Options{
@@ -218,6 +233,9 @@ func (p *Push) sendOne(ctx context.Context, s store.PushSubscription, msg []byte
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // url.Error prints the endpoint
+		}
+		if written() {
+			return fmt.Errorf("announce: push to %s: no answer (%w): %w", u.Host, ErrUnanswered, err)
 		}
 		return fmt.Errorf("announce: push to %s: %w", u.Host, err)
 	}

@@ -317,3 +317,30 @@ func TestPushToAReaderWithNoBrowserIsGone(t *testing.T) {
 }
 
 func elliptic256() elliptic.Curve { return elliptic.P256() }
+
+func TestAPushTheServiceNeverAnsweredIsUnansweredNotRetried(t *testing.T) {
+	t.Parallel()
+	st, _, keys := setup(t, "ada")
+	release := make(chan struct{})
+	var posts atomic.Int32
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		posts.Add(1)
+		<-release
+	}))
+	t.Cleanup(svc.Close)
+	t.Cleanup(func() { close(release) })
+	save(t, st, newBrowser(t).subscription("ada", svc.URL+"/push/ada-1"))
+	p, err := announce.NewPush(announce.PushOptions{Store: st, Keys: keys, Subject: "https://manga.example",
+		Timeout: 300 * time.Millisecond, Loopback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.Send(context.Background(), announcement("ada"))["ada"]
+	if !errors.Is(err, announce.ErrUnanswered) || errors.Is(err, announce.ErrGone) || strings.Contains(err.Error(), "/push/") {
+		t.Fatalf("err = %v; want unanswered (it may have been shown), naming no endpoint", err)
+	}
+	if posts.Load() != 1 {
+		t.Fatalf("%d pushes reached the service, want 1", posts.Load())
+	}
+}

@@ -287,6 +287,8 @@ type Notice struct {
 	Kind, Subject, Since, Sent string
 	Fix                        string // notify.Fix: the same sentence as the embed
 	Pending                    bool
+	// MayNotHaveArrived: sent, and no answer came; it is not sent again.
+	MayNotHaveArrived bool
 }
 
 // LanesPage is /admin/lanes.
@@ -305,6 +307,9 @@ type LanesPage struct {
 // "discord 12 sent · 1 failed" per channel.
 type AnnouncementsView struct {
 	Counts string
+	// MayNotHaveArrived counts, per channel, the announcements sent with no
+	// answer ("discord 2"); "" when none. They are not sent again.
+	MayNotHaveArrived string
 	// DiscordOff: READERS_WEBHOOK_URL is unset. DiscordDead is the age of
 	// the webhook's 404 ("" while alive): the channel is off until it changes.
 	DiscordOff  bool

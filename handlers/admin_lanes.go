@@ -260,16 +260,21 @@ func lanesPage(d Deps, r *http.Request, now time.Time, mark func(*components.Lan
 // and failed in the last day, and the Discord channel's state.
 func announcementsView(d Deps, read lanesRead, now time.Time) components.AnnouncementsView {
 	v := components.AnnouncementsView{DiscordOff: d.ReadersWebhookHash == ""}
-	var counts []string
+	var counts, unknown []string
 	for _, c := range read.delivery {
-		if c.Sent+c.Failed > 0 {
+		if c.Sent+c.Failed+c.Unknown > 0 {
 			counts = append(counts, fmt.Sprintf("%s %d sent · %d failed", c.Channel, c.Sent, c.Failed))
+		}
+		// Sent with no answer: counted apart, as ADR 0017 says.
+		if c.Unknown > 0 {
+			unknown = append(unknown, fmt.Sprintf("%s %d", c.Channel, c.Unknown))
 		}
 		if !c.ReadersDeadAt.IsZero() && d.ReadersWebhookHash != "" {
 			v.DiscordDead = word.Age(now.Sub(c.ReadersDeadAt))
 		}
 	}
 	v.Counts = strings.Join(counts, "; ")
+	v.MayNotHaveArrived = strings.Join(unknown, "; ")
 	return v
 }
 
@@ -383,6 +388,8 @@ func noticeView(n notify.Notice, now time.Time) components.Notice {
 		v.Since = word.Age(now.Sub(n.Since))
 	}
 	switch {
+	case n.MayNotHaveArrived:
+		v.Sent, v.MayNotHaveArrived = "sent "+word.Ago(now.Sub(n.SentAt))+"; may not have arrived: no answer came ("+n.LastError+"); not sent again", true
 	case !n.Pending():
 		v.Sent = "sent " + word.Ago(now.Sub(n.SentAt))
 	case n.LastError != "":

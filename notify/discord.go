@@ -140,6 +140,7 @@ const (
 	retryNextPass                // 429, 5xx, transport failure: the next pass tries again
 	deadWebhook                  // 404 Unknown Webhook: stop sending until the setting changes
 	rejected                     // any other answer: tried again no sooner than an hour
+	unanswered                   // written, then no answer: counted as sent, may not have arrived
 )
 
 // statusTable classifies Discord's answer; the first matching row wins and
@@ -172,6 +173,8 @@ func (r sendResult) result() word.SendResult {
 	switch {
 	case r.verdict == delivered:
 		return word.SendSent
+	case r.verdict == unanswered:
+		return word.SendNoAnswer
 	case r.verdict == deadWebhook:
 		return word.SendGone
 	case r.verdict == rejected && r.status == 0:
@@ -207,6 +210,7 @@ func (n *Notifier) send(ctx context.Context, c Condition, passAt time.Time) send
 	if err != nil {
 		return sendResult{verdict: rejected, reason: "encode message: " + err.Error()}
 	}
+	ctx, written := WatchWritten(ctx)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.hook.url.Reveal(), bytes.NewReader(body))
 	if err != nil {
 		return sendResult{verdict: rejected, reason: n.scrub(err).Error()}
@@ -214,6 +218,9 @@ func (n *Notifier) send(ctx context.Context, c Condition, passAt time.Time) send
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "mangabookmark (owner notices)")
 	resp, err := n.client.Do(req)
+	if err != nil && written() {
+		return sendResult{verdict: unanswered, reason: n.scrub(err).Error()}
+	}
 	if err != nil {
 		return sendResult{verdict: retryNextPass, reason: n.scrub(err).Error()}
 	}

@@ -28,6 +28,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/internal/repeat"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -116,6 +117,8 @@ type Notifier struct {
 
 	deadLogged atomic.Bool
 	observer   Observer
+	// repeated keeps a notice that fails on every pass to a line a minute.
+	repeated *repeat.Log
 }
 
 type webhook struct {
@@ -144,6 +147,7 @@ func New(opts Options) (*Notifier, error) {
 	if n.log == nil {
 		n.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	n.repeated = repeat.New(n.log, n.now)
 	if n.window <= 0 {
 		n.window = word.OwnerWindow
 	}

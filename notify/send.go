@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/store"
@@ -154,17 +155,22 @@ func (n *Notifier) deliver(ctx context.Context, c Condition, passAt time.Time) (
 	}
 	switch res.verdict {
 	case delivered:
+		n.repeated.Clear(string(c.Kind)+"/"+c.Site, notSent, "kind", string(c.Kind), "site", c.Site)
 		n.log.Info("owner notice sent", "kind", string(c.Kind), "site", c.Site)
 		return store.Delivery{SentAt: at}, false
 	case deadWebhook:
 		n.logDead()
 		return store.Delivery{AttemptAt: at, Err: deadReason}, true
+	case unanswered:
+		n.log.Warn("owner notice sent but Discord never answered; counted as sent, it may not have arrived",
+			"kind", string(c.Kind), "site", c.Site, "error", res.reason)
+		return store.Delivery{SentAt: at, Unknown: true, Err: res.reason}, false
 	case retryNextPass:
 		d := store.Delivery{AttemptAt: at, Err: res.reason}
 		if res.retryAfter > 0 {
 			d.RetryNotBefore = passAt.Add(res.retryAfter)
 		}
-		n.log.Warn("owner notice not sent; retrying on a later pass",
+		n.repeated.Fail(slog.LevelWarn, string(c.Kind)+"/"+c.Site, notSent,
 			"kind", string(c.Kind), "site", c.Site, "status", res.status, "error", res.reason)
 		return d, false
 	default: // rejected
@@ -178,6 +184,10 @@ func (n *Notifier) deliver(ctx context.Context, c Condition, passAt time.Time) (
 			RetryNotBefore: passAt.Add(rejectedRetry)}, false
 	}
 }
+
+// notSent is logged when a send failed and waits for a later pass: on every
+// pass while Discord fails, so through repeat.Log.
+const notSent = "owner notice not sent; retrying on a later pass"
 
 // rejectedRetry is how long a message Discord refused (a 4xx other than 404
 // and 429) waits before it is tried again: a Lane's default rest.

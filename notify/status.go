@@ -19,11 +19,15 @@ type Notice struct {
 	Holds bool
 	Since time.Time // when the condition began (zero unless Holds)
 	// SentAt is when Discord accepted the message; zero while pending.
-	SentAt         time.Time
-	Attempts       int
-	LastAttemptAt  time.Time
-	LastError      string // free of the webhook address
-	RetryNotBefore time.Time
+	SentAt time.Time
+	// MayNotHaveArrived: the message was sent and no answer came (or its
+	// sender stopped mid-send). It counts as sent and is not sent again
+	// (docs/adr/0005); SentAt is when it went.
+	MayNotHaveArrived bool
+	Attempts          int
+	LastAttemptAt     time.Time
+	LastError         string // free of the webhook address
+	RetryNotBefore    time.Time
 	// GaveUp: Discord refused the message itself (a 4xx other than 404 and
 	// 429); it is tried again from RetryNotBefore, an hour on.
 	GaveUp bool
@@ -85,11 +89,12 @@ func (n *Notifier) QueueStatus(b *store.Batch, now time.Time) (finish func() (Ve
 		}
 		for _, r := range rows {
 			nt := Notice{
-				Kind:      r.Kind,
-				Site:      r.Site,
-				Attempts:  r.Attempts,
-				LastError: r.LastError,
-				GaveUp:    r.GaveUp,
+				Kind:              r.Kind,
+				Site:              r.Site,
+				Attempts:          r.Attempts,
+				LastError:         r.LastError,
+				GaveUp:            r.GaveUp,
+				MayNotHaveArrived: r.SentUnknown,
 			}
 			nt.SentAt, nt.LastAttemptAt, nt.RetryNotBefore = r.NotifiedAt, r.LastAttemptAt, r.RetryNotBefore
 			if c, ok := held[subject{nt.Kind, nt.Site}]; ok {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"slices"
 	"strings"
@@ -263,19 +264,17 @@ func TestADeadWebhookStopsEverySendUntilTheSettingChanges(t *testing.T) {
 	}
 }
 
-func TestASinkThatHangsPastTheTimeoutLeavesTheNoticePending(t *testing.T) {
+// A POST Discord read whole and never answered may have arrived: the notice
+// counts as sent, marked as maybe not arrived, and is never posted again
+// (docs/adr/0005).
+func TestASinkThatHangsAfterTheMessageWentIsNeverAskedAgain(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, config{timeout: 200 * time.Millisecond, reply: func(n int, w http.ResponseWriter, r *http.Request) bool {
-		if n > 1 {
-			w.WriteHeader(http.StatusNoContent)
-			return true
-		}
-		select {
-		case <-r.Context().Done():
-		case <-time.After(3 * time.Second):
-		}
+	release := make(chan struct{})
+	h := newHarness(t, config{timeout: 200 * time.Millisecond, reply: func(int, http.ResponseWriter, *http.Request) bool {
+		<-release
 		return false
 	}})
+	t.Cleanup(func() { close(release) }) // before the sink's Close
 	h.run("asurascans", 0, 13, stallPass)
 	start := time.Now()
 	h.pass("asurascans", hours(13), stallPass)
@@ -283,12 +282,35 @@ func TestASinkThatHangsPastTheTimeoutLeavesTheNoticePending(t *testing.T) {
 		t.Fatalf("the pass waited %s; the client timeout is 200ms", el)
 	}
 	n, _ := h.notice(word.Stall, "asurascans")
-	if !n.NotifiedAt.IsZero() || !strings.Contains(n.LastError, "timed out") || strings.Contains(n.LastError, marker) {
-		t.Fatalf("after the timeout: %+v; want pending, timed out, no address", n)
+	if n.NotifiedAt.IsZero() || !n.SentUnknown {
+		t.Fatalf("after the timeout: %+v; want counted as sent, marked as maybe not arrived", n)
 	}
+	h.run("asurascans", 14, 17, stallPass)
+	if req, _ := h.sink.counts(); req != 1 {
+		t.Fatalf("%d POSTs reached the webhook across four passes; want 1", req)
+	}
+	if logs := h.logs.String(); !strings.Contains(logs, "may not have arrived") || strings.Contains(logs, marker) {
+		t.Fatalf("the log does not say the notice may not have arrived, or names the address:\n%s", logs)
+	}
+}
+
+// A POST that never left (the dial refused) sent nothing: the notice stays
+// pending and the next pass tries again.
+func TestASinkThatRefusesTheConnectionLeavesTheNoticePending(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, config{})
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	h.n = h.notifier(word.Secret(closed.URL+"/api/webhooks/1234567890/"+marker), config{})
+	h.run("asurascans", 0, 14, stallPass)
+	n, _ := h.notice(word.Stall, "asurascans")
+	if !n.NotifiedAt.IsZero() || n.SentUnknown || n.Attempts != 1 || strings.Contains(n.LastError, marker) {
+		t.Fatalf("after a refused dial: %+v; want pending, one attempt, no address", n)
+	}
+	h.n = h.notifier(h.sink.url(), config{})
 	h.pass("asurascans", hours(14), stallPass)
-	if n, _ := h.notice(word.Stall, "asurascans"); n.NotifiedAt.IsZero() {
-		t.Fatal("the next pass did not retry")
+	if n, _ := h.notice(word.Stall, "asurascans"); n.NotifiedAt.IsZero() || n.SentUnknown {
+		t.Fatalf("the next pass did not retry: %+v", n)
 	}
 }
 

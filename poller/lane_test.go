@@ -1107,3 +1107,36 @@ func TestASitesOwnPaceIsItsLanesFloor(t *testing.T) {
 		t.Fatalf("next read at %v, want %v: the Site's own pace", got, want)
 	}
 }
+
+// A Lane asks for its lease on every tick; while the database refuses, that
+// is one line, then one a minute with the count, then one when it clears.
+func TestALeaseNotTakenOnEveryTickLogsOnceAMinuteAndItsRecovery(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	if err := r.pool.Ping(r.ctx); err != nil { // keep one pooled connection open
+		t.Fatal(err)
+	}
+	r.exec(`DO $$ BEGIN EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC, %I', current_database(), current_user); END $$`)
+	const line = `msg="lane lease not taken"`
+	for range 20 { // 20 ticks in 10 s
+		r.clk.Advance(500 * time.Millisecond)
+		if pass := r.p.RunPass(r.ctx, site); pass.Skip != word.SkipLockError {
+			t.Fatalf("%+v", pass)
+		}
+	}
+	if n := strings.Count(r.logs.String(), line); n != 1 {
+		t.Fatalf("20 failed lease asks in 10 s wrote %d lines, want 1:\n%s", n, r.logs)
+	}
+	r.clk.Advance(time.Minute)
+	r.p.RunPass(r.ctx, site)
+	if n := strings.Count(r.logs.String(), line); n != 2 || !strings.Contains(r.logs.String(), "repeated=20") {
+		t.Fatalf("after a minute: %d lines, want 2, the second counting 20:\n%s", n, r.logs)
+	}
+	r.exec(`DO $$ BEGIN EXECUTE format('GRANT CONNECT ON DATABASE %I TO PUBLIC, %I', current_database(), current_user); END $$`)
+	r.clk.Advance(time.Second)
+	r.p.RunPass(r.ctx, site)
+	if n := strings.Count(r.logs.String(), `msg="lane lease not taken: recovered"`); n != 1 || !strings.Contains(r.logs.String(), "failures=21") {
+		t.Fatalf("the recovery: %d lines, want 1 after 21 failures:\n%s", n, r.logs)
+	}
+}

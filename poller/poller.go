@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/adapters"
+	"github.com/mangabookmark/mangabookmark/internal/repeat"
 	"github.com/mangabookmark/mangabookmark/poller/schedule"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -194,12 +195,17 @@ type Poller struct {
 	lanes map[string]*lane
 	// browserDownUntil is shared by every browser Lane of this process.
 	browserDownUntil time.Time
+	// repeated keeps a failure every Lane tick meets (the lease asked of a
+	// database that is away) to a line a minute.
+	repeated *repeat.Log
 }
 
 // New returns a Poller reading through r and writing through st, with c's
 // zero fields at their defaults.
 func New(st *store.Store, r Reader, c Config) *Poller {
-	return &Poller{st: st, reader: r, cfg: c.normalised(), lanes: map[string]*lane{}, holder: newHolder()}
+	p := &Poller{st: st, reader: r, cfg: c.normalised(), lanes: map[string]*lane{}, holder: newHolder()}
+	p.repeated = repeat.New(p.cfg.Logger, p.cfg.Now)
+	return p
 }
 
 // lane is one Site's in-process state.
@@ -306,6 +312,10 @@ func (p *Poller) markBrowserDown(at time.Time) {
 	p.browserDownUntil = at.Add(p.cfg.BrowserDownFor)
 }
 
+// leaseNotTaken is logged when the lease could not be asked for: on every
+// tick of the Lane while the database is away, so through repeat.Log.
+const leaseNotTaken = "lane lease not taken"
+
 // leading reports whether this process holds site's Lane lease, taking it
 // when free; an error means the lease could not even be asked for. A held
 // lease is renewed first: one that another holder took (this process could
@@ -324,9 +334,10 @@ func (p *Poller) leading(ctx context.Context, site string, l *lane) (bool, error
 	}
 	lock, left, err := p.st.TryLockLane(ctx, site, store.LeaseAsk{Holder: p.holder, TTL: p.cfg.LeaderLease, Pace: p.cfg.PollEvery[site]})
 	if err != nil {
-		p.log().Warn("lane lease not taken", "site", site, "err", err)
+		p.repeated.Fail(slog.LevelWarn, site, leaseNotTaken, "site", site, "err", err)
 		return false, err
 	}
+	p.repeated.Clear(site, leaseNotTaken, "site", site)
 	if lock == nil {
 		l.leaseLeft = left
 		return false, nil
@@ -715,9 +726,15 @@ func (p *Poller) notify(ctx context.Context, pass *Pass) {
 		}
 	}()
 	if err := p.cfg.Notifier(nctx, pass.Site, pass.StartedAt); err != nil {
-		p.log().Error("notifier failed", "site", pass.Site, "err", err)
+		p.repeated.Fail(slog.LevelError, pass.Site, notifierFailed, "site", pass.Site, "err", err)
+		return
 	}
+	p.repeated.Clear(pass.Site, notifierFailed, "site", pass.Site)
 }
+
+// notifierFailed is logged when the pass's notices or announcements could
+// not be checked: on every pass while the cause lasts.
+const notifierFailed = "notifier failed"
 
 // pollOne Polls one Series: stamp, read, write. counted is false when the
 // Series was not this pass's to poll (its stamp moved: another pass took it).

@@ -162,17 +162,26 @@ func (s *Store) ClaimAnnouncements(ctx context.Context, ch word.Channel, site st
 
 // AnnounceResult is what one claimed send did for some rows: sent at At, or
 // failed at At with Err (free of secrets; AnnounceGone when the endpoint is
-// gone for good).
+// gone for good). Unknown, with Err saying why, is a send whose request was
+// written and never answered: it may have arrived, so it is recorded as sent
+// and never posted again (docs/adr/0017).
 type AnnounceResult struct {
-	Keys []AnnouncementKey
-	At   time.Time
-	Err  string
+	Keys    []AnnouncementKey
+	At      time.Time
+	Err     string
+	Unknown bool
 }
 
 // Both writes act only on rows still claimed at $6 by this claimer: a claim
 // taken over as stale (and settled) takes the late answer with it.
 const recordAnnouncementsSentSQL = `
 UPDATE announcements n SET sent_at = $7, claimed_at = NULL
+FROM unnest($3::text[], $4::text[], $5::text[]) AS k(reader_id, series_id, chapter)
+WHERE n.channel = $1 AND n.site = $2 AND n.reader_id = k.reader_id AND n.series_id = k.series_id
+  AND n.chapter_num = k.chapter::numeric AND n.sent_at IS NULL AND n.claimed_at = $6`
+
+const recordAnnouncementsUnknownSQL = `
+UPDATE announcements n SET sent_at = $7, sent_unknown = true, claimed_at = NULL, attempts = n.attempts + 1, last_error = $8
 FROM unnest($3::text[], $4::text[], $5::text[]) AS k(reader_id, series_id, chapter)
 WHERE n.channel = $1 AND n.site = $2 AND n.reader_id = k.reader_id AND n.series_id = k.series_id
   AND n.chapter_num = k.chapter::numeric AND n.sent_at IS NULL AND n.claimed_at = $6`
@@ -188,9 +197,12 @@ WHERE n.channel = $1 AND n.site = $2 AND n.reader_id = k.reader_id AND n.series_
 func (s *Store) RecordAnnounced(ctx context.Context, ch word.Channel, site string, claimedAt time.Time, res AnnounceResult) error {
 	r, se, c := keyArrays(res.Keys)
 	var err error
-	if res.Err == "" {
+	switch {
+	case res.Unknown:
+		_, err = s.pool.Exec(ctx, recordAnnouncementsUnknownSQL, ch, site, r, se, c, instant(claimedAt), instant(res.At), res.Err)
+	case res.Err == "":
 		_, err = s.pool.Exec(ctx, recordAnnouncementsSentSQL, ch, site, r, se, c, instant(claimedAt), instant(res.At))
-	} else {
+	default:
 		_, err = s.pool.Exec(ctx, recordAnnouncementsFailedSQL, ch, site, r, se, c, instant(claimedAt), instant(res.At), res.Err)
 	}
 	if err != nil {
@@ -200,10 +212,11 @@ func (s *Store) RecordAnnounced(ctx context.Context, ch word.Channel, site strin
 }
 
 // settleAnnouncementsSQL counts a claim older than $3 as sent at its claim
-// time: its holder stopped between the claim and the record, and the
-// message may have gone (ADR 0005: a missed message is the smaller fault).
+// time, its outcome unknown: its holder stopped between the claim and the
+// record, and the message may have gone (ADR 0005: a missed message is the
+// smaller fault).
 const settleAnnouncementsSQL = `
-UPDATE announcements SET sent_at = claimed_at, claimed_at = NULL
+UPDATE announcements SET sent_at = claimed_at, sent_unknown = true, claimed_at = NULL
 WHERE channel = $1 AND site = $2 AND sent_at IS NULL AND claimed_at < $3`
 
 // SettleStaleAnnouncements counts the Site's claims older than staleBefore
@@ -239,11 +252,13 @@ func (s *Store) DropMootAnnouncements(ctx context.Context, ch word.Channel, site
 	return tag.RowsAffected(), nil
 }
 
-// ChannelDelivery is one channel's announcements sent and failed (unsent,
-// last attempt failed) in a window, for the owner's Lanes page.
+// ChannelDelivery is one channel's announcements sent, sent with no answer
+// (Unknown: they may not have arrived) and failed (unsent, last attempt
+// failed) in a window, for the owner's Lanes page and the notices command.
 type ChannelDelivery struct {
 	Channel word.Channel `db:"channel"`
 	Sent    int          `db:"sent"`
+	Unknown int          `db:"unknown"`
 	Failed  int          `db:"failed"`
 	// ReadersDeadAt is when the Readers' webhook answered 404 (the same on
 	// every row; zero while alive or unasked).
@@ -258,18 +273,20 @@ type ChannelDelivery struct {
 const deliveryCountsSQL = `
 WITH c AS (
     SELECT channel,
-           count(*) FILTER (WHERE sent_at >= $1)::int AS sent,
+           count(*) FILTER (WHERE sent_at >= $1 AND NOT sent_unknown)::int AS sent,
+           count(*) FILTER (WHERE sent_at >= $1 AND sent_unknown)::int AS unknown,
            count(*) FILTER (WHERE sent_at IS NULL AND failed_at >= $1)::int AS failed
     FROM announcements
     WHERE created_at >= $2
     GROUP BY channel)
-SELECT ch.channel, coalesce(c.sent, 0) AS sent, coalesce(c.failed, 0) AS failed,
+SELECT ch.channel, coalesce(c.sent, 0) AS sent, coalesce(c.unknown, 0) AS unknown, coalesce(c.failed, 0) AS failed,
        (SELECT max(dead_at) FROM dead_webhooks WHERE url_hash = $3) AS readers_dead_at
 FROM (VALUES ('discord'), ('push')) AS ch(channel)
 LEFT JOIN c ON c.channel = ch.channel
 ORDER BY ch.channel`
 
-// DeliveryCounts counts each channel's announcements sent and failed since
+// DeliveryCounts counts each channel's announcements sent, sent unknown and
+// failed since
 // `since`; readersHash is the Readers' webhook's dead_webhooks key ("" when
 // none).
 func (s *Store) DeliveryCounts(ctx context.Context, since time.Time, readersHash string) ([]ChannelDelivery, error) {

@@ -84,6 +84,7 @@ func TestTheAnnouncementPlans(t *testing.T) {
 		"claim":   {"discord", "comix", noKeys, noKeys, noKeys, t0},
 		"sent":    {"discord", "comix", noKeys, noKeys, noKeys, t0, t0},
 		"failed":  {"discord", "comix", noKeys, noKeys, noKeys, t0, t0, "x"},
+		"unknown": {"discord", "comix", noKeys, noKeys, noKeys, t0, t0, "x"},
 		"settle":  {"discord", "comix", t0},
 		"moot":    {"discord", "comix"},
 		"counts":  {t0.Add(-24 * time.Hour), t0.Add(-48 * time.Hour), "h"},
@@ -104,5 +105,77 @@ func TestTheAnnouncementPlans(t *testing.T) {
 				t.Errorf("%s scans %s:\n%s", name, table, plan)
 			}
 		}
+	}
+}
+
+// announceWorld seeds one Discord Reader behind on comix/s1 and the
+// Arrival of chapter 100 that owes them an announcement, recorded at t0.
+func announceWorld(t *testing.T, s *store.Store, t0 time.Time) store.AnnouncementKey {
+	t.Helper()
+	storetest.Insert(t, s.Pool(), storetest.Reader{ID: "111"})
+	storetest.Insert(t, s.Pool(), storetest.Series{Site: "comix", ID: "s1", LatestChapter: "100", CheckedAt: t0})
+	storetest.Insert(t, s.Pool(), storetest.Bookmark{Reader: "111", Site: "comix", Series: "s1", Progress: "99"})
+	storetest.Insert(t, s.Pool(), storetest.ReaderSettings{Reader: "111", Discord: true})
+	storetest.Insert(t, s.Pool(), storetest.Arrival{Site: "comix", Series: "s1", Chapter: "100", ConfirmedAt: t0})
+	if n, err := s.RecordAnnouncements(context.Background(), "comix", t0.Add(-time.Hour), t0, true); n != 1 || err != nil {
+		t.Fatalf("recorded %d, %v", n, err)
+	}
+	return store.AnnouncementKey{ReaderID: "111", SeriesID: "s1", Chapter: "100"}
+}
+
+// TestAnAnnouncementIsClaimedByOneProcessAtATime walks one row through
+// claim, send and record in turn, so each guard of the claim is seen to
+// hold without a race: a row claimed by one process, or already sent, is
+// never claimed again (docs/adr/0017).
+func TestAnAnnouncementIsClaimedByOneProcessAtATime(t *testing.T) {
+	t.Parallel()
+	s := storetest.New(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	key := announceWorld(t, s, t0)
+	keys := []store.AnnouncementKey{key}
+	claim := func(at time.Time) int {
+		t.Helper()
+		won, err := s.ClaimAnnouncements(ctx, word.ChannelDiscord, "comix", keys, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(won)
+	}
+	if n := claim(t0.Add(time.Second)); n != 1 {
+		t.Fatalf("the first claim won %d rows, want 1", n)
+	}
+	// The claim is committed: another process's claim finds it and stays out.
+	if n := claim(t0.Add(2 * time.Second)); n != 0 {
+		t.Fatalf("a second claim while the first holds the row won %d, want 0", n)
+	}
+	// An answer from a process that does not hold the claim writes nothing.
+	if err := s.RecordAnnounced(ctx, word.ChannelDiscord, "comix", t0.Add(2*time.Second),
+		store.AnnounceResult{Keys: keys, At: t0.Add(3 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	var sent, claimed *time.Time
+	row := func() {
+		t.Helper()
+		if err := s.Pool().QueryRow(ctx, `SELECT sent_at, claimed_at FROM announcements`).Scan(&sent, &claimed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if row(); sent != nil || claimed == nil || !claimed.Equal(t0.Add(time.Second)) {
+		t.Fatalf("after another process's answer: sent %v, claimed %v; want still claimed by the first", sent, claimed)
+	}
+	if err := s.RecordAnnounced(ctx, word.ChannelDiscord, "comix", t0.Add(time.Second),
+		store.AnnounceResult{Keys: keys, At: t0.Add(4 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	if row(); sent == nil || !sent.Equal(t0.Add(4*time.Second)) || claimed != nil {
+		t.Fatalf("after the holder's answer: sent %v, claimed %v", sent, claimed)
+	}
+	// Sent is for good: no later claim takes the row again.
+	if n := claim(t0.Add(5 * time.Second)); n != 0 {
+		t.Fatalf("a claim after the send won %d rows, want 0", n)
+	}
+	if rows, err := s.UnsentAnnouncements(ctx, "comix", word.ChannelDiscord); err != nil || len(rows) != 0 {
+		t.Fatalf("a sent row is listed as unsent: %+v %v", rows, err)
 	}
 }

@@ -7,6 +7,7 @@ var AnnounceStatements = map[string]string{
 	"claim":   claimAnnouncementsSQL,
 	"sent":    recordAnnouncementsSentSQL,
 	"failed":  recordAnnouncementsFailedSQL,
+	"unknown": recordAnnouncementsUnknownSQL,
 	"settle":  settleAnnouncementsSQL,
 	"moot":    dropMootSQL,
 	"counts":  deliveryCountsSQL,

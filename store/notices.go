@@ -280,14 +280,17 @@ func (b *Batch) WebhookDeadAt(urlHash string, at *time.Time) {
 
 // NoticeState is one open owner notice and its last failed delivery, if any.
 type NoticeState struct {
-	Kind           word.NoticeKind `db:"kind"`
-	Site           string          `db:"site"`
-	NotifiedAt     time.Time       `db:"notified_at"`
-	Attempts       int             `db:"attempts"`
-	LastAttemptAt  time.Time       `db:"last_attempt_at"`
-	LastError      string          `db:"last_error"`
-	RetryNotBefore time.Time       `db:"retry_not_before"`
-	GaveUp         bool            `db:"gave_up"`
+	Kind       word.NoticeKind `db:"kind"`
+	Site       string          `db:"site"`
+	NotifiedAt time.Time       `db:"notified_at"`
+	// SentUnknown: the message was sent and no answer came (or its sender
+	// stopped mid-send), so it may not have arrived; it is not sent again.
+	SentUnknown    bool      `db:"sent_unknown"`
+	Attempts       int       `db:"attempts"`
+	LastAttemptAt  time.Time `db:"last_attempt_at"`
+	LastError      string    `db:"last_error"`
+	RetryNotBefore time.Time `db:"retry_not_before"`
+	GaveUp         bool      `db:"gave_up"`
 	// ClaimedBy and ClaimedAt (wall clock) name the process sending the
 	// notice right now; empty and the zero time when none is.
 	ClaimedBy string    `db:"claimed_by"`
@@ -296,8 +299,12 @@ type NoticeState struct {
 
 // Delivery is what one claimed send did, recorded when the claim is let go.
 type Delivery struct {
-	// SentAt, when set: Discord accepted the message at this time.
-	SentAt time.Time
+	// SentAt, when set: Discord accepted the message at this time, or,
+	// with Unknown, the request was written then and no answer came (Err
+	// says how): the message may have arrived, so it counts as sent and is
+	// not sent again (docs/adr/0005).
+	SentAt  time.Time
+	Unknown bool
 	// Otherwise an attempt failed at AttemptAt with Err (text already free of
 	// secrets), to be retried no earlier than RetryNotBefore. GiveUp records
 	// that Discord refused the message itself (a 4xx other than 404 and 429),
@@ -343,7 +350,7 @@ func (s *Store) CloseNotice(ctx context.Context, kind word.NoticeKind, site stri
 const noticeColumns = `n.kind, n.site, n.notified_at,
 	coalesce(a.attempts, 0) AS attempts, a.last_attempt_at,
 	coalesce(a.last_error, '') AS last_error, a.retry_not_before,
-	coalesce(a.gave_up, false) AS gave_up,
+	coalesce(a.gave_up, false) AS gave_up, coalesce(a.sent_unknown, false) AS sent_unknown,
 	coalesce(c.claimed_by, '') AS claimed_by, c.claimed_at`
 
 const noticeJoins = `
@@ -392,6 +399,26 @@ WITH c AS (
 )
 DELETE FROM owner_notice_attempts a USING sent WHERE a.kind = sent.kind AND a.site = sent.site`
 
+// recordNoticeUnknownSQL: the message went and no answer came. It counts as
+// sent (so it is never posted again), and the attempt keeps why, marked
+// sent_unknown: the owner reads it as "may not have arrived".
+const recordNoticeUnknownSQL = `
+WITH c AS (
+    DELETE FROM owner_notice_claims WHERE kind = $1 AND site = $2 AND claimed_by = $3 RETURNING kind, site
+), sent AS (
+    UPDATE owner_notices n SET notified_at = $4 FROM c
+    WHERE n.kind = c.kind AND n.site = c.site AND n.notified_at IS NULL RETURNING n.kind, n.site
+)
+INSERT INTO owner_notice_attempts (kind, site, attempts, last_attempt_at, last_error, retry_not_before, gave_up, sent_unknown)
+SELECT sent.kind, sent.site, 1, $4, $5, NULL, false, true FROM sent
+ON CONFLICT (kind, site) DO UPDATE SET
+    attempts = owner_notice_attempts.attempts + 1,
+    last_attempt_at = excluded.last_attempt_at,
+    last_error = excluded.last_error,
+    retry_not_before = NULL,
+    gave_up = false,
+    sent_unknown = true`
+
 const recordNoticeAttemptSQL = `
 WITH c AS (
     DELETE FROM owner_notice_claims WHERE kind = $1 AND site = $2 AND claimed_by = $3 RETURNING kind, site
@@ -406,13 +433,16 @@ ON CONFLICT (kind, site) DO UPDATE SET
     gave_up = excluded.gave_up`
 
 // RecordDelivery writes what by's claimed send did and lets the claim go:
-// notified_at once Discord accepted (clearing the failed attempts), else the
-// failed attempt. It writes nothing when by no longer holds the claim.
+// notified_at once Discord accepted or once a written request got no answer
+// (clearing the failed attempts), else the failed attempt. It writes nothing when by no longer holds the claim.
 func (s *Store) RecordDelivery(ctx context.Context, kind word.NoticeKind, site, by string, d Delivery) error {
 	var err error
-	if !d.SentAt.IsZero() {
+	switch {
+	case !d.SentAt.IsZero() && d.Unknown:
+		_, err = s.pool.Exec(ctx, recordNoticeUnknownSQL, kind, site, by, stamp(d.SentAt), d.Err)
+	case !d.SentAt.IsZero():
 		_, err = s.pool.Exec(ctx, recordNoticeSentSQL, kind, site, by, stamp(d.SentAt))
-	} else {
+	default:
 		_, err = s.pool.Exec(ctx, recordNoticeAttemptSQL, kind, site, by, instant(d.AttemptAt), d.Err, stamp(d.RetryNotBefore), d.GiveUp)
 	}
 	if err != nil {
@@ -422,18 +452,29 @@ func (s *Store) RecordDelivery(ctx context.Context, kind word.NoticeKind, site, 
 }
 
 // settleClaimSQL removes a claim taken before $3 and marks its notice sent
-// at the claim's time: the process that took it stopped (or hung) between
-// the claim and recording Discord's answer, so the message may have gone,
-// and sending it again could tell the owner twice (docs/adr/0005).
+// at the claim's time, its outcome unknown: the process that took it stopped
+// (or hung) between the claim and recording Discord's answer, so the message
+// may have gone, and sending it again could tell the owner twice
+// (docs/adr/0005).
 const settleClaimSQL = `
 WITH c AS (
     DELETE FROM owner_notice_claims WHERE kind = $1 AND site = $2 AND claimed_at < $3
     RETURNING kind, site, claimed_by, claimed_at
 ), sent AS (
     UPDATE owner_notices n SET notified_at = c.claimed_at FROM c
-    WHERE n.kind = c.kind AND n.site = c.site AND n.notified_at IS NULL RETURNING n.kind
+    WHERE n.kind = c.kind AND n.site = c.site AND n.notified_at IS NULL RETURNING n.kind, n.site, n.notified_at
+), unknown AS (
+    INSERT INTO owner_notice_attempts (kind, site, attempts, last_attempt_at, last_error, gave_up, sent_unknown)
+    SELECT sent.kind, sent.site, 0, sent.notified_at, ` + "'" + settledReason + "'" + `, false, true FROM sent
+    ON CONFLICT (kind, site) DO UPDATE SET
+        last_attempt_at = excluded.last_attempt_at,
+        last_error = excluded.last_error, retry_not_before = NULL, gave_up = false, sent_unknown = true
 )
 SELECT c.claimed_by, c.claimed_at FROM c`
+
+// settledReason is the last error of a notice whose claim was settled; the
+// settled send is not counted as an attempt (nothing answered it).
+const settledReason = "the process sending it stopped before Discord answered"
 
 // SettleStaleClaim settles the notice's claim if it was taken before
 // olderThan (wall clock), returning who held it and when. ok is false when

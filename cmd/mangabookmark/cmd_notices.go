@@ -105,8 +105,12 @@ func readServerView(ctx context.Context, st *store.Store, wall time.Time) (serve
 	if err != nil {
 		return serverView{}, err
 	}
+	delivery, err := st.DeliveryCounts(ctx, now.Add(-24*time.Hour), "")
+	if err != nil {
+		return serverView{}, err
+	}
 	return serverView{now: now, zone: zone, status: status, recorded: recorded, at: hook.RecordedAt,
-		browser: browser.Names(), browserKnown: hook.BrowserKnown, failing: failing}, nil
+		browser: browser.Names(), browserKnown: hook.BrowserKnown, failing: failing, delivery: delivery}, nil
 }
 
 // noticesVerdict is the command's exit: an error while a notice is pending
@@ -169,6 +173,9 @@ type serverView struct {
 	// failing are the Reader channels whose oldest unsent, failed
 	// announcement is over ReaderChannelFailing old (issue 21).
 	failing []store.FailingChannel
+	// delivery is each Reader channel's last day of announcements; the
+	// command names those sent with no answer (docs/adr/0017).
+	delivery []store.ChannelDelivery
 }
 
 // ReaderChannelFailing is how long a Reader channel's announcement must
@@ -205,6 +212,12 @@ func writeNoticesText(w io.Writer, v serverView, now time.Time) error {
 		fmt.Fprintf(w, "Reader channel %s is failing: an announcement unsent since %s (%s).\n",
 			f.Channel, v.stamp(f.Since), word.Age(now.Sub(f.Since)))
 	}
+	for _, c := range v.delivery {
+		if c.Unknown > 0 {
+			fmt.Fprintf(w, "Reader channel %s: %d announcement(s) in the last 24 h may not have arrived (sent, no answer came; not sent again).\n",
+				c.Channel, c.Unknown)
+		}
+	}
 	if len(st.Notices) == 0 {
 		_, err := fmt.Fprintln(w, "No open owner notices.")
 		return err
@@ -230,6 +243,9 @@ func writeNoticesText(w io.Writer, v serverView, now time.Time) error {
 
 // delivery says when the notice was sent, or why it is still pending.
 func delivery(nt notify.Notice, stamp func(time.Time) string) string {
+	if nt.MayNotHaveArrived {
+		return "sent at " + stamp(nt.SentAt) + "; may not have arrived: no answer came (" + nt.LastError + "); not sent again"
+	}
 	if !nt.Pending() {
 		return "sent at " + stamp(nt.SentAt)
 	}
@@ -259,6 +275,8 @@ type noticeJSON struct {
 	LastError      string     `json:"last_error"`
 	RetryNotBefore *time.Time `json:"retry_not_before"`
 	GaveUp         bool       `json:"gave_up"`
+	// MayNotHaveArrived: sent, no answer came; it is not sent again.
+	MayNotHaveArrived bool `json:"may_not_have_arrived"`
 }
 
 func optTime(t time.Time) *time.Time {
@@ -283,29 +301,43 @@ func writeNoticesJSON(w io.Writer, v serverView) error {
 		BrowserRecorded   bool          `json:"browser_sites_recorded"`
 		Notices           []noticeJSON  `json:"notices"`
 		FailingChannels   []failingJSON `json:"failing_reader_channels"`
-	}{FailingChannels: []failingJSON{}, Enabled: st.Enabled, WebhookRecordedAt: recordedAt, WebhookDeadAt: optTime(st.WebhookDeadAt),
+		Unknown           []unknownJSON `json:"reader_announcements_may_not_have_arrived"`
+	}{FailingChannels: []failingJSON{}, Unknown: []unknownJSON{}, Enabled: st.Enabled, WebhookRecordedAt: recordedAt, WebhookDeadAt: optTime(st.WebhookDeadAt),
 		BrowserSites: append([]string{}, v.browser...), BrowserRecorded: v.browserKnown, Notices: []noticeJSON{}}
 	for _, f := range v.failing {
 		out.FailingChannels = append(out.FailingChannels, failingJSON{Channel: string(f.Channel), Since: f.Since})
 	}
+	for _, c := range v.delivery {
+		if c.Unknown > 0 {
+			out.Unknown = append(out.Unknown, unknownJSON{Channel: string(c.Channel), Count: c.Unknown})
+		}
+	}
 	for _, nt := range st.Notices {
 		out.Notices = append(out.Notices, noticeJSON{
-			Condition:      string(nt.Kind),
-			Site:           nt.Site,
-			Holds:          nt.Holds,
-			Since:          optTime(nt.Since),
-			Pending:        nt.Pending(),
-			SentAt:         optTime(nt.SentAt),
-			Attempts:       nt.Attempts,
-			LastAttemptAt:  optTime(nt.LastAttemptAt),
-			LastError:      nt.LastError,
-			RetryNotBefore: optTime(nt.RetryNotBefore),
-			GaveUp:         nt.GaveUp,
+			Condition:         string(nt.Kind),
+			Site:              nt.Site,
+			Holds:             nt.Holds,
+			Since:             optTime(nt.Since),
+			Pending:           nt.Pending(),
+			SentAt:            optTime(nt.SentAt),
+			Attempts:          nt.Attempts,
+			LastAttemptAt:     optTime(nt.LastAttemptAt),
+			LastError:         nt.LastError,
+			RetryNotBefore:    optTime(nt.RetryNotBefore),
+			GaveUp:            nt.GaveUp,
+			MayNotHaveArrived: nt.MayNotHaveArrived,
 		})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// unknownJSON is a Reader channel's announcements of the last 24 hours
+// sent with no answer.
+type unknownJSON struct {
+	Channel string `json:"channel"`
+	Count   int    `json:"count"`
 }
 
 // failingJSON is a Reader channel failing for ReaderChannelFailing or more.

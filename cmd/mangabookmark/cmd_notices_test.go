@@ -435,3 +435,71 @@ func TestTheNoticesCommandReadsAgesOnTheServersClockAndZoneAsAdminDoes(t *testin
 		t.Errorf("after a skip of 13 hours the command reads:\n%s", stdout.String())
 	}
 }
+
+// Sent with no answer is neither sent nor pending: the command says such a
+// message may not have arrived, for Readers' announcements and the owner's
+// notices alike, and does not fail for it (nothing will send it again).
+func TestTheNoticesCommandSaysWhatMayNotHaveArrived(t *testing.T) {
+	t.Parallel()
+	url := noticesDB(t, true, false)
+	ctx := context.Background()
+	s, err := store.Open(ctx, url, store.Pools{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.Insert(t, s.Pool(), storetest.Webhook{RecordedAt: storetest.Milli(1)})
+	now := time.Now()
+	storetest.Insert(t, s.Pool(), storetest.Reader{ID: "111", Name: "Ada"}, storetest.Reader{ID: "222", Name: "Bo"})
+	storetest.Insert(t, s.Pool(), storetest.Series{Site: "comix", ID: "s1", URL: "https://comix.to/title/s1"})
+	storetest.Insert(t, s.Pool(), storetest.Arrival{Site: "comix", Series: "s1", Chapter: "101", ConfirmedAt: now.Add(-time.Hour)})
+	if _, err := s.Pool().Exec(ctx, `INSERT INTO announcements (reader_id, channel, site, series_id, chapter_num, arrival_id, created_at, sent_at, sent_unknown, attempts, last_error)
+		SELECT r, 'discord', 'comix', 's1', 101, id, $1, $1, true, 1, 'no answer' FROM chapter_arrivals, (VALUES ('111'), ('222')) AS v(r)`,
+		now.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	// The stall notice was delivered in noticesDB; novelfull's next one
+	// goes and gets no answer.
+	if _, err := s.Pool().Exec(ctx, `UPDATE owner_notices SET notified_at = NULL WHERE site = 'novelfull'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := deliver(ctx, s, "no-browser-route", "novelfull", store.Delivery{SentAt: now.Add(-time.Hour), Unknown: true,
+		Err: "Post webhook: context deadline exceeded (timed out)"}); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"DATABASE_URL": url}
+	var stdout, stderr bytes.Buffer
+	if err := runNotices(ctx, nil, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] }); err != nil {
+		t.Errorf("the command fails over a message that was sent: %v", err)
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "Reader channel discord: 2 announcement(s) in the last 24 h may not have arrived") {
+		t.Errorf("the Readers' announcements sent with no answer are not counted:\n%s", out)
+	}
+	if !strings.Contains(out, "may not have arrived: no answer came (Post webhook: context deadline exceeded (timed out))") {
+		t.Errorf("the owner notice sent with no answer is not named:\n%s", out)
+	}
+	stdout.Reset()
+	_ = runNotices(ctx, []string{"--json"}, strings.NewReader(""), &stdout, &stderr, func(k string) string { return env[k] })
+	var got struct {
+		Notices []struct {
+			Site              string `json:"site"`
+			MayNotHaveArrived bool   `json:"may_not_have_arrived"`
+		} `json:"notices"`
+		Unknown []struct {
+			Channel string `json:"channel"`
+			Count   int    `json:"count"`
+		} `json:"reader_announcements_may_not_have_arrived"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Unknown) != 1 || got.Unknown[0].Channel != "discord" || got.Unknown[0].Count != 2 {
+		t.Errorf("json counts %+v", got.Unknown)
+	}
+	for _, n := range got.Notices {
+		if n.MayNotHaveArrived != (n.Site == "novelfull") {
+			t.Errorf("json notice %+v", n)
+		}
+	}
+}
