@@ -215,9 +215,11 @@ type lane struct {
 	// leaseLeft is what the lease another holder has was found to have
 	// left, when this process last asked (leaderWait).
 	leaseLeft time.Duration
-	lastPrune time.Time
-	readMu    sync.Mutex // guards lastRead: a Test read spaces itself against the pass
-	lastRead  time.Time  // real time of the last request to the Site (spacing)
+	// askBackoff is the wait after a lease ask that failed (askAgainIn).
+	askBackoff time.Duration
+	lastPrune  time.Time
+	readMu     sync.Mutex // guards lastRead: a Test read spaces itself against the pass
+	lastRead   time.Time  // real time of the last request to the Site (spacing)
 	// unlogged holds pass rows the database refused, oldest first, written
 	// ahead of the next pass's own row (bounded: maxUnlogged).
 	unlogged []store.PassRow

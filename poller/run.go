@@ -69,13 +69,13 @@ func (p *Poller) runLane(ctx context.Context, site string) {
 	defer p.log().Info("lane stopped", "site", site)
 	for ctx.Err() == nil {
 		l.pass.Lock()
-		lead, _ := p.leading(ctx, site, l) // an error is logged; retry later
+		lead, err := p.leading(ctx, site, l) // an error is logged; retry later
 		var pass Pass
 		if lead {
 			// Still under l.pass, so the answer holds for the whole pass.
 			pass = p.safePass(ctx, site, l)
 		}
-		wait := p.leaderWait(l)
+		wait := l.askAgainIn(err, p.leaderWait(l))
 		l.pass.Unlock()
 		if !lead {
 			p.rest(ctx, site, l, wait, nil)
@@ -160,6 +160,20 @@ const leaseSlack = 100 * time.Millisecond
 // within a fixed retry on top of it (ADR 0018). The caller holds l.pass.
 func (p *Poller) leaderWait(l *lane) time.Duration {
 	return min(max(l.leaseLeft, 0)+leaseSlack, p.cfg.LeaderRetry)
+}
+
+// askAgainIn is how long a Lane that does not lead waits before it asks for
+// the lease again: wait, the lease's own pace, while the database answers;
+// while the ask itself fails (the database is away), a backoff from
+// retakeFirst to retakeMax, so a stopped database is not asked ten times a
+// second by every Lane. The caller holds l.pass.
+func (l *lane) askAgainIn(askErr error, wait time.Duration) time.Duration {
+	if askErr == nil {
+		l.askBackoff = 0
+		return wait
+	}
+	l.askBackoff = min(max(2*l.askBackoff, retakeFirst), retakeMax)
+	return max(wait, l.askBackoff)
 }
 
 // lost reports whether another process took the Lane's lease from this
