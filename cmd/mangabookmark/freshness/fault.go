@@ -28,10 +28,21 @@ func (c Config) outage() (from, to time.Duration) {
 	return from, from + c.ListingDown
 }
 
-// down reports whether the listing answers nothing at t.
-func (c Config) down(t time.Duration) bool {
-	from, to := c.outage()
-	return from <= t && t < to
+// downAs is how the listing answers during the outage (unreachable
+// unless Config says empty), or "" at t outside it.
+func (c Config) downAs(t time.Duration) outageKind {
+	if from, to := c.outage(); t < from || t >= to {
+		return ""
+	}
+	return c.outageKind()
+}
+
+// outageKind is ListingDownAs, its zero value unreachable.
+func (c Config) outageKind() outageKind {
+	if c.ListingDownAs == empty {
+		return empty
+	}
+	return unreachable
 }
 
 // omitted reports whether the listing leaves out the row of release j:

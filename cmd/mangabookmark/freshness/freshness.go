@@ -83,7 +83,7 @@ type Config struct {
 	// healthy scheduled one (never together): ListingLoss is the share of
 	// rows the listing omits, ListingDown how long the listing answers
 	// nothing, the outage centred in the measured window (outage), and
-	// ListingDownAs how it answers nothing.
+	// ListingDownAs how it answers nothing (zero: unreachable).
 	ListingLoss   float64
 	ListingDown   time.Duration
 	ListingDownAs outageKind

@@ -133,7 +133,7 @@ func (rep Report) writeCosts(w io.Writer) {
 		} else {
 			from, to := c.outage()
 			got, base = *r.InOutage, *healthy.InOutage
-			what = fmt.Sprintf("listing %s for %s (hours %s to %s), releases in the outage", c.ListingDownAs, human(c.ListingDown), hoursOf(from), hoursOf(to))
+			what = fmt.Sprintf("listing %s for %s (hours %s to %s), releases in the outage", c.outageKind(), human(c.ListingDown), hoursOf(from), hoursOf(to))
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", what, got.Chapters,
 			human(got.P50), human(got.P95), human(got.P99), human(base.P50), human(base.P95), human(base.P99))
@@ -210,7 +210,7 @@ func outageJSON(c Config) any {
 		return nil
 	}
 	from, to := c.outage()
-	return map[string]any{"as": c.ListingDownAs, "from_hours": from.Hours(), "to_hours": to.Hours()}
+	return map[string]any{"as": c.outageKind(), "from_hours": from.Hours(), "to_hours": to.Hours()}
 }
 
 // human is a duration at the scale it is read at: seconds, minutes,

@@ -226,7 +226,7 @@ func (x *scheduler) walkListing(t time.Duration) time.Duration {
 	for page := 1; page <= pages; page++ {
 		x.request(t)
 		x.pages++
-		if x.cfg.ListingDownAs == unreachable && x.cfg.down(t) {
+		if x.cfg.downAs(t) == unreachable {
 			t += x.cfg.Spacing
 			break
 		}
@@ -271,7 +271,7 @@ func (x *scheduler) listingPage(page int, t time.Duration) adapters.Listing {
 	x.rows = x.rows[:0]
 	skip := (page - 1) * x.cfg.K
 	var l adapters.Listing
-	if x.cfg.ListingDownAs == empty && x.cfg.down(t) {
+	if x.cfg.downAs(t) == empty {
 		return l
 	}
 	for j := x.next - 1; j >= 0; j-- {
