@@ -10,7 +10,13 @@
 // queues in place of PostgreSQL (the store's due query is the same order
 // written as SQL; TestStoreOrderIsTheSchedule holds the two equal). The
 // Sites, their listings and the fetches are stand-ins: a request costs one
-// slot of the Site's spacing and answers at once, and never fails.
+// slot of the Site's spacing and answers at once, and a Series read never
+// fails. The listing fails only when asked to, each fault in a scheduled
+// run of its own beside the healthy one: -listing-loss omits a share of its
+// rows (each release's row drawn once from the seed), -listing-down makes
+// it answer nothing for some hours in the middle of the measured window,
+// unreachable or with pages that name nothing (fault.go); the Lane judges
+// its listing by poller's own rule (scheduler.listingHealth).
 //
 // The world. N Series, spread evenly over the six Sites, each with one
 // Lane that makes at most one request per spacing, listing pages and Series
