@@ -32,7 +32,7 @@ func commands() map[string]command {
 		"backup":          {runBackup, "write the database and the keys in DATA_DIR to one file: backup [--force] FILE (it holds secrets; 0600; --force replaces an existing FILE)"},
 		"restore":         {runRestore, "restore a backup into an empty database and DATA_DIR: restore FILE (refuses a non-empty one)"},
 		"bench":           {bench.Run, "the owner's pages at N Series, measured against the real server: bench -n N (what `make bench N=...` runs)"},
-		"bench-freshness": {freshness.Run, "release-to-detection delay at N Series, round-robin against the scheduler, simulated: bench-freshness -n N [-hours H] [-seed S] [-json]"},
+		"bench-freshness": {freshness.Run, "release-to-detection delay at N Series, round-robin against the scheduler, simulated: bench-freshness -n N [-hours H] [-seed S] [-listing-loss P] [-listing-down HOURS] [-json]"},
 		"version":         {runVersion, "print the version, the commit and the build date of this binary"},
 	}
 }

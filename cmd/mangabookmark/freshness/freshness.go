@@ -10,7 +10,13 @@
 // queues in place of PostgreSQL (the store's due query is the same order
 // written as SQL; TestStoreOrderIsTheSchedule holds the two equal). The
 // Sites, their listings and the fetches are stand-ins: a request costs one
-// slot of the Site's spacing and answers at once, and never fails.
+// slot of the Site's spacing and answers at once, and a Series read never
+// fails. The listing fails only when asked to, each fault in a scheduled
+// run of its own beside the healthy one: -listing-loss omits a share of its
+// rows (each release's row drawn once from the seed), -listing-down makes
+// it answer nothing for some hours in the middle of the measured window,
+// unreachable or with pages that name nothing (fault.go); the Lane judges
+// its listing by poller's own rule (scheduler.listingHealth).
 //
 // The world. N Series, spread evenly over the six Sites, each with one
 // Lane that makes at most one request per spacing, listing pages and Series
@@ -78,6 +84,15 @@ type Config struct {
 	Floor        time.Duration // POLL_EVERY
 	K            int           // listing rows a page
 	Bookmarked   float64       // the share of Series with a Bookmark
+
+	// The listing's faults, each priced by a run of its own beside the
+	// healthy scheduled one (never together): ListingLoss is the share of
+	// rows the listing omits, ListingDown how long the listing answers
+	// nothing, the outage centred in the measured window (outage), and
+	// ListingDownAs how it answers nothing (zero: unreachable).
+	ListingLoss   float64
+	ListingDown   time.Duration
+	ListingDownAs outageKind
 }
 
 // Run is the command: its flags, the simulation, one table or one JSON
@@ -96,12 +111,18 @@ func Run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 	fs.DurationVar(&cfg.Floor, "floor", schedule.DefaultFloor, "POLL_EVERY")
 	fs.IntVar(&cfg.K, "k", 30, "listing rows a page")
 	fs.Float64Var(&cfg.Bookmarked, "bookmarked", 0.9, "share of Series with a Bookmark; the rest are orphans")
+	fs.Float64Var(&cfg.ListingLoss, "listing-loss", 0, "share of listing rows the listing omits (0..1), each release's row drawn once from the seed; priced in a run of its own beside the healthy one")
+	down := fs.Float64("listing-down", 0, "hours the listing answers nothing, centred in the measured window; priced in a run of its own beside the healthy one")
+	downAs := fs.String("listing-down-as", string(unreachable), "how the listing answers nothing: unreachable (no answer: the Lane still counts its listing healthy) or empty (pages that name nothing: broken after 12 h)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	cfg.Horizon = time.Duration(*hours) * time.Hour
 	cfg.Warmup = time.Duration(*warmup) * time.Hour
+	if err := cfg.setOutage(*down, *downAs); err != nil {
+		return err
+	}
 	if err := cfg.valid(); err != nil {
 		return err
 	}
@@ -129,8 +150,33 @@ func (c Config) valid() error {
 		return errors.New("bench-freshness: -k must be positive and -bookmarked within 0..1")
 	case c.ListingEvery < 0:
 		return errors.New("bench-freshness: -listing-every must not be negative")
+	case !(c.ListingLoss >= 0 && c.ListingLoss <= 1): // NaN too
+		return fmt.Errorf("bench-freshness: -listing-loss %v is not a share: it must be within 0..1", c.ListingLoss)
+	case c.ListingDown < 0:
+		return errors.New("bench-freshness: -listing-down must not be negative hours")
+	case c.ListingDown > c.Horizon-c.Warmup:
+		return errors.New("bench-freshness: -listing-down must fit in the measured window (-hours minus -warmup)")
+	case (c.ListingLoss > 0 || c.ListingDown > 0) && c.ListingEvery == 0:
+		return errors.New("bench-freshness: -listing-loss and -listing-down need a listing (-listing-every above 0)")
 	}
 	return nil
+}
+
+// setOutage reads -listing-down (hours) and -listing-down-as.
+func (c *Config) setOutage(hours float64, as string) error {
+	switch {
+	case !(hours >= 0): // NaN too
+		return fmt.Errorf("bench-freshness: -listing-down %v must not be negative hours", hours)
+	case hours > c.Horizon.Hours():
+		return errors.New("bench-freshness: -listing-down must fit in the measured window (-hours minus -warmup)")
+	}
+	c.ListingDown = time.Duration(hours * float64(time.Hour))
+	switch k := outageKind(as); k {
+	case unreachable, empty:
+		c.ListingDownAs = k
+		return nil
+	}
+	return fmt.Errorf("bench-freshness: -listing-down-as %q: want unreachable or empty", as)
 }
 
 // strategy is one way a Lane spends its requests.
@@ -139,7 +185,39 @@ type strategy struct {
 	run  func(Config, *site) *lane
 }
 
-var strategies = []strategy{{"round_robin", roundRobin}, {"scheduled", scheduled}}
+// strategies are the two Lanes compared, each under a healthy listing.
+var strategies = []strategy{
+	{"round_robin", roundRobin},
+	{"scheduled", func(c Config, st *site) *lane { return scheduled(c.healthy(), st) }},
+}
+
+// healthy is c with a listing that omits nothing and never goes down.
+func (c Config) healthy() Config {
+	c.ListingLoss, c.ListingDown = 0, 0
+	return c
+}
+
+// runs are the strategies, then the scheduled Lane under each listing
+// fault c asks for, one fault a run, so each is priced against the
+// healthy scheduled run over the same releases.
+func runs(c Config) []strategy {
+	all := slices.Clone(strategies)
+	if loss := c.ListingLoss; loss > 0 {
+		all = append(all, strategy{"scheduled_listing_loss", func(c Config, st *site) *lane {
+			c = c.healthy()
+			c.ListingLoss = loss
+			return scheduled(c, st)
+		}})
+	}
+	if down := c.ListingDown; down > 0 {
+		all = append(all, strategy{"scheduled_listing_down", func(c Config, st *site) *lane {
+			c = c.healthy()
+			c.ListingDown = down
+			return scheduled(c, st)
+		}})
+	}
+	return all
+}
 
 // Simulate builds the six Sites, runs every strategy on each, and sums the
 // Lanes up per strategy. The Sites are independent, so they run in parallel;
@@ -147,7 +225,8 @@ var strategies = []strategy{{"round_robin", roundRobin}, {"scheduled", scheduled
 // depend on the order they run in.
 func Simulate(ctx context.Context, cfg Config) Report {
 	sites := make([]*site, Sites)
-	lanes := make([][]*lane, len(strategies))
+	all := runs(cfg)
+	lanes := make([][]*lane, len(all))
 	for i := range lanes {
 		lanes[i] = make([]*lane, Sites)
 	}
@@ -166,7 +245,7 @@ func Simulate(ctx context.Context, cfg Config) Report {
 	}
 	wg.Wait()
 	for i := range Sites {
-		for j, st := range strategies {
+		for j, st := range all {
 			wg.Go(func() {
 				sem <- struct{}{}
 				defer func() { <-sem }()
@@ -178,7 +257,7 @@ func Simulate(ctx context.Context, cfg Config) Report {
 	}
 	wg.Wait()
 	rep := Report{Config: cfg}
-	for j, st := range strategies {
+	for j, st := range all {
 		if ctx.Err() != nil {
 			break
 		}

@@ -21,6 +21,7 @@ type lane struct {
 
 	requests []time.Duration // every request to the Site, listing pages included, in order
 	delays   []time.Duration // release to detection, for releases after the warm-up
+	found    []time.Duration // when a read saw each release (index into st.relAt), -1 not yet
 	maxAge   time.Duration   // the oldest read seen at any moment after the first backstop period (steady state)
 	// upgradeAge is the oldest read seen in the first backstop period after
 	// the warm-up: the Lane still drains the order round-robin left.
@@ -40,6 +41,10 @@ func newLane(cfg Config, st *site) *lane {
 		latest:      make([]int32, st.n),
 		pending:     slices.Clone(st.relOff[:st.n]),
 		readAt:      slices.Clone(st.readAt),
+		found:       make([]time.Duration, len(st.relAt)),
+	}
+	for i := range l.found {
+		l.found[i] = -1
 	}
 	for s := range st.n {
 		l.lastRelease[s] = -1
@@ -84,12 +89,35 @@ func (l *lane) read(s int32, t time.Duration, rank schedule.Rank) (arrived bool)
 	l.latest[s] = ch
 	i, end := l.pending[s], l.st.relOff[s+1]
 	for ; i < end && l.st.relAt[i] <= t; i++ {
+		l.found[i] = t
 		if l.st.relAt[i] >= l.cfg.Warmup && l.st.bookmarked[s] {
 			l.delays = append(l.delays, t-l.st.relAt[i])
 		}
 	}
 	l.pending[s] = i
 	return arrived
+}
+
+// delaysIn are the delays of the bookmarked Series' releases in [from, to),
+// sorted, one no read saw counting up to the horizon as in finish.
+func (l *lane) delaysIn(from, to time.Duration) []time.Duration {
+	var d []time.Duration
+	for s := range int32(l.st.n) {
+		if !l.st.bookmarked[s] {
+			continue
+		}
+		for i := l.st.relOff[s]; i < l.st.relOff[s+1]; i++ {
+			switch at := l.st.relAt[i]; {
+			case at < from || at >= to:
+			case l.found[i] >= 0:
+				d = append(d, l.found[i]-at)
+			default:
+				d = append(d, l.cfg.Horizon-at)
+			}
+		}
+	}
+	slices.Sort(d)
+	return d
 }
 
 // finish closes the record at the horizon: a release no read saw counts

@@ -49,6 +49,7 @@ type site struct {
 	relOff     []int32         // Series s's releases are relAt[relOff[s]:relOff[s+1]]
 	relAt      []time.Duration
 	releases   []release // every release, in time order
+	omit       []float32 // releases[j]'s listing row is omitted below ListingLoss
 }
 
 // newSite draws n Series and their releases over horizon.
@@ -75,6 +76,12 @@ func newSite(cfg Config, n int, rng *rand.Rand) *site {
 		}
 		return int(a.series - b.series)
 	})
+	// Drawn after everything else, so the world of a seed is the same
+	// whatever the loss.
+	st.omit = make([]float32, len(st.releases))
+	for j := range st.omit {
+		st.omit[j] = rng.Float32()
+	}
 	return st
 }
 

@@ -49,6 +49,9 @@ type scheduler struct {
 	walk        schedule.Walk
 	nextListing time.Duration
 	rows        []int32 // the Series on the listing page being read
+	// emptySince is poll_lanes.listing_empty_since: since when the pages
+	// the Site answered have named nothing (never: they name Series).
+	emptySince time.Duration
 }
 
 func scheduled(cfg Config, st *site) *lane {
@@ -71,6 +74,8 @@ func newScheduler(cfg Config, st *site) *scheduler {
 		stamp:    make([]uint32, st.n),
 		listed:   make([]bool, st.n),
 		listedAt: make([]time.Duration, st.n),
+
+		emptySince: never,
 	}
 }
 
@@ -99,8 +104,9 @@ func (x *scheduler) start() {
 // step spends the slot at t (a listing walk spends several) and returns
 // when the next one is; when nothing is owed, when something will be.
 func (x *scheduler) step(t time.Duration) time.Duration {
-	if x.cfg.ListingEvery > 0 && t >= x.nextListing {
-		x.nextListing = t + x.cfg.ListingEvery
+	every, on := x.listingHealth(t)
+	if on && t >= x.nextListing {
+		x.nextListing = t + every
 		return x.walkListing(t)
 	}
 	s, rank, ok := x.pick(t)
@@ -109,6 +115,23 @@ func (x *scheduler) step(t time.Duration) time.Duration {
 	}
 	x.readSeries(s, t, rank)
 	return t + x.cfg.Spacing
+}
+
+// listingHealth is poller.readListing's rule, from the same functions:
+// the listing is read every LISTING_EVERY, or once an hour once it is a
+// broken listing reader (twelve hours of pages the Site answered that
+// named nothing); and the schedule stretches cadence reads
+// (Policy.Listing) while the listing is on and not broken. The Lane sets
+// that flag at each pass's start, and a pass lasts at most until the next
+// walk is owed; here it is set at every slot, a pass's start included.
+// A listing that is not reached (an unreachable outage) is never recorded
+// (poller.recordListing, ADR 0016: it says nothing about the reader), so
+// it never turns broken and the stretch holds through the outage, as it
+// does on a real Lane.
+func (x *scheduler) listingHealth(t time.Duration) (time.Duration, bool) {
+	every, on := schedule.ListingEvery(x.cfg.ListingEvery, at(x.emptySince), at(t))
+	x.policy.Listing = on && !schedule.Broken(at(x.emptySince), at(t))
+	return every, on
 }
 
 // pick is the next Series in schedule.Rank order (no Forced or Sighted in
@@ -141,6 +164,7 @@ func (x *scheduler) wake(t time.Duration) time.Duration {
 	if x.cfg.ListingEvery > 0 {
 		w = min(w, x.nextListing)
 	}
+
 	if e, ok := x.cooling.peek(); ok {
 		w = min(w, e.key)
 	}
@@ -190,12 +214,26 @@ func (x *scheduler) readSeries(s int32, t time.Duration, rank schedule.Rank) {
 // walkListing reads the listing from its first page through schedule.Walk,
 // one request slot a page, and marks each bookmarked Series it names above
 // its Latest Chapter as Listed; orphans take rows but are ignored, as the
-// store ignores them. It returns the slot after the last page.
+// store ignores them. A broken listing is read one page a walk. In an
+// unreachable outage the first page costs its slot and answers nothing:
+// the walk stops, keeps its memory and records nothing (poller.readListing).
+// It returns the slot after the last page.
 func (x *scheduler) walkListing(t time.Duration) time.Duration {
-	for page := 1; ; page++ {
+	pages := schedule.MaxListingPages
+	if schedule.Broken(at(x.emptySince), at(t)) {
+		pages = 1
+	}
+	for page := 1; page <= pages; page++ {
 		x.request(t)
 		x.pages++
-		l := x.listingPage(page)
+		if x.cfg.downAs(t) == unreachable {
+			t += x.cfg.Spacing
+			break
+		}
+		l := x.listingPage(page, t)
+		if page == 1 {
+			x.recordListing(t, len(l.Entries) > 0)
+		}
 		more := x.walk.Page(page, l)
 		for _, s := range x.rows {
 			// store.MarkListed: a Series nobody tracks is ignored.
@@ -213,17 +251,36 @@ func (x *scheduler) walkListing(t time.Duration) time.Duration {
 	return t
 }
 
-// listingPage is the page-th page of the Site's listing now: one row per
+// recordListing is store.RecordListing for a first page the Site answered:
+// one that names Series clears the empty mark, one that names none sets it
+// if it is not set.
+func (x *scheduler) recordListing(t time.Duration, named bool) {
+	switch {
+	case named:
+		x.emptySince = never
+	case x.emptySince == never:
+		x.emptySince = t
+	}
+}
+
+// listingPage is the page-th page of the Site's listing at t: one row per
 // Series, by its newest release, newest first, K a page; More when an
-// older row exists.
-func (x *scheduler) listingPage(page int) adapters.Listing {
+// older row exists. A row the listing omits is not there, and the rows
+// below move up; in an empty outage the page names nothing.
+func (x *scheduler) listingPage(page int, t time.Duration) adapters.Listing {
 	x.rows = x.rows[:0]
 	skip := (page - 1) * x.cfg.K
 	var l adapters.Listing
+	if x.cfg.downAs(t) == empty {
+		return l
+	}
 	for j := x.next - 1; j >= 0; j-- {
 		r := x.st.releases[j]
 		if x.lastRelease[r.series] != int32(j) {
 			continue // an older release of a Series listed higher up
+		}
+		if x.cfg.omitted(x.st, j) {
+			continue // the Series is missing from the listing until it releases again
 		}
 		switch {
 		case skip > 0:
