@@ -69,7 +69,7 @@ func pendingOn(d Deps, r *http.Request, v *components.SeriesDetail, asked string
 	if err != nil {
 		return err
 	}
-	v.ForceWaits = l.waitsOn()
+	v.ForceWaits = l.waitsOnFix()
 	if l.cannotPoll() == "" {
 		v.Live = v.Base + "/poll-state?was=pending"
 	}

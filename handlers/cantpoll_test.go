@@ -2,12 +2,17 @@ package handlers_test
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/mangabookmark/mangabookmark/fetch/chromiumtest"
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/store/storetest"
 	"github.com/mangabookmark/mangabookmark/word"
@@ -106,11 +111,15 @@ func TestARequestWaitingOnALaneSaysWhyItWaits(t *testing.T) {
 		live := squash(h.get(o, "/admin/series/comix/c1/poll-state?was=pending", "HX-Request", "true").testid("force-pending").Text())
 		card := squash(h.get(o, "/admin/lanes").find(`[data-testid="lane-row"][data-site="comix"] [data-testid="lane-force-pending"]`).Text())
 		for what, got := range map[string]string{"the Series page": detail, "its live Poll section": live, "the Lane's card": card} {
-			for _, w := range []string{"3 minutes ago", "waiting: comix is not polled without a browser sidecar", word.SidecarSetup} {
+			for _, w := range []string{"3 minutes ago", "waiting: comix is not polled without a browser sidecar"} {
 				if !strings.Contains(got, w) {
 					t.Errorf("%s says %q, want it to hold %q", what, got, w)
 				}
 			}
+		}
+		// The card's "To fix" line holds the step; the Series page has none.
+		if !strings.Contains(detail, word.SidecarSetup) || !strings.Contains(live, word.SidecarSetup) {
+			t.Errorf("the Series page's waiting Poll does not name the fix: %q", detail)
 		}
 	})
 	t.Run("a Site refusing for now", func(t *testing.T) {
@@ -174,5 +183,101 @@ func TestTheReadersAddSaysWhatItsLaneWillDo(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestALaneThatCannotPollSaysSoInABrowser renders, on a server with no
+// sidecar, a comix Series whose Forced Poll waits from before and its
+// Lane's card, in real Chromium, both schemes at 1280 and 390 px: each
+// waiting request says why it waits, and pressing Poll now or Poll this
+// Lane now shows the refusal in place; axe finds nothing and no page
+// scrolls sideways. Screenshots in artifacts/screenshots/cantpoll/.
+func TestALaneThatCannotPollSaysSoInABrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium")
+	}
+	browserURL := chromiumtest.Start(t, "--hide-scrollbars", "--window-size=1280,900").WSURL
+	axe := axeSource(t)
+	h := newHarness(t, noSidecar)
+	storetest.Insert(t, h.pool, storetest.Series{Site: word.Comix, ID: "c1", URL: "https://comix.to/title/c1-lookism", Title: "Lookism", Kind: word.Manga,
+		CheckedAt: t0.Add(-time.Hour), ForcePollAt: t0.Add(-3 * time.Minute)})
+	h.exec(`UPDATE poll_lanes SET force_poll_at = $1 WHERE site = 'comix'`, t0.Add(-3*time.Minute))
+	shots := artifactsDir(t, "screenshots", "cantpoll")
+	_, ctx := browserSession(t, browserURL)
+	step := stepper(t)
+	link, err := handlers.NewLoginLink(ctx, h.store, h.srv.URL, ownerID, t0)
+	step("login link", err)
+	step("open link", chromedp.Do(ctx, chromedp.Navigate(link)))
+	_, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`[data-testid="link-login"]`)))
+	step("sign in", err)
+	pages := []struct{ name, path, waiting, control, refused string }{
+		{"series", "/admin/series/comix/c1", `[data-testid="force-pending"]`, `[data-testid="force-poll-control"] button`, `#series-detail [data-testid="message"]`},
+		{"lanes", "/admin/lanes", `[data-site="comix"] [data-testid="lane-force-pending"]`, `[data-site="comix"] [data-testid="lane-poll-control"] button`, `[data-site="comix"] [data-testid="message"]`},
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+		step("scheme", err)
+		for _, size := range []struct {
+			name string
+			w, h int64
+		}{{"desktop", 1280, 900}, {"phone", 390, 844}} {
+			step("viewport", chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h)))
+			for _, p := range pages {
+				step(p.name, chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+p.path), chromedp.WaitReady(chromedp.CSS(p.waiting))))
+				waits, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('`+p.waiting+`').textContent`))
+				step("read waiting", err)
+				if !strings.Contains(squash(waits), "waiting: comix is not polled without a browser sidecar") {
+					t.Errorf("%s (%s, %s): the waiting request says %q", p.name, scheme, size.name, squash(waits))
+				}
+				shotAt(t, ctx, shots, fmt.Sprintf("%s-waiting-%s-%s", p.name, scheme, size.name))
+				step("press "+p.name, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(p.control)), chromedp.WaitVisible(chromedp.CSS(p.refused))))
+				said, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('`+p.refused+`').textContent`))
+				step("read refusal", err)
+				if !strings.Contains(said, "Nothing was requested") {
+					t.Errorf("%s (%s, %s): pressing the control says %q", p.name, scheme, size.name, squash(said))
+				}
+				if v := axeViolations(t, ctx, axe); v != "" {
+					t.Errorf("%s (%s, %s): axe: %s", p.name, scheme, size.name, v)
+				}
+				wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+				step("measure", err)
+				if wide {
+					t.Errorf("%s (%s, %s) scrolls sideways", p.name, scheme, size.name)
+				}
+				shotAt(t, ctx, shots, fmt.Sprintf("%s-refused-%s-%s", p.name, scheme, size.name))
+			}
+		}
+	}
+	if got := h.forceColumns(); got != "lane:comix series:comix/c1" {
+		t.Errorf("force_poll_at after the refusals: %q, want only the two written before", got)
+	}
+}
+
+// A bulk Poll now requests only the picks whose Lane will serve them and
+// says why the others were left; picks all on such Lanes request nothing.
+func TestABulkPollLeavesOutTheSeriesOfALaneThatCannotPoll(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, noSidecar)
+	storetest.Insert(t, h.pool,
+		storetest.Series{Site: word.Comix, ID: "c1", URL: "https://comix.to/title/c1", Kind: word.Manga, CheckedAt: t0.Add(-time.Hour)},
+		storetest.Series{Site: word.Asurascans, ID: "a1", URL: "https://asurascans.com/comics/a1", Kind: word.Manga, CheckedAt: t0.Add(-time.Hour)})
+	o := h.owner()
+	only := h.post(o, "/admin/series/bulk", url.Values{"action": {"poll"}, "pick": {"comix:c1"}}, "HX-Request", "true")
+	if msg := squash(only.testid("message").Text()); only.status != http.StatusUnprocessableEntity ||
+		!strings.Contains(msg, "comix is not polled without a browser sidecar") || !strings.Contains(msg, "Nothing was requested") {
+		t.Errorf("a bulk Poll of comix alone answered %d: %q", only.status, msg)
+	}
+	if got := h.forceColumns(); got != "" {
+		t.Fatalf("a refused bulk Poll was queued: %s", got)
+	}
+	both := h.post(o, "/admin/series/bulk", url.Values{"action": {"poll"}, "pick": {"comix:c1", "asurascans:a1"}}, "HX-Request", "true")
+	msg := squash(both.testid("message").Text())
+	if both.status != http.StatusOK || !strings.Contains(msg, "Poll requested for 1 Series") ||
+		!strings.Contains(msg, "Not for 1 Series: comix is not polled without a browser sidecar") {
+		t.Errorf("a bulk Poll of comix and asurascans answered %d: %q", both.status, msg)
+	}
+	if got := h.forceColumns(); got != "series:asurascans/a1" {
+		t.Errorf("force_poll_at after the bulk Poll: %q, want only asurascans/a1", got)
 	}
 }

@@ -68,23 +68,51 @@ func (v laneView) fix() string {
 // refusal is the sentence refusing a Forced Poll or a Lane pass that no
 // pass would serve, "" when the request may be queued.
 func (v laneView) refusal() string {
-	why := v.cannotPoll()
-	if why == "" {
+	if v.cannotPoll() == "" {
 		return ""
 	}
-	return sentence(why) + " To poll it, " + v.fix() + ". Nothing was requested."
+	return v.why() + " Nothing was requested."
+}
+
+// why is cannotPoll as sentences, with the owner's step.
+func (v laneView) why() string {
+	return sentence(v.cannotPoll()) + " To poll it, " + v.fix() + "."
+}
+
+// pollable keeps the picks whose Lane a pass will serve (a bulk Poll now);
+// held says, once per Site, why the others were not requested.
+func pollable(d Deps, r *http.Request, picks []store.SeriesKey) (keep []store.SeriesKey, left int64, held []string, err error) {
+	views, err := laneViews(d, r, d.now())
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	said := map[string]bool{}
+	for _, k := range picks {
+		v, ok := views[k.Site]
+		if !ok || v.cannotPoll() == "" {
+			keep = append(keep, k)
+			continue
+		}
+		left++
+		if !said[k.Site] {
+			said[k.Site] = true
+			held = append(held, v.why())
+		}
+	}
+	return keep, left, held, nil
 }
 
 // waitsOn says why a request already queued has not been served, "" when
-// the Lane's next pass serves it.
+// the Lane's next pass serves it. The Lane's card shows it beside the
+// Lane's "To fix" lines; a page without them adds the step (waitsOnFix).
 func (v laneView) waitsOn() string {
 	st, site := v.state, v.lane.Site
 	if why := v.cannotPoll(); why != "" {
-		return "waiting: " + why + " — " + v.fix()
+		return "waiting: " + why
 	}
 	switch st.status {
 	case laneUnled:
-		return "waiting: no server leads the " + site + " Lane; one that runs takes it — " + st.fix
+		return "waiting: no server leads the " + site + " Lane; one that runs takes it"
 	case laneRefusing:
 		if st.until != nil {
 			return "waiting: " + site + " is refusing this server; the Lane tries again in " + st.until.In
@@ -98,6 +126,17 @@ func (v laneView) waitsOn() string {
 		return "waiting: the " + site + " Lane's passes have made no Poll lately (" + st.label + ")"
 	}
 	return ""
+}
+
+// waitsOnFix is waitsOn with the owner's step when only the owner ends
+// the wait (cannotPoll, or no server leading the Lane): for the Series
+// page, which shows no Lane's fixes.
+func (v laneView) waitsOnFix() string {
+	w := v.waitsOn()
+	if v.cannotPoll() != "" || v.state.status == laneUnled {
+		w += " — " + v.fix()
+	}
+	return w
 }
 
 // arrival is what a Reader is told about a Series just added on this
