@@ -92,7 +92,12 @@ func addLine(d Deps, r *http.Request, arrive *arrivals, readerID, line string) c
 		out.Sentence = "Could not be added just now; nothing of it was saved. Try again."
 		return out
 	}
-	out.Word, out.Sentence = addSentence(readerID == "", c, res, func() string { return arrive.of(r, c.Site) })
+	out.Word, out.Sentence = addSentence(readerID == "", c, res, func() string {
+		if readerID == "" {
+			return arrive.forOwner(r, c.Site)
+		}
+		return arrive.of(r, c.Site)
+	})
 	if readerID == "" {
 		out.Href = seriesHref(c.Site, c.SeriesID)
 	}
@@ -100,12 +105,13 @@ func addLine(d Deps, r *http.Request, arrive *arrivals, readerID, line string) c
 }
 
 // addSentence says what an add did, in the Reader's or the owner's terms;
-// arrival is what its Lane's state promises a new Series (laneView.arrival).
+// arrival is what its Lane's state promises a new Series, in the same
+// terms (arrivals).
 func addSentence(owner bool, c adapters.Chapter, res store.AddResult, arrival func() string) (word, sentence string) {
 	what := c.Site + " Series " + c.SeriesID
 	if owner {
 		if res.SeriesCreated {
-			return "added", "Added " + what + ", with no Bookmark (an orphan); a Poll is on its way."
+			return "added", "Added " + what + ", with no Bookmark (an orphan); " + arrival()
 		}
 		return "already", what + " is already known. Nothing was changed."
 	}

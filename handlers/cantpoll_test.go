@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
@@ -279,5 +280,23 @@ func TestABulkPollLeavesOutTheSeriesOfALaneThatCannotPoll(t *testing.T) {
 	}
 	if got := h.forceColumns(); got != "series:asurascans/a1" {
 		t.Errorf("force_poll_at after the bulk Poll: %q, want only asurascans/a1", got)
+	}
+}
+
+// The owner's add box promises a Poll only on a Lane that will make one;
+// on a browser Site with no sidecar it says so, with the step.
+func TestTheOwnersAddPromisesAPollOnlyWhereItsLaneWillMakeOne(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, noSidecar)
+	a := h.post(h.owner(), "/admin/series", url.Values{"urls": {"https://comix.to/title/p2m8q-lookism\n" + asuraChapter}}, "HX-Request", "true")
+	got := map[string]string{}
+	a.testid("add-result").Each(func(_ int, s *goquery.Selection) {
+		got[s.Find(".line").Text()] = squash(s.Find("span").First().Text())
+	})
+	if w := "it is not polled yet. comix is not polled without a browser sidecar. To poll it, " + word.SidecarSetup + "."; !strings.HasSuffix(got["https://comix.to/title/p2m8q-lookism"], w) {
+		t.Errorf("the owner's add of comix says %q, want it to end %q", got["https://comix.to/title/p2m8q-lookism"], w)
+	}
+	if w := "a Poll is on its way."; !strings.HasSuffix(got[asuraChapter], w) {
+		t.Errorf("the owner's add of asurascans says %q, want it to end %q", got[asuraChapter], w)
 	}
 }

@@ -175,28 +175,41 @@ const arrivalUnknown = "Its title and chapters arrive with its first Poll."
 // it added, per Site: the Lanes' states are read once, on first need (an
 // import adds many entries, most of them Series already known).
 type arrivals struct {
-	once sync.Once
-	d    Deps
-	said map[string]string
+	once  sync.Once
+	d     Deps
+	views map[string]laneView
 }
 
 func newArrivals(d Deps) *arrivals { return &arrivals{d: d} }
 
-// of is site's sentence, read with r's context.
-func (a *arrivals) of(r *http.Request, site string) string {
+// view is site's Lane, read with r's context; false when the Lanes could
+// not be read (logged once).
+func (a *arrivals) view(r *http.Request, site string) (laneView, bool) {
 	a.once.Do(func() {
 		views, err := laneViews(a.d, r, a.d.now())
 		if err != nil {
 			a.d.Logger.Warn("lane states not read for an add", "err", err)
 			return
 		}
-		a.said = make(map[string]string, len(views))
-		for s, v := range views {
-			a.said[s] = v.arrival()
-		}
+		a.views = views
 	})
-	if s, ok := a.said[site]; ok {
-		return s
+	v, ok := a.views[site]
+	return v, ok
+}
+
+// of is the Reader's sentence for a Series just added on site.
+func (a *arrivals) of(r *http.Request, site string) string {
+	if v, ok := a.view(r, site); ok {
+		return v.arrival()
 	}
 	return arrivalUnknown
+}
+
+// forOwner is the owner's: a Poll on its way, or why none is and the step
+// that brings one (laneView.why).
+func (a *arrivals) forOwner(r *http.Request, site string) string {
+	if v, ok := a.view(r, site); ok && v.cannotPoll() != "" {
+		return "it is not polled yet. " + v.why()
+	}
+	return "a Poll is on its way."
 }
