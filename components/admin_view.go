@@ -165,6 +165,7 @@ type SeriesDetail struct {
 	Finished     bool
 	Hint         string // completion hint sentence; "" when none or Finished
 	ForcePending string // when a Forced Poll not yet served was asked ("just now", "3 hours ago"); ""
+	ForceWaits   string // why it waits, from its Lane's state ("waiting: …"); "" while the next pass serves it
 	Live         string // while ForcePending: the address the Poll section asks again
 	PollServed   string // the requested Poll was served: what it found
 	Bookmarks    []BookmarkRow
@@ -234,6 +235,7 @@ type LaneRow struct {
 	FailingHref   string
 	Paused        bool
 	ForcePending  string // when a Forced Poll not yet served was asked ("just now", "3 hours ago"); ""
+	ForceWaits    string // why it waits, from the Lane's state ("waiting: …"); "" while the next pass serves it
 	Live          string // while a Forced Poll or a Pause waits: the row's own address, asked again
 	Served        bool   // Message says a waiting request was served (announced, never focused)
 	Message       string

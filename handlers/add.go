@@ -43,8 +43,9 @@ func addFromForm(d Deps, w http.ResponseWriter, r *http.Request, readerID string
 		return box, http.StatusBadRequest
 	}
 	status := http.StatusOK
+	arrive := newArrivals(d)
 	for _, l := range lines {
-		res := addLine(d, r, readerID, l)
+		res := addLine(d, r, arrive, readerID, l)
 		if res.Word == "failed" {
 			status = http.StatusServiceUnavailable // a line could not be saved: try again
 		}
@@ -65,8 +66,9 @@ func addLines(raw string) []string {
 	return lines
 }
 
-// addLine adds one address and says what happened to it.
-func addLine(d Deps, r *http.Request, readerID, line string) components.AddResult {
+// addLine adds one address and says what happened to it; arrive says when
+// a new Series' title comes.
+func addLine(d Deps, r *http.Request, arrive *arrivals, readerID, line string) components.AddResult {
 	shown := line
 	if s := []rune(shown); len(s) > 120 {
 		shown = string(s[:120]) + "…"
@@ -90,19 +92,26 @@ func addLine(d Deps, r *http.Request, readerID, line string) components.AddResul
 		out.Sentence = "Could not be added just now; nothing of it was saved. Try again."
 		return out
 	}
-	out.Word, out.Sentence = addSentence(readerID == "", c, res)
+	out.Word, out.Sentence = addSentence(readerID == "", c, res, func() string {
+		if readerID == "" {
+			return arrive.forOwner(r, c.Site)
+		}
+		return arrive.of(r, c.Site)
+	})
 	if readerID == "" {
 		out.Href = seriesHref(c.Site, c.SeriesID)
 	}
 	return out
 }
 
-// addSentence says what an add did, in the Reader's or the owner's terms.
-func addSentence(owner bool, c adapters.Chapter, res store.AddResult) (word, sentence string) {
+// addSentence says what an add did, in the Reader's or the owner's terms;
+// arrival is what its Lane's state promises a new Series, in the same
+// terms (arrivals).
+func addSentence(owner bool, c adapters.Chapter, res store.AddResult, arrival func() string) (word, sentence string) {
 	what := c.Site + " Series " + c.SeriesID
 	if owner {
 		if res.SeriesCreated {
-			return "added", "Added " + what + ", with no Bookmark (an orphan); a Poll is on its way."
+			return "added", "Added " + what + ", with no Bookmark (an orphan); " + arrival()
 		}
 		return "already", what + " is already known. Nothing was changed."
 	}
@@ -126,7 +135,7 @@ func addSentence(owner bool, c adapters.Chapter, res store.AddResult) (word, sen
 	case res.BookmarkCreated:
 		s := "Added " + what + "." + progress
 		if res.SeriesCreated {
-			s += " Its title and chapters arrive with its first Poll, within a minute or so."
+			s += " " + arrival()
 		}
 		return "added", s
 	case res.ProgressMoved:

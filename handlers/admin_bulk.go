@@ -78,13 +78,7 @@ func handleBulk(d Deps) http.Handler {
 		}
 		ctx, now := r.Context(), d.now()
 		if f.action == "poll" {
-			n, err := d.Store.ForceMany(ctx, f.picks, now)
-			if err != nil {
-				failStore(w, r, d.Logger, err, "The Polls could not be requested. Nothing was changed; try again.", "admin bulk poll")
-				return
-			}
-			step.Message = "Poll requested for " + plural(n, "Series") + "; each shows its result on its page once its Lane has served it."
-			bulkAnswer(d, w, r, http.StatusOK, f, step, true)
+			bulkPoll(d, w, r, f, step)
 			return
 		}
 		if r.PostForm.Get("step") != "confirm" || r.PostForm.Get("confirm") != "yes" {
@@ -116,6 +110,32 @@ func handleBulk(d Deps) http.Handler {
 		step.Message = "Finished " + plural(n, "Series") + ": they are no longer polled."
 		bulkAnswer(d, w, r, http.StatusOK, f, step, true)
 	})
+}
+
+// bulkPoll Force-polls the picks whose Lane will serve them; a pick on a
+// Lane that cannot poll is left out and the answer says why (laneView.why),
+// and when none is left nothing is requested (422).
+func bulkPoll(d Deps, w http.ResponseWriter, r *http.Request, f bulkForm, step components.BulkStep) {
+	keep, left, held, err := pollable(d, r, f.picks)
+	var n int64
+	if err == nil && len(keep) > 0 {
+		n, err = d.Store.ForceMany(r.Context(), keep, d.now())
+	}
+	if err != nil {
+		failStore(w, r, d.Logger, err, "The Polls could not be requested. Nothing was changed; try again.", "admin bulk poll")
+		return
+	}
+	why := strings.Join(held, " ")
+	if len(keep) == 0 {
+		step.Message, step.Fault = why+" Nothing was requested.", true
+		bulkAnswer(d, w, r, http.StatusUnprocessableEntity, f, step, false)
+		return
+	}
+	step.Message = "Poll requested for " + plural(n, "Series") + "; each shows its result on its page once its Lane has served it."
+	if left > 0 {
+		step.Message += " Not for " + plural(left, "Series") + ": " + why
+	}
+	bulkAnswer(d, w, r, http.StatusOK, f, step, true)
 }
 
 // confirmStep names each selected Series and its completion hint.

@@ -27,7 +27,7 @@ const (
 	lanePaused                   // the owner's Pause: never a fault
 	laneStalled                  // the stall condition holds
 	laneRefusing                 // refuse_until ahead, or no-browser-route holds
-	laneNoSidecar                // a browser Site's pass found no BROWSER_WS_URL
+	laneNoSidecar                // a browser Site and no BROWSER_WS_URL
 	laneBrowserDown              // the sidecar did not answer, or sidecar-down holds
 	laneAdapterBroken            // the adapter-broken condition holds
 	laneUnreached                // a plain Lane's last pass reached nothing: our network, most often
@@ -75,7 +75,9 @@ func laneStateOf(d Deps, l store.AdminLane, c laneConditions, now time.Time) lan
 			note: sentence(word.Stall.Fault(l.Site, since(now, stall.Since))), fix: word.Stall.Repair(l.Site)}
 	case l.RefuseUntil.After(now) || refusingHeld:
 		return refusingState(d, l, browser, refusingHeld, now)
-	case l.LastSkip == word.SkipNoBrowser:
+	case l.LastSkip == word.SkipNoBrowser || (browser && !d.Sidecar):
+		// This server's own setting says so before its first pass has: the
+		// fact /admin's setup step reads (Deps.Sidecar).
 		return laneState{status: laneNoSidecar, label: "browser down: no sidecar configured", fault: true,
 			note: "BROWSER_WS_URL is not set, so this browser Site is not polled.", fix: word.SidecarSetup}
 	case l.LastSkip == word.SkipBrowserDown || (browser && sidecarHeld):

@@ -149,8 +149,12 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 	}
 	switch {
 	case !l.ForcePollAt.IsZero() && l.ForcePollAt.After(l.LastStartedAt):
-		row.ForcePending = ago(now, l.ForcePollAt)
-		row.Live = row.Base + "?was=force"
+		// Asked again only while a pass may serve it (laneView.cannotPoll).
+		v := laneView{lane: l, state: st}
+		row.ForcePending, row.ForceWaits = ago(now, l.ForcePollAt), v.waitsOn()
+		if v.cannotPoll() == "" {
+			row.Live = row.Base + "?was=force"
+		}
 	case row.Paused && !l.PauseServed:
 		// The Pause is written; the Lane has not yet run the pass that
 		// honours it (its current pass finishes first).
@@ -350,6 +354,9 @@ func laneControl(d Deps, act func(r *http.Request, site string) controlResult) h
 
 func handleForceLanePoll(d Deps) http.Handler {
 	return laneControl(d, func(r *http.Request, site string) controlResult {
+		if no, ok := refusePoll(d, r, site); !ok {
+			return no
+		}
 		return storeResult(d, "force lane", d.Store.ForceLanePoll(r.Context(), site, d.now()), "Pass requested.")
 	})
 }

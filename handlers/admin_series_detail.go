@@ -39,8 +39,9 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 	// of the Series has finished (CONTEXT.md, Forced Poll): the check stamp
 	// moves as a read starts, so it cannot say the read is done.
 	if !s.ForcePollAt.IsZero() {
-		v.ForcePending = ago(now, s.ForcePollAt)
-		v.Live = v.Base + "/poll-state?was=pending"
+		if err := pendingOn(d, r, &v, ago(now, s.ForcePollAt)); err != nil {
+			return components.SeriesDetail{}, err
+		}
 	}
 	v.Outcome = outcomeNote(s, d.browserSite(s.Site), now)
 	for _, b := range bms {
@@ -57,6 +58,22 @@ func detailOf(d Deps, r *http.Request, site, id string) (components.SeriesDetail
 		v.Bookmarks = append(v.Bookmarks, row)
 	}
 	return v, nil
+}
+
+// pendingOn shows a Forced Poll not yet served, with why it waits when its
+// Lane's state says (laneView.waitsOn). It asks again only while a pass may
+// serve it: a Lane that cannot poll changes only when the owner acts.
+func pendingOn(d Deps, r *http.Request, v *components.SeriesDetail, asked string) error {
+	v.ForcePending = asked
+	l, _, err := laneViewOf(d, r, v.Site)
+	if err != nil {
+		return err
+	}
+	v.ForceWaits = l.waitsOnFix()
+	if l.cannotPoll() == "" {
+		v.Live = v.Base + "/poll-state?was=pending"
+	}
+	return nil
 }
 
 // readDetail reads the Series the route names for a detail answer, or
@@ -196,8 +213,29 @@ func handleClearAttribution(d Deps) http.Handler {
 
 func handleForceSeriesPoll(d Deps) http.Handler {
 	return seriesControl(d, func(r *http.Request, site, id string) controlResult {
+		if no, ok := refusePoll(d, r, site); !ok {
+			return no
+		}
 		return storeResult(d, "force poll", d.Store.ForceSeriesPoll(r.Context(), site, id, d.now()), "Poll requested.")
 	})
+}
+
+// refusePoll is the answer to a Forced Poll, of a Series or a Lane, that
+// no pass would serve until the owner acts (laneView.refusal): it is never
+// written, so nothing waits on a Lane that will not come. ok is true when
+// the request may be queued.
+func refusePoll(d Deps, r *http.Request, site string) (controlResult, bool) {
+	v, found, err := laneViewOf(d, r, site)
+	switch {
+	case err != nil:
+		return storeResult(d, "force poll: lane state", err, ""), false
+	case !found:
+		return controlResult{}, true // the write answers for a Lane that is not there
+	}
+	if no := v.refusal(); no != "" {
+		return controlResult{status: http.StatusUnprocessableEntity, refusal: no}, false
+	}
+	return controlResult{}, true
 }
 
 // handleDeleteSeries deletes a Series (issue 24, item 1). An orphan goes

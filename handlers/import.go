@@ -112,12 +112,13 @@ func importEntries(d Deps, r *http.Request, entries []importEntry, box *componen
 	reader := viewerFrom(r.Context()).ID
 	end := time.Now().Add(importBudget)
 	results := make([]components.AddResult, len(entries))
+	arrive := newArrivals(d)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range importWorkers {
 		wg.Go(func() {
 			for i := range next {
-				results[i] = importTimed(d, r, reader, entries[i], end)
+				results[i] = importTimed(d, r, arrive, reader, entries[i], end)
 			}
 		})
 	}
@@ -144,24 +145,24 @@ const importWorkers = 3
 
 // importTimed adds one entry with a database budget of its own, or says it
 // was not tried once the import's budget is spent.
-func importTimed(d Deps, r *http.Request, reader string, e importEntry, end time.Time) components.AddResult {
+func importTimed(d Deps, r *http.Request, arrive *arrivals, reader string, e importEntry, end time.Time) components.AddResult {
 	if time.Now().After(end) {
 		return components.AddResult{Line: shownLine(e.Line), Word: "failed", Fault: true,
 			Sentence: "Not tried: the import ran out of time. Import the file again to add the rest."}
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), d.requestTimeout())
 	defer cancel()
-	return importEntryOne(d, r.WithContext(ctx), reader, e)
+	return importEntryOne(d, r.WithContext(ctx), arrive, reader, e)
 }
 
 // importEntryOne adds one entry: a plain address as the add box does; an
 // exported Bookmark with its Progress set in the same transaction.
-func importEntryOne(d Deps, r *http.Request, reader string, e importEntry) components.AddResult {
+func importEntryOne(d Deps, r *http.Request, arrive *arrivals, reader string, e importEntry) components.AddResult {
 	if e.Skip != "" {
 		return components.AddResult{Line: shownLine(e.Line), Word: cmp.Or(e.SkipWord, "unsupported"), Fault: true, Sentence: e.Skip}
 	}
 	if e.Chapter == "" {
-		res := addLine(d, r, reader, e.URL)
+		res := addLine(d, r, arrive, reader, e.URL)
 		res.Line = shownLine(e.Line)
 		return res
 	}
@@ -182,7 +183,7 @@ func importEntryOne(d Deps, r *http.Request, reader string, e importEntry) compo
 		out.Sentence = "Could not be added just now; nothing of it was saved. Try again."
 		return out
 	}
-	out.Word, out.Sentence = addSentence(false, c, res)
+	out.Word, out.Sentence = addSentence(false, c, res, func() string { return arrive.of(r, c.Site) })
 	return out
 }
 
