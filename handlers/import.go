@@ -229,7 +229,7 @@ func sniffImport(f io.Reader) ([]importEntry, error) {
 		br.Discard(3)
 	}
 	head, _ := br.Peek(512)
-	t := bytes.TrimLeft(head, " \t\r\n")
+	t := skipNotes(head)
 	switch {
 	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
 		return readMihon(br)
@@ -239,6 +239,22 @@ func sniffImport(f io.Reader) ([]importEntry, error) {
 		return readExportCSV(br)
 	}
 	return readAddressList(br)
+}
+
+// skipNotes is head past its leading blank and comment lines, so a CSV
+// export with a note above its header is still read as one.
+func skipNotes(head []byte) []byte {
+	for {
+		head = bytes.TrimLeft(head, " \t\r\n")
+		if len(head) == 0 || head[0] != importComment {
+			return head
+		}
+		i := bytes.IndexAny(head, "\r\n")
+		if i < 0 {
+			return nil
+		}
+		head = head[i:]
+	}
 }
 
 // cappedFile reads at most left bytes of a file; a byte more is the 413.
