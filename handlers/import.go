@@ -169,7 +169,7 @@ func importEntryOne(d Deps, r *http.Request, reader string, e importEntry) compo
 	c, err := adapters.RecogniseChapter(adapters.Pasted(e.URL))
 	if err != nil {
 		out.Word, out.Fault = "unsupported", true
-		out.Sentence = "Not an address of a supported Site (" + strings.Join(word.SiteNames(), ", ") + "). Nothing was added."
+		out.Sentence = addressRefusal(err) + " Nothing was added."
 		return out
 	}
 	c.Number = e.Chapter
