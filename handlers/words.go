@@ -33,7 +33,8 @@ var filterWords = map[store.Filter]filterWord{
 	store.FilterSiteCompleted: {"site-completed", "Not Finished, but its Site marks the work completed: a hint " +
 		"that you may want to Finish it (the Site never Finishes anything itself).", false},
 	store.FilterFinished: {"finished", "You marked it Finished: the work is over for the group and it is no longer polled.", false},
-	store.FilterOrphan:   {"orphan", "No Reader bookmarks it: it is read only at the backstop (POLL_BACKSTOP). Only an orphan can be deleted.", false},
+	store.FilterOrphan: {"orphan", "No Reader bookmarks it: it is read only at the backstop (POLL_BACKSTOP). Delete removes it at once; " +
+		"a bookmarked Series is deleted too, after a confirm naming its Readers, whose Bookmarks go with it.", false},
 }
 
 // captionWord is the filter as a list's caption names it: the failing list
@@ -62,7 +63,7 @@ var outcomeWords = map[word.Outcome]outcomeWord{
 	word.Unfetchable: {
 		"The fetch gate refused the stored address before any request was made: it is not https, not on the " +
 			"Site's own hosts, or not a public address.",
-		"Correct the address to the Series page on the Site, or delete the Series if it is an orphan."},
+		"Correct the address to the Series page on the Site, or delete the Series."},
 	word.NotFound: {
 		"The Site answered that the page does not exist (404 or 410): the Series was moved or removed.",
 		"Find the Series on the Site again and correct the address above, or delete the Series."},
