@@ -20,7 +20,8 @@ var filterWords = map[store.Filter]filterWord{
 	store.FilterAll: {"every Series", "Every Series the server knows, Finished or not.", false},
 	store.FilterNeverChecked: {"never read", "Not Finished, and no Poll has reached its page yet: it is due at its Lane's next pass " +
 		"(a Lane that cannot reach its Site says so on the Lanes page).", false},
-	store.FilterStale: {"stale", "Not Finished, and its last Poll was more than 12 hours ago.", false},
+	store.FilterStale: {"stale", "Not Finished, and it was last checked (a Poll attempted, whether it reached the page or not) " +
+		"more than 12 hours ago.", false},
 	store.FilterUnpollable: {"unpollable", "Not Finished and cannot be Polled at all: it has no address, or the fetch gate " +
 		"refused its address (unfetchable). Correct the address or delete the Series.", true},
 	store.FilterNoChapter: {"no chapter", "Its page was reached, it is not Finished, and no chapter number was ever read from it: " +
