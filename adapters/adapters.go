@@ -79,8 +79,13 @@ func ByName(site string) (Adapter, bool) {
 // ErrNotSeries is wrapped by Parse when the body is not the Site's Series page.
 var ErrNotSeries = errors.New("not a series page")
 
+// ErrUnknownSite is wrapped by Recognise when the address's host is no
+// Site's: the one refusal where naming the Sites helps.
+var ErrUnknownSite = errors.New("unknown site")
+
 // Recognise maps any address to its Site and Series. The error says plainly why an
-// address is not accepted.
+// address is not accepted: it is the reason `mangabookmark fetch`, the add
+// box, the import and the API all give.
 func Recognise(raw string) (Ref, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
@@ -108,7 +113,7 @@ func Recognise(raw string) (Ref, error) {
 		}
 		return ref, nil
 	}
-	return Ref{}, fmt.Errorf("unknown site %q", host)
+	return Ref{}, fmt.Errorf("%w %q", ErrUnknownSite, host)
 }
 
 // legacyHoster is implemented by adapters that recognise addresses on hosts the Site

@@ -24,7 +24,7 @@ type Fact struct {
 	Kind     string
 	Latest   string // "" when no chapter was ever known
 	RaisedBy string // the Reader whose Sighting raised Latest Chapter; "" = a Poll or the owner
-	Checked  string // "checked 5 minutes ago" or "never checked"
+	Checked  string // "checked 5 minutes ago", "never reached: last tried …" or "never checked"
 	Failure  *FailureMarker
 	Finished string // "" or when it was Finished ("just now", "2 days ago")
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -78,7 +79,7 @@ func addLine(d Deps, r *http.Request, arrive *arrivals, readerID, line string) c
 	c, err := adapters.RecogniseChapter(line)
 	if err != nil {
 		out.Word, out.Fault = "unsupported", true
-		out.Sentence = "Not an address of a supported Site (" + strings.Join(word.SiteNames(), ", ") + "). Nothing was added."
+		out.Sentence = addressRefusal(err) + " Nothing was added."
 		return out
 	}
 	req := store.AddRequest{Site: c.Site, SeriesID: c.SeriesID, URL: c.URL, Kind: string(word.Site(c.Site).Kind()), ReaderID: readerID}
@@ -102,6 +103,19 @@ func addLine(d Deps, r *http.Request, arrive *arrivals, readerID, line string) c
 		out.Href = seriesHref(c.Site, c.SeriesID)
 	}
 	return out
+}
+
+// addressRefusal is why an address was refused, in the reason
+// adapters.Recognise gives (the one `mangabookmark fetch` prints): the add
+// box, the import and the API say it alike. Only a host of no Site names
+// the Sites there are; an http address or a page of a Site that is no
+// Series is refused for that, not as "no supported Site".
+func addressRefusal(err error) string {
+	s := "Refused: " + err.Error()
+	if errors.Is(err, adapters.ErrUnknownSite) {
+		s += " (the Sites are " + strings.Join(word.SiteNames(), ", ") + ")"
+	}
+	return s + "."
 }
 
 // addSentence says what an add did, in the Reader's or the owner's terms;

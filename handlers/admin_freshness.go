@@ -46,10 +46,13 @@ func freshnessOf(f store.Freshness, now time.Time) components.Freshness {
 		parts = []string{chapters(f.N) + " in 24 h", "median " + delayWords(f.Median), "p95 " + delayWords(f.P95)}
 	}
 	switch {
-	case f.NeverRead():
-		parts = append(parts, "a Series never read yet")
+	// A check is a Poll attempted, reached or not (CONTEXT.md, Check):
+	// the figure says "check", as a Series checked but never reached was
+	// never read.
+	case f.NeverChecked():
+		parts = append(parts, "a Series never checked yet")
 	case f.Pollable:
-		parts = append(parts, "oldest read "+ago(now, f.OldestRead))
+		parts = append(parts, "oldest check "+ago(now, f.OldestCheck))
 	}
 	v.Summary = strings.Join(parts, " · ")
 	desc := []string{v.Summary + "."}

@@ -39,7 +39,13 @@ func factOf(s store.AdminSeries, now time.Time) components.Fact {
 			}
 		}
 	}
-	if !s.CheckedAt.IsZero() {
+	switch {
+	case s.CheckedAt.IsZero():
+	case !s.Reached():
+		// Checked, but every Poll was refused or found no answer: the
+		// page was never read (CONTEXT.md, Read and Check).
+		f.Checked = "never reached: last tried " + ago(now, s.CheckedAt)
+	default:
 		f.Checked = "checked " + ago(now, s.CheckedAt)
 	}
 	if !s.FinishedAt.IsZero() {

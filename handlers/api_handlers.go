@@ -197,14 +197,15 @@ func (api *apiServer) handleLookup(w http.ResponseWriter, r *http.Request) {
 	api.reply(w, http.StatusOK, out)
 }
 
-// recogniseForWrite maps a write's address to its Series; an address of no
-// Site is the error unknown_site, naming the Sites that are. The API takes
+// recogniseForWrite maps a write's address to its Series; an address it
+// cannot take is the error unknown_site (a stable word), its message the
+// reason the add box gives (addressRefusal). The API takes
 // the address a client read from the page (ADR 0008), whole, so it puts no
 // scheme in front the way the paste boxes do (adapters.Pasted).
 func recogniseForWrite(raw string) (adapters.Ref, *apiError) {
 	ref, err := adapters.Recognise(raw)
 	if err != nil {
-		return ref, apiErr(http.StatusBadRequest, apiUnknownSite, "Not an address of a supported Site ("+err.Error()+"); the Sites are "+strings.Join(word.SiteNames(), ", ")+".")
+		return ref, apiErr(http.StatusBadRequest, apiUnknownSite, addressRefusal(err))
 	}
 	return ref, nil
 }

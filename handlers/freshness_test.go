@@ -46,7 +46,7 @@ func TestEachLaneShowsItsFreshnessAsALineAndAPlotOfItsHours(t *testing.T) {
 		t.Fatalf("status %d", a.status)
 	}
 	comix := lane(a, "comix")
-	want := "3 new chapters in 24 h · median 2 minutes · p95 9 minutes · oldest read 3 hours ago"
+	want := "3 new chapters in 24 h · median 2 minutes · p95 9 minutes · oldest check 3 hours ago"
 	if got := text(comix.Find(`[data-testid="lane-freshness-line"]`)); got != want {
 		t.Errorf("comix reads %q, want %q", got, want)
 	}
@@ -71,7 +71,7 @@ func TestEachLaneShowsItsFreshnessAsALineAndAPlotOfItsHours(t *testing.T) {
 	}
 
 	kagane := lane(a, "kagane")
-	if got := text(kagane.Find(`[data-testid="lane-freshness-line"]`)); got != "No new chapters in 24 h · a Series never read yet" {
+	if got := text(kagane.Find(`[data-testid="lane-freshness-line"]`)); got != "No new chapters in 24 h · a Series never checked yet" {
 		t.Errorf("kagane reads %q", got)
 	}
 	if kagane.Find(`svg`).Length() != 0 {

@@ -170,7 +170,7 @@ func importEntryOne(d Deps, r *http.Request, arrive *arrivals, reader string, e 
 	c, err := adapters.RecogniseChapter(adapters.Pasted(e.URL))
 	if err != nil {
 		out.Word, out.Fault = "unsupported", true
-		out.Sentence = "Not an address of a supported Site (" + strings.Join(word.SiteNames(), ", ") + "). Nothing was added."
+		out.Sentence = addressRefusal(err) + " Nothing was added."
 		return out
 	}
 	c.Number = e.Chapter
@@ -230,7 +230,7 @@ func sniffImport(f io.Reader) ([]importEntry, error) {
 		br.Discard(3)
 	}
 	head, _ := br.Peek(512)
-	t := bytes.TrimLeft(head, " \t\r\n")
+	t := skipNotes(head)
 	switch {
 	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
 		return readMihon(br)
@@ -240,6 +240,22 @@ func sniffImport(f io.Reader) ([]importEntry, error) {
 		return readExportCSV(br)
 	}
 	return readAddressList(br)
+}
+
+// skipNotes is head past its leading blank and comment lines, so a CSV
+// export with a note above its header is still read as one.
+func skipNotes(head []byte) []byte {
+	for {
+		head = bytes.TrimLeft(head, " \t\r\n")
+		if len(head) == 0 || head[0] != importComment {
+			return head
+		}
+		i := bytes.IndexAny(head, "\r\n")
+		if i < 0 {
+			return nil
+		}
+		head = head[i:]
+	}
 }
 
 // cappedFile reads at most left bytes of a file; a byte more is the 413.

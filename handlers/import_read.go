@@ -201,6 +201,7 @@ func readExportCSV(r io.Reader) ([]importEntry, error) {
 	c := csv.NewReader(w)
 	c.ReuseRecord = true
 	c.FieldsPerRecord = len(exportCSVHeader)
+	c.Comment = importComment // a Site name never starts with it
 	var entries []importEntry
 	for first := true; ; first = false {
 		w.next()
@@ -232,8 +233,13 @@ func csvChapter(cell string) (string, bool) {
 	return chapterText(cell)
 }
 
+// importComment starts a line of a list or CSV import that is a note to
+// its writer, never an entry: no address and no Site name starts with it.
+const importComment = '#'
+
 // readAddressList reads a text file of addresses, one per line (a carriage
-// return ends a line too, as in the add box).
+// return ends a line too, as in the add box); a blank or comment line is
+// no entry.
 func readAddressList(r io.Reader) ([]importEntry, error) {
 	w := newEntryWindow(r)
 	s := bufio.NewScanner(w)
@@ -247,7 +253,7 @@ func readAddressList(r io.Reader) ([]importEntry, error) {
 		}
 		l := strings.TrimSpace(string(b))
 		switch {
-		case l == "":
+		case l == "" || l[0] == importComment: // a note, not an entry
 			continue
 		case len(entries) == maxImportEntries:
 			return nil, errImport("That file holds more than 10,000 lines: at most 10,000 at once. Nothing was imported.")

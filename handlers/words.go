@@ -20,7 +20,8 @@ var filterWords = map[store.Filter]filterWord{
 	store.FilterAll: {"every Series", "Every Series the server knows, Finished or not.", false},
 	store.FilterNeverChecked: {"never read", "Not Finished, and no Poll has reached its page yet: it is due at its Lane's next pass " +
 		"(a Lane that cannot reach its Site says so on the Lanes page).", false},
-	store.FilterStale: {"stale", "Not Finished, and its last Poll was more than 12 hours ago.", false},
+	store.FilterStale: {"stale", "Not Finished, and it was last checked (a Poll attempted, whether it reached the page or not) " +
+		"more than 12 hours ago.", false},
 	store.FilterUnpollable: {"unpollable", "Not Finished and cannot be Polled at all: it has no address, or the fetch gate " +
 		"refused its address (unfetchable). Correct the address or delete the Series.", true},
 	store.FilterNoChapter: {"no chapter", "Its page was reached, it is not Finished, and no chapter number was ever read from it: " +
@@ -33,7 +34,8 @@ var filterWords = map[store.Filter]filterWord{
 	store.FilterSiteCompleted: {"site-completed", "Not Finished, but its Site marks the work completed: a hint " +
 		"that you may want to Finish it (the Site never Finishes anything itself).", false},
 	store.FilterFinished: {"finished", "You marked it Finished: the work is over for the group and it is no longer polled.", false},
-	store.FilterOrphan:   {"orphan", "No Reader bookmarks it: it is read only at the backstop (POLL_BACKSTOP). Only an orphan can be deleted.", false},
+	store.FilterOrphan: {"orphan", "No Reader bookmarks it: it is read only at the backstop (POLL_BACKSTOP). Delete removes it at once; " +
+		"a bookmarked Series is deleted too, after a confirm naming its Readers, whose Bookmarks go with it.", false},
 }
 
 // captionWord is the filter as a list's caption names it: the failing list
@@ -62,7 +64,7 @@ var outcomeWords = map[word.Outcome]outcomeWord{
 	word.Unfetchable: {
 		"The fetch gate refused the stored address before any request was made: it is not https, not on the " +
 			"Site's own hosts, or not a public address.",
-		"Correct the address to the Series page on the Site, or delete the Series if it is an orphan."},
+		"Correct the address to the Series page on the Site, or delete the Series."},
 	word.NotFound: {
 		"The Site answered that the page does not exist (404 or 410): the Series was moved or removed.",
 		"Find the Series on the Site again and correct the address above, or delete the Series."},

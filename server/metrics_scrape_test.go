@@ -271,6 +271,8 @@ func scrapeChecks() map[string][]familyCheck {
 		"mangabookmark_announcement_sends_total": {{[]string{"channel", "discord", "result", "sent"}, 1}},
 		"mangabookmark_series_due":               {{[]string{"site", "novelfull"}, 1}},
 		"mangabookmark_oldest_read_age_seconds":  {{[]string{"site", "asurascans"}, 0}},
+		"mangabookmark_oldest_check_age_seconds": {{[]string{"site", "asurascans"}, 0}},
+		"mangabookmark_series_never_read":        {{[]string{"site", "asurascans"}, 0}},
 		"mangabookmark_series_failing":           {{[]string{"site", "comix"}, 1}},
 		"mangabookmark_owner_notices_open":       {{[]string{"kind", "adapter-broken"}, 1}},
 		"mangabookmark_scrape_errors_total":      {{nil, 0}},

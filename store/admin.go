@@ -121,12 +121,21 @@ type AdminSeries struct {
 	FailureOutcome word.Outcome `db:"failure_outcome"`
 	FailingSince   time.Time    `db:"failing_since"`
 	RaisedByName   string       `db:"raised_by_name"`
+	// PolledOnce: a read of the page once showed a chapter number
+	// (polled_chapter_num is set).
+	PolledOnce bool `db:"polled_once"`
 }
+
+// Reached reports whether a Poll ever reached the page: it showed a
+// number, or left a failure row. A Series checked only by refused or
+// unreachable Polls was never read (neverReadSQL's rule, row by row).
+func (s AdminSeries) Reached() bool { return s.PolledOnce || s.FailureOutcome != "" }
 
 const adminSeriesColumns = `s.site, s.series_id, s.url, s.title, s.cover_url, s.cover_tried, s.kind,
 	s.latest_chapter_num::text AS latest_chapter, s.latest_chapter_url, s.latest_raised_by,
 	s.checked_at, s.force_poll_at, s.finished_at, s.site_completed_at, s.created_at,
-	s.failure_outcome, s.failing_since, coalesce(r.name, '') AS raised_by_name`
+	s.failure_outcome, s.failing_since, coalesce(r.name, '') AS raised_by_name,
+	s.polled_chapter_num IS NOT NULL AS polled_once`
 
 // SeriesQuery is one page request of the owner's Series list. Site, Kind
 // and the title search Q stack on the Filter; Sort orders it (admin_sort.go).

@@ -190,7 +190,7 @@ func TestEveryFigureIsBounded(t *testing.T) {
 	// scrape: one probe of series_due a Site. Its failing gauge is each
 	// Site's failing count, checked below.
 	oldest := s.NewBatch()
-	oldest.OldestReads(word.SiteNames(), map[string]store.Freshness{})
+	oldest.OldestChecks(word.SiteNames(), map[string]store.Freshness{})
 	check("oldest reads", oldest, 50, false)
 
 	for _, f := range store.Filters {

@@ -13,7 +13,8 @@ import (
 // This file holds the freshness figures (issue 20, "Show it"): how long the
 // new chapters of the last day waited between the first evidence they
 // existed and the Poll that confirmed them (chapter_arrivals, migration
-// 0017), and how old the least recently read Series of a Site is.
+// 0017), and how old the least recently checked Series of a Site is (a
+// check is a Poll attempted, reached or not: CONTEXT.md, Check).
 
 // FreshnessWindow is how far back the freshness figures look.
 const FreshnessWindow = 24 * time.Hour
@@ -37,15 +38,15 @@ type Freshness struct {
 	// FreshnessHours−1−i hours before now: Hours[23] is the last hour.
 	Hours [FreshnessHours]Delays
 	// Pollable is false when the Site has no Series that is not Finished
-	// and has an address: then there is no oldest read.
+	// and has an address: then there is no oldest check.
 	Pollable bool
-	// OldestRead is the oldest check among those Series; the zero time
-	// when one of them was never read.
-	OldestRead time.Time
+	// OldestCheck is the oldest check among those Series; the zero time
+	// when one of them was never checked.
+	OldestCheck time.Time
 }
 
-// NeverRead reports whether a pollable Series of the Site was never read.
-func (f Freshness) NeverRead() bool { return f.Pollable && f.OldestRead.IsZero() }
+// NeverChecked reports whether a pollable Series of the Site was never checked.
+func (f Freshness) NeverChecked() bool { return f.Pollable && f.OldestCheck.IsZero() }
 
 // delaySQL is an Arrival's detection delay in seconds; a noticed_at after
 // confirmed_at (a clock step between replicas) counts as no delay.
@@ -87,10 +88,10 @@ func seconds(s *float64) time.Duration {
 	return time.Duration(math.Round(*s*1000)) * time.Millisecond
 }
 
-// oldestReadsSQL is the Lane's own rest probe (nextCheckSQL: the oldest
-// check among a Site's pollable Series, NULL for one never read, one probe
+// oldestChecksSQL is the Lane's own rest probe (nextCheckSQL: the oldest
+// check among a Site's pollable Series, NULL for one never checked, one probe
 // of series_due) for each Site of $1, in one statement.
-const oldestReadsSQL = `
+const oldestChecksSQL = `
 SELECT s.site, o.m IS NOT NULL AS pollable, CASE WHEN o.m > timestamptz '-infinity' THEN o.m END AS oldest
   FROM unnest($1::text[]) AS s (site)
  CROSS JOIN LATERAL (
@@ -100,7 +101,7 @@ SELECT s.site, o.m IS NOT NULL AS pollable, CASE WHEN o.m > timestamptz '-infini
 // Freshness queues the freshness of each of sites over the window ending
 // at now into dst, keyed by Site, in two statements whatever the number of
 // Sites: their Arrivals by hour, and each Site's oldest check among its
-// pollable Series (oldestReadsSQL).
+// pollable Series (oldestChecksSQL).
 func (b *Batch) Freshness(sites []string, now time.Time, dst map[string]Freshness) {
 	b.b.Queue(sitesFreshnessSQL, sites, instant(now), FreshnessWindow).Query(func(rows pgx.Rows) error {
 		var site string
@@ -123,26 +124,26 @@ func (b *Batch) Freshness(sites []string, now time.Time, dst map[string]Freshnes
 		}
 		return nil
 	})
-	b.OldestReads(sites, dst)
+	b.OldestChecks(sites, dst)
 }
 
-// OldestReads queues, for each of sites, whether it has a pollable Series
-// and the oldest check among them (oldestReadsSQL: one index probe a Site)
-// into dst's Pollable and OldestRead; the Lanes page reads it with the
-// freshness, the metrics' oldest-read gauge alone.
-func (b *Batch) OldestReads(sites []string, dst map[string]Freshness) {
-	b.b.Queue(oldestReadsSQL, sites).Query(func(rows pgx.Rows) error {
+// OldestChecks queues, for each of sites, whether it has a pollable Series
+// and the oldest check among them (oldestChecksSQL: one index probe a Site)
+// into dst's Pollable and OldestCheck; the Lanes page reads it with the
+// freshness, the metrics' oldest-check gauge alone.
+func (b *Batch) OldestChecks(sites []string, dst map[string]Freshness) {
+	b.b.Queue(oldestChecksSQL, sites).Query(func(rows pgx.Rows) error {
 		var site string
 		var pollable bool
 		var oldest time.Time
 		_, err := pgx.ForEachRow(rows, []any{&site, &pollable, &oldest}, func() error {
 			f := dst[site]
-			f.Pollable, f.OldestRead = pollable, oldest
+			f.Pollable, f.OldestCheck = pollable, oldest
 			dst[site] = f
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("store: oldest reads: %w", translate(err))
+			return fmt.Errorf("store: oldest checks: %w", translate(err))
 		}
 		return nil
 	})

@@ -20,7 +20,7 @@ func arrival(site word.Site, series string, ago, delay time.Duration) storetest.
 	return storetest.Arrival{Site: site, Series: series, ConfirmedAt: t0.Add(-ago), NoticedAt: t0.Add(-ago - delay)}
 }
 
-func TestFreshnessReadsTheLastDaysDelaysByHourAndTheOldestRead(t *testing.T) {
+func TestFreshnessReadsTheLastDaysDelaysByHourAndTheOldestCheck(t *testing.T) {
 	t.Parallel()
 	pool := storetest.Pool(t, nil)
 	s := store.New(pool)
@@ -66,15 +66,15 @@ func TestFreshnessReadsTheLastDaysDelaysByHourAndTheOldestRead(t *testing.T) {
 			t.Errorf("hour %d holds %+v, want nothing", i, h)
 		}
 	}
-	if !f.Pollable || f.NeverRead() || !f.OldestRead.Equal(t0.Add(-3*time.Hour)) {
-		t.Errorf("oldest read %v (pollable %v), want three hours before t0", f.OldestRead, f.Pollable)
+	if !f.Pollable || f.NeverChecked() || !f.OldestCheck.Equal(t0.Add(-3*time.Hour)) {
+		t.Errorf("oldest read %v (pollable %v), want three hours before t0", f.OldestCheck, f.Pollable)
 	}
 
 	k, err := s.Freshness(ctx, "kagane", t0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.N != 1 || k.Median != 3*time.Hour || !k.NeverRead() {
+	if k.N != 1 || k.Median != 3*time.Hour || !k.NeverChecked() {
 		t.Errorf("kagane: %+v, want one 3-hour delay and a Series never read", k)
 	}
 	all, err := s.FreshnessAll(ctx, t0)

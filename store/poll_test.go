@@ -362,7 +362,7 @@ func TestThePlans(t *testing.T) {
 		// read one probe of series_due.
 		{"the metrics' due gauge steps back the pass log's index", plan(store.NewestDueSQL, word.SiteNames()),
 			[]string{"poll_passes_site_started"}},
-		{"the metrics' oldest read probes series_due", plan(store.OldestReadsSQL, word.SiteNames()),
+		{"the metrics' oldest read probes series_due", plan(store.OldestChecksSQL, word.SiteNames()),
 			[]string{"series_due"}},
 	}
 	for _, c := range cases {

@@ -77,7 +77,8 @@ func (s *Store) GetSeries(ctx context.Context, site, id string) (Series, error) 
 	return v, nil
 }
 
-// ErrBookmarked: the Series cannot be deleted because a Reader bookmarks it.
+// ErrBookmarked: DeleteSeries met a Bookmark; a bookmarked Series goes only
+// by RemoveSeries, after the owner's confirm.
 var ErrBookmarked = fmt.Errorf("%w: series is bookmarked", ErrConflict)
 
 const deleteSeriesSQL = `DELETE FROM series WHERE site = $1 AND series_id = $2`

@@ -30,7 +30,7 @@ type DomainStore interface {
 
 // DomainOptions configures NewDomain; the zero value is the defaults.
 type DomainOptions struct {
-	// Now is the clock the oldest read's age and the failing filter are
+	// Now is the clock the oldest check's age and the lists' filters are
 	// read at: the server's (the demo's runs ahead). nil is time.Now.
 	Now func() time.Time
 	// Logger takes the one WARN line of a scrape whose database read
@@ -194,8 +194,8 @@ type figures struct {
 	log     *slog.Logger
 	timeout time.Duration
 
-	due, oldest, failing, notices *prometheus.Desc
-	errors                        prometheus.Counter
+	due, check, neverRead, oldest, failing, notices *prometheus.Desc
+	errors                                          prometheus.Counter
 }
 
 func newFigures(st DomainStore, o DomainOptions) *figures {
@@ -203,8 +203,20 @@ func newFigures(st DomainStore, o DomainOptions) *figures {
 		due: prometheus.NewDesc("mangabookmark_series_due",
 			"Series the newest pass of each Site's Lane found due (the Lanes page's last-pass due; 0 for a pass that skipped).",
 			[]string{"site"}, nil),
+		// A check is a Poll attempted; a read is one that reached the page
+		// (CONTEXT.md, Check and Read). The figure the Lanes keep is the
+		// check, and "never read" is its own count, as /admin shows it.
+		check: prometheus.NewDesc("mangabookmark_oldest_check_age_seconds",
+			"Age of the oldest check (a Poll attempted, whether it reached the page or not) among each Site's Series that are not Finished and have an address; +Inf when one was never checked, absent when the Site has none.",
+			[]string{"site"}, nil),
+		neverRead: prometheus.NewDesc("mangabookmark_series_never_read",
+			"Series per Site that no Poll has reached (the owner's never-read filter): never checked, or checked only by refused or unreachable Polls; counted as the pages count it, exact up to 1000, 1001 meaning more.",
+			[]string{"site"}, nil),
+		// Kept one release under its old name (ADR 0028, Renames): its
+		// +Inf now keeps its promise; its finite value was always the
+		// oldest check.
 		oldest: prometheus.NewDesc("mangabookmark_oldest_read_age_seconds",
-			"Age of the oldest read among each Site's Series that are not Finished and have an address; +Inf when one was never read, absent when the Site has none.",
+			"Deprecated, removed in the next release: use mangabookmark_oldest_check_age_seconds and mangabookmark_series_never_read. +Inf while a Series of the Site was never read, else the oldest check's age; absent when the Site has no Series that is not Finished and has an address.",
 			[]string{"site"}, nil),
 		failing: prometheus.NewDesc("mangabookmark_series_failing",
 			"Series failing per Site by the owner's failing filter; counted as the pages count it, exact up to 1000, 1001 meaning more.",
@@ -228,7 +240,7 @@ func newFigures(st DomainStore, o DomainOptions) *figures {
 
 // Describe implements prometheus.Collector.
 func (f *figures) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{f.due, f.oldest, f.failing, f.notices} {
+	for _, d := range []*prometheus.Desc{f.due, f.check, f.neverRead, f.oldest, f.failing, f.notices} {
 		ch <- d
 	}
 	f.errors.Describe(ch)
@@ -239,22 +251,27 @@ type read struct {
 	due     map[string]int64
 	reads   map[string]store.Freshness
 	failing []int64 // in word.Sites' order
+	unread  []int64 // in word.Sites' order
 	notices []store.NoticeState
 }
 
 // read sends the figures' statements in one round trip: each Site's failing
-// count (the failing list's capped count, ADR 0009), the oldest reads
-// (store.OldestReads), the newest passes' due (store.NewestDue) and the open
+// and never-read counts (the lists' capped counts, ADR 0009), the oldest checks
+// (store.OldestChecks), the newest passes' due (store.NewestDue) and the open
 // notices (at most 19 rows).
 func (f *figures) read(now time.Time) (read, error) {
-	r := read{due: map[string]int64{}, reads: map[string]store.Freshness{}, failing: make([]int64, len(word.Sites))}
+	r := read{due: map[string]int64{}, reads: map[string]store.Freshness{}, failing: make([]int64, len(word.Sites)),
+		unread: make([]int64, len(word.Sites))}
 	b := f.st.NewBatch()
 	for i, site := range word.SiteNames() {
 		if err := b.CountAdminSeries(store.SeriesQuery{Filter: store.FilterFailing, Site: site}, now, &r.failing[i]); err != nil {
 			return read{}, err
 		}
+		if err := b.CountAdminSeries(store.SeriesQuery{Filter: store.FilterNeverChecked, Site: site}, now, &r.unread[i]); err != nil {
+			return read{}, err
+		}
 	}
-	b.OldestReads(word.SiteNames(), r.reads)
+	b.OldestChecks(word.SiteNames(), r.reads)
 	b.NewestDue(word.SiteNames(), r.due)
 	b.Notices(&r.notices)
 	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
@@ -275,10 +292,15 @@ func (f *figures) Collect(ch chan<- prometheus.Metric) {
 	for i, site := range word.SiteNames() {
 		ch <- prometheus.MustNewConstMetric(f.failing, prometheus.GaugeValue, float64(r.failing[i]), site)
 		ch <- prometheus.MustNewConstMetric(f.due, prometheus.GaugeValue, float64(r.due[site]), site)
+		ch <- prometheus.MustNewConstMetric(f.neverRead, prometheus.GaugeValue, float64(r.unread[i]), site)
 		if fr := r.reads[site]; fr.Pollable {
 			age := math.Inf(1)
-			if !fr.NeverRead() {
-				age = max(now.Sub(fr.OldestRead), 0).Seconds()
+			if !fr.NeverChecked() {
+				age = max(now.Sub(fr.OldestCheck), 0).Seconds()
+			}
+			ch <- prometheus.MustNewConstMetric(f.check, prometheus.GaugeValue, age, site)
+			if r.unread[i] > 0 {
+				age = math.Inf(1)
 			}
 			ch <- prometheus.MustNewConstMetric(f.oldest, prometheus.GaugeValue, age, site)
 		}

@@ -395,3 +395,45 @@ func assertBounded(t *testing.T, fams map[string]*dto.MetricFamily) {
 		}
 	}
 }
+
+// A check is a Poll attempted, a read one that reached the page (CONTEXT.md):
+// a Site whose Series was checked 1084 seconds ago but never reached reads
+// 1084 on the oldest check, 1 never read, and +Inf on the deprecated oldest
+// read, as the README always promised for a Series never read.
+func TestTheOldestCheckAndTheNeverReadAreEachTheirOwnFigure(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	now := time.Now().Truncate(time.Millisecond)
+	ago := func(d time.Duration) time.Time { return now.Add(-d) }
+	storetest.Insert(t, st.Pool(),
+		// asurascans: checked by unreachable Polls only (no number, no failure row).
+		storetest.Series{Site: word.Asurascans, ID: "tried", URL: "https://asurascans.com/comics/tried", CheckedAt: ago(1084 * time.Second)},
+		// novelfull: read ten minutes ago.
+		storetest.Series{Site: word.Novelfull, ID: "n", URL: "https://novelfull.com/n.html", Kind: word.Novel,
+			LatestChapter: "10", CheckedAt: ago(10 * time.Minute)},
+		// kagane: never checked at all.
+		storetest.Series{Site: word.Kagane, ID: "k", URL: "https://kagane.org/series/k"},
+	)
+	_, reg := newDomain(t, st, metrics.DomainOptions{Now: func() time.Time { return now }})
+	fams := gather(t, reg)
+	const check, unread, old = "mangabookmark_oldest_check_age_seconds", "mangabookmark_series_never_read", "mangabookmark_oldest_read_age_seconds"
+	for _, c := range []struct {
+		name, site string
+		want       float64
+	}{
+		{check, "asurascans", 1084}, {unread, "asurascans", 1}, {old, "asurascans", math.Inf(1)},
+		{check, "novelfull", 600}, {unread, "novelfull", 0}, {old, "novelfull", 600},
+		{check, "kagane", math.Inf(1)}, {unread, "kagane", 1}, {old, "kagane", math.Inf(1)},
+		{unread, "comix", 0},
+	} {
+		if got := value(fams, c.name, "site", c.site); got != c.want {
+			t.Errorf("%s{site=%q} = %v, want %v", c.name, c.site, got, c.want)
+		}
+	}
+	if m := sample(fams, check, "site", "comix"); m != nil {
+		t.Errorf("a Site with no Series has an oldest check: %v", m)
+	}
+	if help := fams[old].GetHelp(); !strings.HasPrefix(help, "Deprecated") {
+		t.Errorf("the old name's help does not say it is deprecated: %q", help)
+	}
+}
