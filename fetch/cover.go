@@ -18,8 +18,9 @@ import (
 // same fetch gate as a Poll: https, no user-info, a public address after
 // resolution, every redirect re-checked — with the Site's own hosts widened
 // by the image hosts the Site really serves its covers from (adapters.CoverHosts).
-// SITE_BASE_URLS rewrites a cover on the Site's own hosts just as it
-// rewrites its pages.
+// SITE_BASE_URLS rewrites a cover on the Site's own hosts and on its cover
+// hosts just as it rewrites its pages: a Site pointed at a stand-in or a
+// mirror is read there whole, and never partly from the internet.
 
 // MaxCoverBytes caps a cover; a larger one is not kept.
 const MaxCoverBytes = 2 << 20
@@ -48,7 +49,7 @@ func (r *Reader) FetchCover(ctx context.Context, site, coverURL string) (adapter
 		return adapters.CoverImage{}, err
 	}
 	fr := fetchRequest{URL: u.String(), Adapter: a, Base: r.opts.BaseURLs[site], Cover: true}
-	if fr.Base != nil && adapters.HostIn(u.Hostname(), a.Domains()) {
+	if fr.Base != nil { // checkCoverURL admitted the host: the Site's own or its cover host
 		fr.URL = rewriteURL(u, fr.Base).String()
 	}
 	if err := r.spacing.wait(ctx, site, r.opts.Spacing); err != nil {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -148,4 +149,30 @@ func FuzzSniffImage(f *testing.F) {
 			t.Fatalf("%q", ct)
 		}
 	})
+}
+
+// SITE_BASE_URLS points a Site elsewhere, its cover hosts included: a
+// stand-in or a mirror serves the covers its pages name, and no cover of a
+// Site pointed at loopback is fetched from the internet.
+func TestUnderSiteBaseURLsACoverOnTheSitesCoverHostIsFetchedFromTheBase(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Value
+	srv := newSiteServer(t, func(w http.ResponseWriter, r *http.Request) {
+		asked.Store(r.URL.RequestURI())
+		_, _ = w.Write(pngPixel)
+	})
+	rd := readerFor(t, "demonicscans", srv, func(o *ReaderOptions) {
+		// Were the cover host dialled, it would resolve to loopback and be
+		// refused: the test never reaches the internet.
+		o.Resolve = func(context.Context, string) ([]netip.Addr, error) {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}
+	})
+	img, err := rd.FetchCover(context.Background(), "demonicscans", "https://demoniclibs.com/images/covers/Martial-Peak.jpg")
+	if err != nil || img.ContentType != "image/png" {
+		t.Fatalf("a cover on the Site's cover host under SITE_BASE_URLS: %q %v", img.ContentType, err)
+	}
+	if got := asked.Load(); got != "/images/covers/Martial-Peak.jpg" {
+		t.Fatalf("the base was asked for %v", got)
+	}
 }

@@ -48,14 +48,14 @@ func (fr fetchRequest) check(u *url.URL) error {
 }
 
 // checkRedirect applies the gate to a redirect target: with a rewrite, the
-// rewritten host and (rewritten back onto it) the Site's own hosts; without,
-// the Site's own https hosts.
+// rewritten host and (rewritten back onto it) the hosts the request may
+// reach; without, those hosts over https.
 func (fr fetchRequest) checkRedirect(u *url.URL) (*url.URL, error) {
 	if fr.Base != nil {
 		if u.Scheme == fr.Base.Scheme && hostPort(u) == hostPort(fr.Base) && u.User == nil {
 			return u, nil
 		}
-		if checkSiteURL(fr.Adapter, u) == nil {
+		if fr.check(u) == nil {
 			return rewriteURL(u, fr.Base), nil
 		}
 	}

@@ -846,8 +846,25 @@ func (p *Poller) record(ctx context.Context, s store.Series, res adapters.Result
 		p.log().Warn("poll failed", "site", s.Site, "series_id", s.SeriesID,
 			"outcome", res.Outcome, "status", res.Status, "duration", time.Since(begin), "err", res.Err)
 		p.recordFailure(ctx, s, res.Outcome, now)
+		if res.Outcome == word.NoChapter {
+			p.writeFace(ctx, s, res.Facts)
+		}
 	}
 	return res
+}
+
+// writeFace keeps the title and cover address of a page read with no
+// chapter on it (a Series announced before its first chapter): the page is
+// the Series' own, so its face holds even without a number. A page the
+// adapter could not parse carries no facts and changes nothing.
+func (p *Poller) writeFace(ctx context.Context, s store.Series, f adapters.Facts) {
+	c := store.ReadChanges{Face: true, Title: cmp.Or(f.Title, s.Title), Cover: cmp.Or(f.CoverURL, s.CoverURL)}
+	if c.Title == s.Title && c.Cover == s.CoverURL {
+		return
+	}
+	if err := p.st.ApplyRead(ctx, s.Site, s.SeriesID, c); err != nil {
+		p.failed("title and cover not written", err, "site", s.Site, "series_id", s.SeriesID)
+	}
 }
 
 func (p *Poller) recordFailure(ctx context.Context, s store.Series, o word.Outcome, now time.Time) {

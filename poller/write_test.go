@@ -571,3 +571,27 @@ func TestARaisedNumberHealthyReadsNeverShowIsUnverifiedAfterTwelveHours(t *testi
 		t.Fatalf("a read at 300 left it unconfirmed: %v", s.LatestRaisedBy)
 	}
 }
+
+// A Series announced before its first chapter has a page with its title and
+// cover and no chapter: the read is no_chapter, and the page still gives the
+// Series its face, so the lists name it rather than show its id, and its
+// cover can be fetched.
+func TestAPageReadWithNoChapterStillGivesTheSeriesItsTitleAndCover(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("s")
+	res := failResult(word.NoChapter, 200, true)
+	res.Facts = adapters.Facts{Title: "Coming Soon", CoverURL: "https://novelfull.com/uploads/s.jpg", Kind: word.Novel}
+	r.rd.script(url("s"), res)
+	r.pass()
+	if f, ok := r.failure("s"); !ok || f.Outcome != word.NoChapter {
+		t.Fatalf("failure row: %+v present=%v, want no_chapter", f, ok)
+	}
+	s, err := r.st.GetSeries(r.ctx, site, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Title != "Coming Soon" || s.CoverURL != "https://novelfull.com/uploads/s.jpg" {
+		t.Fatalf("title %q, cover address %q: want the page's", s.Title, s.CoverURL)
+	}
+}

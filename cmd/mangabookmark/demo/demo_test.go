@@ -478,6 +478,14 @@ func (d *demoRun) shoot(c *http.Client, pages map[string]string) {
 				if err == nil {
 					err = chromedp.Do(tab, chromedp.EmulateViewport(v.w, v.h), chromedp.Navigate(d.base+path), chromedp.WaitVisible(chromedp.CSS("main")))
 				}
+				if err == nil {
+					// The covers load lazily, and the full-page shot shows
+					// rows below the fold: load them all before the shot.
+					_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager'), true`))
+				}
+				if err == nil {
+					_, err = chromedp.Run(tab, chromedp.Poll[bool](`Array.from(document.images).every(i => i.complete)`, chromedp.WithPollingTimeout(20*time.Second)))
+				}
 				var buf []byte
 				if err == nil {
 					buf, err = chromedp.Run(tab, chromedp.FullScreenshot(100))

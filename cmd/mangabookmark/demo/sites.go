@@ -45,6 +45,7 @@ type demoSite struct {
 	mu        sync.Mutex
 	original  map[string][]byte
 	pages     map[string][]byte
+	covers    map[string]demoCover // by request URI: what the pages name
 	gone      map[string]bool
 	relaid    bool // serving the new layout
 	challenge bool
@@ -61,7 +62,7 @@ func loadDemoSites(dir string) ([]*demoSite, error) {
 	var out []*demoSite
 	for _, site := range word.SiteNames() {
 		a, _ := adapters.ByName(site)
-		ds := &demoSite{Site: site, original: map[string][]byte{}, pages: map[string][]byte{}, gone: map[string]bool{}, published: map[string]int{}}
+		ds := &demoSite{Site: site, original: map[string][]byte{}, pages: map[string][]byte{}, covers: map[string]demoCover{}, gone: map[string]bool{}, published: map[string]int{}}
 		for _, name := range demoFixtures {
 			file := filepath.Join(dir, site, name)
 			body, err := os.ReadFile(file)
@@ -91,6 +92,9 @@ func loadDemoSites(dir string) ([]*demoSite, error) {
 			ds.original[u.RequestURI()] = body
 			ds.pages[u.RequestURI()] = body
 			ds.Series = append(ds.Series, demoSeries{Ref: ref, Path: u.RequestURI(), File: name})
+			if err := ds.drawCover(ref, body); err != nil {
+				return nil, err
+			}
 		}
 		if len(ds.Series) == 0 {
 			return nil, fmt.Errorf("demo: no fixture pages for %s in %s (run the demo from the repository, or pass --fixtures)", site, dir)
@@ -110,6 +114,9 @@ func ownSeries(site string, body []byte, ref adapters.Ref, i int) ([]byte, adapt
 	newID := id[:len(id)-2] + fmt.Sprintf("%02x", i)
 	body = bytes.ReplaceAll(body, []byte(id), []byte(newID))
 	r, ok := pageRef(site, body)
+	if ok {
+		body = ownFace(site, body, r, i)
+	}
 	return body, r, ok && r.SeriesID == newID
 }
 
@@ -126,6 +133,20 @@ func pageRef(site string, body []byte) (adapters.Ref, bool) {
 		return ref, err == nil
 	}
 	return adapters.Ref{}, false
+}
+
+// drawCover draws the cover a Series' page names, once per address.
+func (ds *demoSite) drawCover(ref adapters.Ref, body []byte) error {
+	where, title := coverPath(ds.Site, ref, body)
+	if _, ok := ds.covers[where]; ok || where == "" {
+		return nil
+	}
+	c, err := drawCover(title, where)
+	if err != nil {
+		return err
+	}
+	ds.covers[where] = c
+	return nil
 }
 
 // series finds one of the stand-in's Series by the fixture it started as.
@@ -145,6 +166,7 @@ func (ds *demoSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ds.mu.Lock()
 	challenge, gone := ds.challenge, ds.gone[r.URL.RequestURI()]
 	body, ok := ds.pages[r.URL.RequestURI()]
+	cover, isCover := ds.covers[r.URL.RequestURI()]
 	if ok && ds.relaid {
 		if b, err := relayout(ds.Site, ds.refOf(r.URL.RequestURI()), body); err == nil {
 			body = b
@@ -154,6 +176,9 @@ func (ds *demoSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case challenge:
 		ds.serveChallenge(w)
+	case isCover:
+		w.Header().Set("Content-Type", cover.contentType)
+		_, _ = w.Write(cover.body)
 	case gone || !ok:
 		http.NotFound(w, r)
 	default:
