@@ -10,6 +10,25 @@ import (
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// thousands groups a count's digits by three, as the import's sentences
+// write 10,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// entryNumber numbers an import's result line as its entry in the file;
+// a paste's lines keep the list's own count.
+func entryNumber(n int) templ.Attributes {
+	if n == 0 {
+		return nil
+	}
+	return templ.Attributes{"value": strconv.Itoa(n)}
+}
+
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
 
 // figure prints a stats-block figure; above the cap it says so.
