@@ -190,7 +190,11 @@ func entriesCount(n int) string {
 	return strconv.Itoa(n) + " entries"
 }
 
+// shownLine is a line as its result shows it: at most 120 characters.
 func shownLine(s string) string {
+	if len(s) <= 120 {
+		return s // no more bytes than characters: nothing to count
+	}
 	if r := []rune(s); len(r) > 120 {
 		return string(r[:120]) + "…"
 	}
