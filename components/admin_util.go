@@ -20,6 +20,19 @@ func thousands(n int) string {
 	return s
 }
 
+// importSummary is the first sentence of an import's answer: the counts
+// follow it, then the lines.
+func importSummary(a AddBox) string {
+	file := "Imported a file of " + thousands(a.Entries) + " entries"
+	if a.Entries == 1 {
+		file = "Imported a file of 1 entry"
+	}
+	if a.Unshown > 0 {
+		return file + ". What happened to them:"
+	}
+	return file + "; each line says what happened to one."
+}
+
 // entryNumber numbers an import's result line as its entry in the file;
 // a paste's lines keep the list's own count.
 func entryNumber(n int) templ.Attributes {

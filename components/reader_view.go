@@ -72,7 +72,7 @@ type AddBox struct {
 	Action  string // "/" for a Reader, "/admin/series" for the owner
 	Text    string // what was typed, shown back when nothing was read
 	Message string // a refusal of the whole paste
-	Summary string // what a whole import did (not a refusal)
+	Entries int    // an imported file's entries; 0 for a paste
 	Results []AddResult
 	Sites   []string
 	// Tally counts a whole import's outcomes; Results then holds at most a

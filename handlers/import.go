@@ -127,10 +127,6 @@ func importEntries(d Deps, r *http.Request, entries []importEntry, box *componen
 	}
 	close(next)
 	wg.Wait()
-	box.Summary = "Imported a file of " + entriesCount(len(entries)) + "; each line says what happened to one."
-	if len(entries) > importShown {
-		box.Summary = "Imported a file of " + entriesCount(len(entries)) + ". What happened to them:"
-	}
 	return tally.fill(box, len(entries))
 }
 
@@ -181,13 +177,6 @@ func importEntryOne(d Deps, r *http.Request, reader string, e importEntry) compo
 	}
 	out.Word, out.Sentence = addSentence(false, c, res)
 	return out
-}
-
-func entriesCount(n int) string {
-	if n == 1 {
-		return "1 entry"
-	}
-	return strconv.Itoa(n) + " entries"
 }
 
 // shownLine is a line as its result shows it: at most 120 characters.

@@ -134,7 +134,7 @@ func postImportCounted(b *testing.B, h *harness, c *http.Client, contentType str
 		b.Fatal(err)
 	}
 	defer resp.Body.Close()
-	lines, whole := &counter{of: []byte(`data-testid="add-result"`)}, &counter{of: []byte(`Imported a file of 10000 entries`)}
+	lines, whole := &counter{of: []byte(`data-testid="add-result"`)}, &counter{of: []byte(`Imported a file of 10,000 entries`)}
 	failed := &figureAfter{of: []byte(`data-testid="import-count" data-result="failed"><strong>`)}
 	n, err := io.Copy(io.MultiWriter(lines, whole, failed), resp.Body)
 	if err != nil {

@@ -119,11 +119,15 @@ func TestABigImportsAnswerStaysBoundedInARealBrowser(t *testing.T) {
 			}
 			name := fmt.Sprintf("big-import-%s-%s", scheme, size.name)
 			shotAt(t, ctx, shots, name)
-			step("scroll", chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(`[data-testid="import-form"]`))))
-			top, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-			step("first screen", err)
-			if err := os.WriteFile(filepath.Join(shots, name+"-top.png"), top, 0o644); err != nil {
-				t.Fatal(err)
+			for _, part := range []struct{ name, at string }{
+				{"top", `[data-testid="import-form"]`}, {"unshown", `[data-testid="import-unshown"]`}, {"list", `[data-testid="bookmarks-more"]`},
+			} {
+				step("scroll", chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(part.at))))
+				shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+				step("screen "+part.name, err)
+				if err := os.WriteFile(filepath.Join(shots, name+"-"+part.name+".png"), shot, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 	}

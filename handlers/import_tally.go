@@ -86,7 +86,7 @@ func (t *importTally) fill(box *components.AddBox, entries int) int {
 	slices.SortFunc(t.others, byEntry)
 	shown := append(t.attention, t.others[:min(len(t.others), importShown-len(t.attention))]...)
 	slices.SortFunc(shown, byEntry)
-	box.Results, box.Unshown = shown, entries-len(shown)
+	box.Entries, box.Results, box.Unshown = entries, shown, entries-len(shown)
 	for _, o := range importOutcomes {
 		if n := t.counts[o.word]; n > 0 {
 			box.Tally = append(box.Tally, components.AddCount{Word: o.word, Label: o.label, N: n, Fault: o.fault})
