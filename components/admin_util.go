@@ -10,6 +10,38 @@ import (
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// thousands groups a count's digits by three, as the import's sentences
+// write 10,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// importSummary is the first sentence of an import's answer: the counts
+// follow it, then the lines.
+func importSummary(a AddBox) string {
+	file := "Imported a file of " + thousands(a.Entries) + " entries"
+	if a.Entries == 1 {
+		file = "Imported a file of 1 entry"
+	}
+	if a.Unshown > 0 {
+		return file + ". What happened to them:"
+	}
+	return file + "; each line says what happened to one."
+}
+
+// entryNumber numbers an import's result line as its entry in the file;
+// a paste's lines keep the list's own count.
+func entryNumber(n int) templ.Attributes {
+	if n == 0 {
+		return nil
+	}
+	return templ.Attributes{"value": strconv.Itoa(n)}
+}
+
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
 
 // figure prints a stats-block figure; above the cap it says so.

@@ -22,6 +22,9 @@ type BookmarkList struct {
 	// Total is how many Bookmarks the Reader has, whatever the filter shows.
 	Total    int
 	Filtered bool
+	// More is how many of the Reader's Bookmarks were left undrawn: the
+	// list after an import draws only its first rows.
+	More int
 }
 
 // MyBookmark is one Bookmark.
@@ -69,13 +72,26 @@ type AddBox struct {
 	Action  string // "/" for a Reader, "/admin/series" for the owner
 	Text    string // what was typed, shown back when nothing was read
 	Message string // a refusal of the whole paste
-	Summary string // what a whole import did (not a refusal)
+	Entries int    // an imported file's entries; 0 for a paste
 	Results []AddResult
 	Sites   []string
+	// Tally counts a whole import's outcomes; Results then holds at most a
+	// bounded number of its lines, and Unshown counts the others.
+	Tally   []AddCount
+	Unshown int
+}
+
+// AddCount is how many entries of an import had one outcome.
+type AddCount struct {
+	Word  string // as AddResult.Word
+	Label string // what happened to them, e.g. "already bookmarked; nothing changed"
+	N     int
+	Fault bool
 }
 
 // AddResult is what one pasted line did.
 type AddResult struct {
+	N        int // the entry's place in an imported file; 0 for a paste
 	Line     string
 	Word     string // added, already, progress, unsupported, failed
 	Sentence string

@@ -70,11 +70,7 @@ func addLines(raw string) []string {
 // addLine adds one address and says what happened to it; arrive says when
 // a new Series' title comes.
 func addLine(d Deps, r *http.Request, arrive *arrivals, readerID, line string) components.AddResult {
-	shown := line
-	if s := []rune(shown); len(s) > 120 {
-		shown = string(s[:120]) + "…"
-	}
-	out := components.AddResult{Line: shown}
+	out := components.AddResult{Line: shownLine(line)}
 	line = adapters.Pasted(line)
 	c, err := adapters.RecogniseChapter(line)
 	if err != nil {

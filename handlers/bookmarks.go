@@ -28,7 +28,8 @@ func parseBookmarkQuery(r *http.Request) store.BookmarkQuery {
 	return q
 }
 
-// bookmarkList reads the Reader's list under q as the region shows it.
+// bookmarkList reads the Reader's list under q as the region shows it;
+// under a Limit it says how many more there are.
 func bookmarkList(d Deps, r *http.Request, q store.BookmarkQuery) (components.BookmarkList, error) {
 	ctx, id, now := r.Context(), viewerFrom(r.Context()).ID, d.now()
 	rows, err := d.Store.QueryBookmarks(ctx, id, q)
@@ -36,12 +37,13 @@ func bookmarkList(d Deps, r *http.Request, q store.BookmarkQuery) (components.Bo
 		return components.BookmarkList{}, err
 	}
 	l := components.BookmarkList{Total: len(rows), Filtered: q.NewOnly || q.Search != ""}
-	if l.Filtered {
-		all, err := d.Store.QueryBookmarks(ctx, id, store.BookmarkQuery{})
-		if err != nil {
+	if l.Filtered || q.Limit > 0 && len(rows) == q.Limit {
+		if l.Total, err = d.Store.CountBookmarks(ctx, id); err != nil {
 			return components.BookmarkList{}, err
 		}
-		l.Total = len(all)
+	}
+	if !l.Filtered {
+		l.More = l.Total - len(rows)
 	}
 	for _, b := range rows {
 		l.Rows = append(l.Rows, bookmarkRow(d, b, id, now))
@@ -190,15 +192,16 @@ func handleAddBookmarks(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		box, status := addFromForm(d, w, r, viewerFrom(r.Context()).ID)
 		box.Action = "/"
-		answerAddBox(d, w, r, status, box, "my bookmarks: list after add")
+		answerAddBox(d, w, r, status, box, store.BookmarkQuery{}, "my bookmarks: list after add")
 	})
 }
 
 // answerAddBox answers an add (or an import) on `/`: the box with its
-// result lines and the Reader's list read after the writes; htmx gets the
-// box with the list swapped out of band, a plain form the whole page.
-func answerAddBox(d Deps, w http.ResponseWriter, r *http.Request, status int, box components.AddBox, what string) {
-	l, err := bookmarkList(d, r, store.BookmarkQuery{})
+// result lines and the Reader's list under q read after the writes; htmx
+// gets the box with the list swapped out of band, a plain form the whole
+// page.
+func answerAddBox(d Deps, w http.ResponseWriter, r *http.Request, status int, box components.AddBox, q store.BookmarkQuery, what string) {
+	l, err := bookmarkList(d, r, q)
 	if err != nil {
 		failStore(w, r, d.Logger, err, listUnreadable, what)
 		return

@@ -66,7 +66,7 @@ func handleImport(d Deps) http.Handler {
 		if busy != "" {
 			w.Header().Set("Retry-After", strconv.Itoa(importRetryAfter))
 			box.Message = busy
-			answerAddBox(d, w, r, http.StatusTooManyRequests, box, "my bookmarks: list after a busy import")
+			answerAddBox(d, w, r, http.StatusTooManyRequests, box, store.BookmarkQuery{Limit: importListRows}, "my bookmarks: list after a busy import")
 			return
 		}
 		defer done()
@@ -81,7 +81,7 @@ func handleImport(d Deps) http.Handler {
 		// entries: the list after them gets one of its own.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), d.requestTimeout())
 		defer cancel()
-		answerAddBox(d, w, r.WithContext(ctx), status, box, "my bookmarks: list after import")
+		answerAddBox(d, w, r.WithContext(ctx), status, box, store.BookmarkQuery{Limit: importListRows}, "my bookmarks: list after import")
 	})
 }
 
@@ -103,22 +103,23 @@ func importRefusal(err error) (string, int) {
 // spent are not tried, and say so.
 const importBudget = 60 * time.Second
 
-// importEntries adds each entry for the signed-in Reader, its result a line
-// of box; the status is 503 when an entry could not be saved. Each entry
-// has DATABASE_REQUEST_TIMEOUT of its own rather than a share of the
-// request's (dbDeadline), and the whole import importBudget: an entry is
-// its own transaction, so importing the file again adds only what is left.
+// importEntries adds each entry for the signed-in Reader, counting its
+// result on box (importTally); the status is 503 when an entry could not
+// be saved. Each entry has DATABASE_REQUEST_TIMEOUT of its own rather than
+// a share of the request's (dbDeadline), and the whole import importBudget:
+// an entry is its own transaction, so importing the file again adds only
+// what is left.
 func importEntries(d Deps, r *http.Request, entries []importEntry, box *components.AddBox) int {
 	reader := viewerFrom(r.Context()).ID
 	end := time.Now().Add(importBudget)
-	results := make([]components.AddResult, len(entries))
+	tally := newImportTally()
 	arrive := newArrivals(d)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range importWorkers {
 		wg.Go(func() {
 			for i := range next {
-				results[i] = importTimed(d, r, arrive, reader, entries[i], end)
+				tally.add(i, importTimed(d, r, arrive, reader, entries[i], end))
 			}
 		})
 	}
@@ -127,15 +128,7 @@ func importEntries(d Deps, r *http.Request, entries []importEntry, box *componen
 	}
 	close(next)
 	wg.Wait()
-	status := http.StatusOK
-	for _, res := range results {
-		if res.Word == "failed" {
-			status = http.StatusServiceUnavailable
-		}
-	}
-	box.Results = results
-	box.Summary = "Imported a file of " + entriesCount(len(entries)) + "; each line says what happened to one."
-	return status
+	return tally.fill(box, len(entries))
 }
 
 // importWorkers is how many entries are added at once: each is still its
@@ -187,14 +180,11 @@ func importEntryOne(d Deps, r *http.Request, arrive *arrivals, reader string, e 
 	return out
 }
 
-func entriesCount(n int) string {
-	if n == 1 {
-		return "1 entry"
-	}
-	return strconv.Itoa(n) + " entries"
-}
-
+// shownLine is a line as its result shows it: at most 120 characters.
 func shownLine(s string) string {
+	if len(s) <= 120 {
+		return s // no more bytes than characters: nothing to count
+	}
 	if r := []rune(s); len(r) > 120 {
 		return string(r[:120]) + "…"
 	}

@@ -43,8 +43,9 @@ func BenchmarkImport10000(b *testing.B) {
 		h.exec(`DELETE FROM series`)
 		b.StartTimer()
 		a := h.importFile(c, "export.json", body)
-		if a.status != http.StatusOK || a.testid("add-result").Length() != 10000 {
-			b.Fatalf("import: %d, %d lines", a.status, a.testid("add-result").Length())
+		added := a.find(`[data-testid="import-count"][data-result="added"] strong`).Text()
+		if a.status != http.StatusOK || added != "10,000" || a.testid("add-result").Length() > 100 {
+			b.Fatalf("import: %d, %q added, %d lines", a.status, added, a.testid("add-result").Length())
 		}
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/import")
@@ -61,9 +62,9 @@ func BenchmarkImportMemory(b *testing.B) {
 	h := newHarness(b)
 	c := h.client(readerA)
 	for _, tc := range importFiles(b) {
-		b.Run("read-only-"+tc.name, func(b *testing.B) { benchReadOnly(b, tc.file) })
+		b.Run("read-only-"+tc.name, func(b *testing.B) { benchReadOnly(b, tc.file()) })
 		b.Run(tc.name, func(b *testing.B) {
-			ct, form := h.importForm(tc.name, []byte(tc.file))
+			ct, form := h.importForm(tc.name, []byte(tc.file()))
 			var rss, alloc uint64
 			var pageMB float64
 			var untried int
@@ -79,8 +80,9 @@ func BenchmarkImportMemory(b *testing.B) {
 				used := allocated(func() { a = postImportCounted(b, h, c, ct, form) })
 				// An accepted file whose last entries the import's budget
 				// (importBudget) left untried on a loaded machine is 503,
-				// each of those lines saying so: counted, not a failure.
-				accepted := tc.status == http.StatusOK && a.lines == 10000 && (a.status == http.StatusOK || a.status == http.StatusServiceUnavailable)
+				// its count of them saying so: counted, not a failure. Its
+				// answer names all 10,000 entries and draws at most 100.
+				accepted := tc.status == http.StatusOK && a.whole == 1 && a.lines <= 100 && (a.status == http.StatusOK || a.status == http.StatusServiceUnavailable)
 				if !accepted && a.status != tc.status {
 					b.Fatalf("%s: %d with %d lines (%d failed), want %d", tc.name, a.status, a.lines, a.failed, tc.status)
 				}
@@ -117,8 +119,8 @@ func benchReadOnly(b *testing.B, file string) {
 // counted as it streams past, never parsed, so the client's own memory
 // stays out of the process's peak.
 type countedAnswer struct {
-	status, lines, failed int
-	bytes                 int64
+	status, lines, failed, whole int
+	bytes                        int64
 }
 
 func postImportCounted(b *testing.B, h *harness, c *http.Client, contentType string, form []byte) countedAnswer {
@@ -132,12 +134,42 @@ func postImportCounted(b *testing.B, h *harness, c *http.Client, contentType str
 		b.Fatal(err)
 	}
 	defer resp.Body.Close()
-	lines, failed := &counter{of: []byte(`data-testid="add-result"`)}, &counter{of: []byte(`data-result="failed"`)}
-	n, err := io.Copy(io.MultiWriter(lines, failed), resp.Body)
+	lines, whole := &counter{of: []byte(`data-testid="add-result"`)}, &counter{of: []byte(`Imported a file of 10,000 entries`)}
+	failed := &figureAfter{of: []byte(`data-testid="import-count" data-result="failed"><strong>`)}
+	n, err := io.Copy(io.MultiWriter(lines, whole, failed), resp.Body)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return countedAnswer{status: resp.StatusCode, lines: lines.n, failed: failed.n, bytes: n}
+	return countedAnswer{status: resp.StatusCode, lines: lines.n, failed: failed.n, whole: whole.n, bytes: n}
+}
+
+// figureAfter reads the figure (digits and commas) that follows the first
+// of in what is written to it, up to "</strong>".
+type figureAfter struct {
+	of, buf []byte
+	n       int
+	found   bool
+}
+
+func (f *figureAfter) Write(p []byte) (int, error) {
+	if f.found {
+		return len(p), nil
+	}
+	f.buf = append(f.buf, p...)
+	i := bytes.Index(f.buf, f.of)
+	if i < 0 {
+		keep := min(len(f.buf), len(f.of)-1)
+		f.buf = append(f.buf[:0], f.buf[len(f.buf)-keep:]...)
+		return len(p), nil
+	}
+	rest := f.buf[i+len(f.of):]
+	if j := bytes.Index(rest, []byte("</strong>")); j >= 0 {
+		f.n, _ = strconv.Atoi(strings.ReplaceAll(string(rest[:j]), ",", ""))
+		f.found, f.buf = true, nil
+		return len(p), nil
+	}
+	f.buf = append(f.buf[:0], f.buf[i:]...)
+	return len(p), nil
 }
 
 // counter counts the times of appears in what is written to it.
@@ -155,41 +187,25 @@ func (c *counter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// importCase is one file of the memory benchmark, made only when its case
+// runs: the files of the other cases (over 50 MB of hostile ones) would
+// otherwise sit in the process's live heap while an accepted import is
+// measured, and the garbage collector lets the heap grow in proportion to
+// what is live, so the fixtures, not the server, would set the peak.
+type importCase struct {
+	name   string
+	status int
+	file   func() string
+}
+
 // importFiles are the largest file each format accepts, then the hostile
 // files at the sizes the field reports named (a 65 KB backup of empty
 // entries, a 20 MiB export of empty Bookmarks) and past them.
-func importFiles(b *testing.B) []struct {
-	name, file string
-	status     int
-} {
-	var files []struct {
-		name, file string
-		status     int
+func importFiles(b *testing.B) []importCase {
+	var files []importCase
+	for _, format := range []string{"json", "csv", "txt", "tachibk"} {
+		files = append(files, importCase{"accepted-10000." + format, http.StatusOK, func() string { return acceptedFile(b, format) }})
 	}
-	add := func(name, file string, status int) {
-		files = append(files, struct {
-			name, file string
-			status     int
-		}{name, file, status})
-	}
-	var js, csv, list strings.Builder
-	js.WriteString(`{"version":1,"bookmarks":[`)
-	csv.WriteString(strings.Join(exportHeader, ",") + "\n")
-	entries := make([]mihontest.Entry, 10000)
-	for i := range 10000 {
-		if i > 0 {
-			js.WriteString(",")
-		}
-		fmt.Fprintf(&js, "\n"+`{"site":"asurascans","series_id":"s-%d","url":"https://asurascans.com/comics/s-%d","title":"","progress":%d,"added_at":"2026-11-01T10:00:00Z"}`, i, i, i%300+1)
-		fmt.Fprintf(&csv, "asurascans,s-%d,https://asurascans.com/comics/s-%d,,%d,2026-11-01T10:00:00Z\n", i, i, i%300+1)
-		fmt.Fprintf(&list, "https://asurascans.com/comics/s-%d/chapter/%d\n", i, i%300+1)
-		entries[i] = mihontest.Entry{Source: 1, URL: fmt.Sprintf("/comics/s-%d", i), Chapters: []mihontest.Chapter{{Read: true, Number: float32(i%300 + 1)}}}
-	}
-	js.WriteString("]}")
-	add("accepted-10000.json", js.String(), http.StatusOK)
-	add("accepted-10000.csv", csv.String(), http.StatusOK)
-	add("accepted-10000.txt", list.String(), http.StatusOK)
-	add("accepted-10000.tachibk", string(mihontest.Backup(b, map[int64]string{1: "Asura Scans"}, entries...)), http.StatusOK)
 	gz := func(parts ...[]byte) string {
 		var out bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
@@ -199,14 +215,54 @@ func importFiles(b *testing.B) []struct {
 		zw.Close()
 		return out.String()
 	}
-	padding := protowire.AppendVarint(protowire.AppendTag(nil, 50, protowire.BytesType), mihon.MaxUnzipped)
-	add("hostile-empty-entries-64MiB-unzipped.tachibk", gz(bytes.Repeat([]byte{0x0a, 0x00}, 32<<20)), http.StatusBadRequest)
-	add("hostile-past-the-unzipped-cap.tachibk", gz(padding, make([]byte, mihon.MaxUnzipped)), http.StatusBadRequest)
-	add("hostile-empty-bookmarks-20MiB.json", `{"version":1,"bookmarks":[`+strings.Repeat(`{},`, (20<<20-64<<10)/3)+`{}]}`, http.StatusBadRequest)
-	for _, f := range hostileImports(b) {
-		add("hostile-"+f.name, f.file, http.StatusBadRequest)
+	files = append(files,
+		importCase{"hostile-empty-entries-64MiB-unzipped.tachibk", http.StatusBadRequest, func() string { return gz(bytes.Repeat([]byte{0x0a, 0x00}, 32<<20)) }},
+		importCase{"hostile-past-the-unzipped-cap.tachibk", http.StatusBadRequest, func() string {
+			padding := protowire.AppendVarint(protowire.AppendTag(nil, 50, protowire.BytesType), mihon.MaxUnzipped)
+			return gz(padding, make([]byte, mihon.MaxUnzipped))
+		}},
+		importCase{"hostile-empty-bookmarks-20MiB.json", http.StatusBadRequest, func() string {
+			return `{"version":1,"bookmarks":[` + strings.Repeat(`{},`, (20<<20-64<<10)/3) + `{}]}`
+		}})
+	for i, f := range hostileImports(b) {
+		files = append(files, importCase{"hostile-" + f.name, http.StatusBadRequest, func() string { return hostileImports(b)[i].file }})
 	}
 	return files
+}
+
+// acceptedFile is the largest file of format the import accepts: 10,000
+// entries, each an asurascans Series with its Progress.
+func acceptedFile(b *testing.B, format string) string {
+	var f strings.Builder
+	entries := make([]mihontest.Entry, 10000)
+	switch format {
+	case "json":
+		f.WriteString(`{"version":1,"bookmarks":[`)
+	case "csv":
+		f.WriteString(strings.Join(exportHeader, ",") + "\n")
+	}
+	for i := range 10000 {
+		switch format {
+		case "json":
+			if i > 0 {
+				f.WriteString(",")
+			}
+			fmt.Fprintf(&f, "\n"+`{"site":"asurascans","series_id":"s-%d","url":"https://asurascans.com/comics/s-%d","title":"","progress":%d,"added_at":"2026-11-01T10:00:00Z"}`, i, i, i%300+1)
+		case "csv":
+			fmt.Fprintf(&f, "asurascans,s-%d,https://asurascans.com/comics/s-%d,,%d,2026-11-01T10:00:00Z\n", i, i, i%300+1)
+		case "txt":
+			fmt.Fprintf(&f, "https://asurascans.com/comics/s-%d/chapter/%d\n", i, i%300+1)
+		case "tachibk":
+			entries[i] = mihontest.Entry{Source: 1, URL: fmt.Sprintf("/comics/s-%d", i), Chapters: []mihontest.Chapter{{Read: true, Number: float32(i%300 + 1)}}}
+		}
+	}
+	switch format {
+	case "json":
+		f.WriteString("]}")
+	case "tachibk":
+		return string(mihontest.Backup(b, map[int64]string{1: "Asura Scans"}, entries...))
+	}
+	return f.String()
 }
 
 // resetPeakRSS resets the process's peak resident set (VmHWM) to its

@@ -140,6 +140,10 @@ func TestMyBookmarksPutTheEmberFirstThenTheMostRecentChapter(t *testing.T) {
 	check("LIKE's characters match themselves", ids(store.BookmarkQuery{Search: "0%_"}), "100%_real")
 	check("a percent alone is not a wildcard", ids(store.BookmarkQuery{Search: "%"}), "100%_real")
 	check("both narrow together", ids(store.BookmarkQuery{NewOnly: true, Search: "caught"}))
+	check("the first two", ids(store.BookmarkQuery{Limit: 2}), "recent-new", "100%_real")
+	if n, err := s.CountBookmarks(ctx, "r"); err != nil || n != 5 {
+		t.Fatalf("count: %d %v, want 5", n, err)
+	}
 }
 
 func TestLatestChapterRemembersWhenItReachedItsNumber(t *testing.T) {

@@ -66,10 +66,12 @@ func (b Bookmark) Failing(now time.Time) bool {
 }
 
 // BookmarkQuery narrows a Reader's list: only those with the ember, and a
-// piece of the title (matched case-insensitively, as typed).
+// piece of the title (matched case-insensitively, as typed). Limit, when
+// above 0, keeps the list's first Limit rows.
 type BookmarkQuery struct {
 	NewOnly bool
 	Search  string
+	Limit   int
 }
 
 // listBookmarksSQL: the Reader's Bookmarks, new chapters first, then the
@@ -112,7 +114,8 @@ var listBookmarksSQL = `SELECT * FROM (` + bookmarkSelect + `
    AND ($3 = '' OR ` + shownName("s") + ` ILIKE '%' || $3 || '%' OR b.series_id ILIKE '%' || $3 || '%')
 ) l
  WHERE (NOT $2::boolean OR l.new)
- ORDER BY l.new DESC, l.latest_chapter_at DESC NULLS LAST, l.updated_at DESC, l.site, l.series_id`
+ ORDER BY l.new DESC, l.latest_chapter_at DESC NULLS LAST, l.updated_at DESC, l.site, l.series_id
+ LIMIT NULLIF($4::int, 0)`
 
 const getBookmarkSQL = bookmarkSelect + ` AND b.site = $2 AND b.series_id = $3`
 
@@ -133,7 +136,7 @@ func (s *Store) ListBookmarks(ctx context.Context, readerID string) ([]Bookmark,
 
 // QueryBookmarks returns the Reader's Bookmarks that match q.
 func (s *Store) QueryBookmarks(ctx context.Context, readerID string, q BookmarkQuery) ([]Bookmark, error) {
-	v, err := getMany[Bookmark](ctx, s, listBookmarksSQL, readerID, q.NewOnly, likeEscape(strings.TrimSpace(q.Search)))
+	v, err := getMany[Bookmark](ctx, s, listBookmarksSQL, readerID, q.NewOnly, likeEscape(strings.TrimSpace(q.Search)), q.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: list bookmarks %s: %w", readerID, err)
 	}

@@ -122,7 +122,7 @@ func (s *Store) RemoveReader(ctx context.Context, discordID string) error {
 const countBookmarksSQL = `SELECT count(*) FROM bookmarks WHERE reader_id = $1`
 
 // CountBookmarks is how many Bookmarks a Reader holds (the removal's
-// confirm step says it).
+// confirm step says it, and the list drawn after an import).
 func (s *Store) CountBookmarks(ctx context.Context, discordID string) (int, error) {
 	var n int
 	if err := s.pool.QueryRow(ctx, countBookmarksSQL, discordID).Scan(&n); err != nil {
