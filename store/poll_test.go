@@ -295,7 +295,7 @@ func TestThePlans(t *testing.T) {
 			storetest.Milli(9000000), 50), []string{"series_pkey"}},
 		{"a Sighting reads the Series' own Sightings by their key", plan(store.RaiseLatestSQL, "comix", "s23", "7", "", "r1",
 			storetest.Milli(9000000), 50), []string{"own_sightings_pkey"}},
-		{"a Reader's list reads their own Sightings by key", plan(store.BookmarksSQL, "o1", false, ""),
+		{"a Reader's list reads their own Sightings by key", plan(store.BookmarksSQL, "o1", false, "", 0),
 			[]string{"bookmarks_pkey", "own_sightings_pkey"}},
 		{"a read that shows more updates through the primary key", plan(store.PollSeenSQL, "comix", "s23", "7"),
 			[]string{"series_pkey"}},
