@@ -184,7 +184,7 @@ func TestEveryFigureIsBounded(t *testing.T) {
 	check("landing figures", stats, float64(len(store.Filters))*(store.FigureCap+1)+50, false)
 	// The verdict's "too early to tell" (issue 23, item 1): capped the same way.
 	young := s.NewBatch()
-	young.Young(now, word.SiteNames(), &store.Young{})
+	young.Young(now, &store.Young{})
 	check("young failures", young, store.FigureCap+1+50, false)
 	// The metrics' oldest-read gauge (issue 25, item 5), read at every
 	// scrape: one probe of series_due a Site. Its failing gauge is each

@@ -12,3 +12,19 @@ func (o Outcome) ListingFailed() bool {
 // ListingFailedOutcomes are the words ListingFailed holds for, for the
 // store's predicates.
 var ListingFailedOutcomes = []Outcome{Refused, Unreachable, Errors}
+
+// ListingPlain is what a listing read whose first page ended in o did, in
+// the owner's words, for a Site read over route r: unreachable on the
+// browser route is the sidecar's, on the plain route our network not
+// reaching the Site (docs/adr/0022).
+func (o Outcome) ListingPlain(r Route) string {
+	switch {
+	case o == Unreachable && r == RouteBrowser:
+		return "not reached (sidecar unreachable)"
+	case o == Unreachable:
+		return "not reached"
+	case o == OK:
+		return "read"
+	}
+	return o.Plain()
+}
