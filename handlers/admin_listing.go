@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mangabookmark/mangabookmark/poller/schedule"
@@ -54,12 +55,17 @@ func laneFaultOf(d Deps, r store.LaneReach, now time.Time) (text, fix string, ok
 		return "the " + r.Site + " listing " + r.ListingOutcome.ListingPlain(routeOf(d.browserSite(r.Site))) +
 			" for " + since(now, at) + ": new chapters are found by the Series' own pace only", listingFix(d, r), true
 	}
-	if !d.ListingOff && schedule.Broken(r.ListingEmptySince, now) {
+	if brokenListing(d, r, now) {
 		return "the " + r.Site + " listing naming no Series for " + since(now, r.ListingEmptySince) +
 			": its reader no longer matches the page, so new chapters are found by the Series' own pace only",
 			"update mangabookmark", true
 	}
 	return "", "", false
+}
+
+// brokenListing reports whether the Lane's listing is Broken (ADR 0016).
+func brokenListing(d Deps, r store.LaneReach, now time.Time) bool {
+	return !d.ListingOff && schedule.Broken(r.ListingEmptySince, now)
 }
 
 // laneEarlyOf is the same facts younger than ownerWindow, as "too early to
@@ -100,7 +106,14 @@ func listingFix(d Deps, r store.LaneReach) string {
 // Broken.
 func listingState(d Deps, l store.AdminLane, now time.Time) (state, cost, fault string) {
 	r := reachOf(l)
-	if text, fix, ok := laneFaultOf(d, r, now); ok {
+	text, fix, ok := laneFaultOf(d, r, now)
+	switch {
+	case ok && brokenListing(d, r, now) && strings.HasPrefix(fix, "update"):
+		// The Broken listing's own sentence (ADR 0016).
+		fault = fmt.Sprintf("The %s listing has named no Series for %s: its reader no longer matches the page. "+
+			"To fix: update mangabookmark. Until then this Lane reads by cadence and the backstop alone.",
+			l.Site, since(now, l.ListingEmptySince))
+	case ok:
 		fault = sentence(text) + " To fix: " + fix + "."
 	}
 	switch {
@@ -128,11 +141,12 @@ func listingState(d Deps, l store.AdminLane, now time.Time) (state, cost, fault 
 	if l.Outcome == word.OK || l.Entries > 0 {
 		state += fmt.Sprintf(": %s, %d marked", entries(l.Entries), l.Marked)
 	}
-	if !l.ListingEmptySince.IsZero() {
+	switch {
+	case schedule.Broken(l.ListingEmptySince, now):
+		// The fault says how long it has named none.
+		cost = fallbackWords(d, l)
+	case !l.ListingEmptySince.IsZero():
 		state += ", named no Series for " + since(now, l.ListingEmptySince)
-		if schedule.Broken(l.ListingEmptySince, now) {
-			cost = fallbackWords(d, l)
-		}
 	}
 	return state, cost, fault
 }
