@@ -26,7 +26,14 @@ func reachOf(l store.AdminLane) store.LaneReach {
 // listing included (docs/adr/0022), or false. On the browser route the
 // sidecar is what went unanswered, and the sidecar's own state says so.
 func unreached(d Deps, r store.LaneReach) (time.Time, bool) {
-	return r.UnreachedSince, !r.UnreachedSince.IsZero() && !d.browserSite(r.Site)
+	if d.browserSite(r.Site) {
+		return time.Time{}, false
+	}
+	if r.UnreachedSince.IsZero() && r.ListingOutcome == word.Unreachable && !r.ListingFailingSince.IsZero() && !d.ListingOff {
+		// The listing's own record, when the pass log holds nothing newer.
+		return r.ListingFailingSince, true
+	}
+	return r.UnreachedSince, !r.UnreachedSince.IsZero()
 }
 
 // listingFailing is since when the listing's attempts have failed, or
