@@ -64,7 +64,7 @@ func laneFaultOf(d Deps, r store.LaneReach, now time.Time) (text, fix string, ok
 	}
 	if brokenListing(d, r, now) {
 		return "the " + r.Site + " listing naming no Series for " + since(now, r.ListingEmptySince) +
-			": its reader no longer matches the page, so new chapters are found by the Series' own pace only",
+				": its reader no longer matches the page, so new chapters are found by the Series' own pace only",
 			"update mangabookmark", true
 	}
 	return "", "", false

@@ -315,7 +315,8 @@ type LaneReach struct {
 // series_failing_young's (migration 0025), so it is one index-only range
 // per Site, stopped after the cap like every figure; the Lanes' facts are
 // columns of poll_lanes, one row a Site, kept by the Lanes and the pass
-// log's trigger, so they cost a scan of six rows.
+// log's trigger: a scan of six rows, in place of the newest-pass probe a
+// plain Site this statement made before.
 var youngSQL = `SELECT
 	(SELECT count(*) FROM (SELECT 1 FROM series s
 	  WHERE s.site = ANY(@sites) AND s.failing_since >= @cutoff AND s.finished_at IS NULL

@@ -110,6 +110,11 @@ type planNode struct {
 func (p planNode) walk() (touched float64, bad []string) {
 	switch p.Type {
 	case "Seq Scan", "Hash Join", "Hash", "Materialize", "HashAggregate", "Bitmap Heap Scan":
+		// poll_lanes holds one row a Site, never more: a scan of it is
+		// bounded by the Sites, whatever the library's size.
+		if p.Type == "Seq Scan" && p.Relation == "poll_lanes" {
+			break
+		}
 		bad = append(bad, p.Type+" "+p.Relation+p.Index)
 	case "Sort":
 		bad = append(bad, "Sort ("+p.SortMethod+")")
