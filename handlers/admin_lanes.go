@@ -129,7 +129,7 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 	if d.browserSite(l.Site) {
 		row.Route = word.RouteBrowser
 	}
-	row.Listing, row.ListingBroken = listingState(d, l, now)
+	row.Listing, row.ListingCost, row.ListingBroken = listingState(d, l, now)
 	row.Freshness = freshnessOf(read.fresh[l.Site], now)
 	row.Strip = passStripOf(read.strips[l.Site], l.Site, d.browserSite(l.Site))
 	row.Problem = row.StateFault || row.ListingBroken != "" || len(row.Fixes) > 0
