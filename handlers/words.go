@@ -34,14 +34,20 @@ var filterWords = map[store.Filter]filterWord{
 		"that you may want to Finish it (the Site never Finishes anything itself).", false},
 	store.FilterFinished: {"finished", "You marked it Finished: the work is over for the group and it is no longer polled.", false},
 	store.FilterOrphan:   {"orphan", "No Reader bookmarks it: it is read only at the backstop (POLL_BACKSTOP). Only an orphan can be deleted.", false},
+	store.FilterYieldsNoChapter: {"yields no chapter", "Not Finished, and every Poll for over 12 hours has reached its page " +
+		"and read no chapter number from it (no_chapter). When more than half of a Site's Series are here, its adapter " +
+		"no longer reads the Site's pages.", true},
 }
 
 // captionWord is the filter as a list's caption names it: the failing list
 // says how long "failing" is, so a row's fresh failure marker never seems to
 // contradict an empty list.
 func captionWord(f store.Filter) string {
-	if f == store.FilterFailing {
+	switch f {
+	case store.FilterFailing:
 		return "failing for over 12 hours"
+	case store.FilterYieldsNoChapter:
+		return "yielding no chapter for over 12 hours"
 	}
 	return filterWords[f].label
 }
