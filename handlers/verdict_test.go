@@ -228,7 +228,7 @@ func TestTheAdapterBrokenVerdictLinksToExactlyTheSeriesItCounted(t *testing.T) {
 		storetest.Failure{Site: word.Demonicscans, Series: "b", Outcome: word.NoChapter, FailingSince: long},
 		storetest.Failure{Site: word.Demonicscans, Series: "c", Outcome: word.NoChapter, FailingSince: long},
 		storetest.Failure{Site: word.Demonicscans, Series: "d", Outcome: word.NoChapter, FailingSince: long},
-		storetest.Failure{Site: word.Demonicscans, Series: "e", Outcome: word.Errors, FailingSince: long},   // another word
+		storetest.Failure{Site: word.Demonicscans, Series: "e", Outcome: word.Errors, FailingSince: long},                  // another word
 		storetest.Failure{Site: word.Demonicscans, Series: "f", Outcome: word.NoChapter, FailingSince: t0.Add(-time.Hour)}) // too young
 	// Another Site's no_chapter row is not this Site's (one of three: no
 	// condition there).

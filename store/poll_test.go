@@ -342,6 +342,11 @@ func TestThePlans(t *testing.T) {
 		{"the due query reads one partial index per rank", plan(store.DueSeriesSQL, "comix",
 			storetest.Milli(2000000), storetest.Milli(1000000), storetest.Milli(1500000), 4),
 			[]string{"series_forced", "series_sighted", "series_listed", "series_next"}},
+		// The pass log's due (what a pass owed at its start): the same arms,
+		// each on its index, cut to the cap; never a scan of the Lane.
+		{"the due count reads one partial index per rank", plan(store.CountDueSQL, "comix",
+			storetest.Milli(2000000), storetest.Milli(1000000), storetest.Milli(1500000), store.DueCap+1),
+			[]string{"series_forced", "series_sighted", "series_listed", "series_next", "Limit"}},
 		{"the next due is two index probes", plan(store.NextDueSQL, "comix", 3600.0),
 			[]string{"series_next", "series_ahead_checked"}},
 		{"a listing page marks through the primary key", plan(store.MarkListedSQL, "comix",
