@@ -3,7 +3,7 @@ package word
 import "strconv"
 
 // A pass that read nothing is a pass that owed Polls and got no page read:
-// the pass log's due > 0 AND checked = 0 AND skip = ” AND refused = 0
+// the pass log's due > 0, checked = 0, no skip and refused = 0
 // (CONTEXT.md, Pass that read nothing). The Lanes page's strip counts and
 // marks these. It never calls one a stall: Stall is the owner notice a run
 // of them becomes after ownerWindow, and one such pass in the first minute
