@@ -52,6 +52,13 @@ func captionWord(f store.Filter) string {
 	return filterWords[f].label
 }
 
+// redirectRefusedMeaning is Test read's meaning of an unfetchable read
+// whose refused address was a redirect (fetch.RedirectRefusedError): the
+// first request was made, so "before any request" would be false.
+const redirectRefusedMeaning = "The Site answered the first request with a redirect, and the fetch gate refused " +
+	"the address it redirected to: it is not https, not on the Site's own hosts, or not a public address. " +
+	"The first request was made; the redirect was not followed."
+
 // outcomeWord is what an Outcome means for this Series and what the owner
 // can do about it; its plain words are word.Outcome.PlainOn, shown once.
 type outcomeWord struct {
@@ -66,8 +73,8 @@ var outcomeWords = map[word.Outcome]outcomeWord{
 		"Open the address and check it is the Series page; correct it if not. If every Series of the Site fails " +
 			"like this, the adapter needs fixing."},
 	word.Unfetchable: {
-		"The fetch gate refused the stored address before any request was made: it is not https, not on the " +
-			"Site's own hosts, or not a public address.",
+		"The fetch gate refused an address: the stored one, before any request was made, or one the Site " +
+			"redirected to, after the first request: it is not https, not on the Site's own hosts, or not a public address.",
 		"Correct the address to the Series page on the Site, or delete the Series if it is an orphan."},
 	word.NotFound: {
 		"The Site answered that the page does not exist (404 or 410): the Series was moved or removed.",
