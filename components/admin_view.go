@@ -232,6 +232,7 @@ type LaneRow struct {
 	Counts        []LaneCount
 	Passes        int64
 	FailingHref   string
+	NoChapterHref string // the adapter-broken list, while the condition holds
 	Paused        bool
 	ForcePending  string // when a Forced Poll not yet served was asked ("just now", "3 hours ago"); ""
 	Live          string // while a Forced Poll or a Pause waits: the row's own address, asked again

@@ -127,6 +127,11 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 		// only when its list has something to open.
 		row.FailingHref = listHref(store.FilterFailing, l.Site, "", "", "")
 	}
+	if c, ok := conds.held[word.AdapterBroken]; ok {
+		// The list the adapter-broken notice links to: exactly the Series
+		// it counted, most of which the failing list may not hold.
+		row.NoChapterHref = notify.PagePath(c)
+	}
 	if d.browserSite(l.Site) {
 		row.Route = word.RouteBrowser
 	}

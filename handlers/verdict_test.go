@@ -215,27 +215,7 @@ func TestALaneStateAgreesWithItsFixAndItsFigures(t *testing.T) {
 func TestTheAdapterBrokenVerdictLinksToExactlyTheSeriesItCounted(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	long := t0.Add(-90 * 24 * time.Hour)
-	for _, id := range []string{"a", "b", "c", "d", "e", "f"} {
-		r := storetest.Series{Site: word.Demonicscans, ID: id, URL: "https://demonicscans.org/manga/" + id, Kind: "manga", CheckedAt: t0}
-		if id == "a" {
-			r.LatestChapter = "5" // yielded a chapter once
-		}
-		storetest.Insert(t, h.pool, r)
-	}
-	storetest.Insert(t, h.pool,
-		storetest.Failure{Site: word.Demonicscans, Series: "a", Outcome: word.NoChapter, FailingSince: long},
-		storetest.Failure{Site: word.Demonicscans, Series: "b", Outcome: word.NoChapter, FailingSince: long},
-		storetest.Failure{Site: word.Demonicscans, Series: "c", Outcome: word.NoChapter, FailingSince: long},
-		storetest.Failure{Site: word.Demonicscans, Series: "d", Outcome: word.NoChapter, FailingSince: long},
-		storetest.Failure{Site: word.Demonicscans, Series: "e", Outcome: word.Errors, FailingSince: long},                  // another word
-		storetest.Failure{Site: word.Demonicscans, Series: "f", Outcome: word.NoChapter, FailingSince: t0.Add(-time.Hour)}) // too young
-	// Another Site's no_chapter row is not this Site's (one of three: no
-	// condition there).
-	for _, id := range []string{"x", "y", "z"} {
-		storetest.Insert(t, h.pool, storetest.Series{Site: word.Asurascans, ID: id, URL: "https://asuracomic.net/series/" + id, Kind: "manga", CheckedAt: t0})
-	}
-	storetest.Insert(t, h.pool, storetest.Failure{Site: word.Asurascans, Series: "z", Outcome: word.NoChapter, FailingSince: long})
+	h.adapterBrokenNeverRead()
 	v := h.get(h.owner(), "/admin").testid("verdict")
 	if text := squash(v.Text()); !strings.Contains(text, "demonicscans' Series") || strings.Contains(text, "demonicscans's") {
 		t.Errorf("verdict %q: want the possessive demonicscans'", text)
@@ -260,4 +240,39 @@ func TestTheAdapterBrokenVerdictLinksToExactlyTheSeriesItCounted(t *testing.T) {
 	if c := squash(list.testid("list-caption").Text()); !strings.Contains(c, "4") || !strings.Contains(c, "yielding no chapter for over 12 hours") {
 		t.Errorf("caption %q", c)
 	}
+	// The Lanes page's adapter-broken Lane links to the same list.
+	if got := lane(h.get(h.owner(), "/admin/lanes"), "demonicscans").Find(`[data-testid="lane-no-chapter-link"]`).AttrOr("href", ""); got != href {
+		t.Errorf("the Lanes page links to %q, want %q", got, href)
+	}
+}
+
+// adapterBrokenNeverRead seeds demonicscans with six Series: a, b, c and d
+// hold a no_chapter failure row three months old (only a ever yielded a
+// chapter), e an old errors row, f a young no_chapter one; asurascans has
+// one such row of three Series. adapter-broken holds on demonicscans only,
+// counting a to d.
+func (h *harness) adapterBrokenNeverRead() {
+	t := h.t
+	t.Helper()
+	long := t0.Add(-90 * 24 * time.Hour)
+	for _, id := range []string{"a", "b", "c", "d", "e", "f"} {
+		r := storetest.Series{Site: word.Demonicscans, ID: id, URL: "https://demonicscans.org/manga/" + id, Kind: "manga", CheckedAt: t0}
+		if id == "a" {
+			r.LatestChapter = "5" // yielded a chapter once
+		}
+		storetest.Insert(t, h.pool, r)
+	}
+	storetest.Insert(t, h.pool,
+		storetest.Failure{Site: word.Demonicscans, Series: "a", Outcome: word.NoChapter, FailingSince: long},
+		storetest.Failure{Site: word.Demonicscans, Series: "b", Outcome: word.NoChapter, FailingSince: long},
+		storetest.Failure{Site: word.Demonicscans, Series: "c", Outcome: word.NoChapter, FailingSince: long},
+		storetest.Failure{Site: word.Demonicscans, Series: "d", Outcome: word.NoChapter, FailingSince: long},
+		storetest.Failure{Site: word.Demonicscans, Series: "e", Outcome: word.Errors, FailingSince: long},                  // another word
+		storetest.Failure{Site: word.Demonicscans, Series: "f", Outcome: word.NoChapter, FailingSince: t0.Add(-time.Hour)}) // too young
+	// Another Site's no_chapter row is not this Site's (one of three: no
+	// condition there).
+	for _, id := range []string{"x", "y", "z"} {
+		storetest.Insert(t, h.pool, storetest.Series{Site: word.Asurascans, ID: id, URL: "https://asuracomic.net/series/" + id, Kind: "manga", CheckedAt: t0})
+	}
+	storetest.Insert(t, h.pool, storetest.Failure{Site: word.Asurascans, Series: "z", Outcome: word.NoChapter, FailingSince: long})
 }
