@@ -243,6 +243,7 @@ type LaneRow struct {
 	Counts        []LaneCount
 	Passes        int64
 	FailingHref   string
+	NoChapterHref string // the adapter-broken list, while the condition holds
 	Paused        bool
 	ForcePending  string // when a Forced Poll not yet served was asked ("just now", "3 hours ago"); ""
 	ForceWaits    string // why it waits, from the Lane's state ("waiting: …"); "" while the next pass serves it

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,8 +12,9 @@ import (
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
-// Filter is one of the ten names of the owner's Series list (CONTEXT.md, "The
-// owner surface"). The empty Filter is "every Series".
+// Filter is one of the names of the owner's Series list (CONTEXT.md, "The
+// filters of the owner's Series list"): the ten with a landing figure, and
+// the one an owner notice links to. The empty Filter is "every Series".
 type Filter string
 
 // The filter vocabulary, in the order the owner surface shows it (the
@@ -28,13 +30,21 @@ const (
 	FilterSiteCompleted Filter = "site-completed"
 	FilterFinished      Filter = "finished"
 	FilterOrphan        Filter = "orphan"
+	// FilterYieldsNoChapter is the Series the adapter-broken condition
+	// counts; it has no landing figure (the verdict line names the
+	// condition), only the list its message and the verdict link to.
+	FilterYieldsNoChapter Filter = "yields-no-chapter"
 )
 
-// Filters lists all ten, in display order.
+// Filters lists the ten with a landing figure, in display order.
 var Filters = []Filter{
 	FilterAll, FilterNeverChecked, FilterStale, FilterUnpollable, FilterNoChapter,
 	FilterFailing, FilterUnverified, FilterSiteCompleted, FilterFinished, FilterOrphan,
 }
+
+// ListFilters lists every filter the list page offers: the ten, then
+// yields-no-chapter.
+var ListFilters = append(slices.Clone(Filters), FilterYieldsNoChapter)
 
 // failingSQL is the failing filter (CONTEXT.md, Rules: Failing filter): the Series holds a failure row
 // (its failing_since, copied onto series by migration 0009's triggers, is
@@ -57,6 +67,16 @@ const failingSQL = `(s.latest_chapter_num IS NOT NULL AND s.failing_since < @cut
 // raised rows with both times, so each arm is read from the index alone.
 const unverifiedSQL = `(s.latest_raised_by IS NOT NULL AND s.latest_chapter_num IS NOT NULL AND ` +
 	`(s.failing_since < @cutoff OR s.sighted_at < @cutoff))`
+
+// yieldsNoChapterSQL is the adapter-broken condition's count (CONTEXT.md,
+// adapter-broken; store/notices.go, adapterBrokenExpr) as a list: not
+// Finished, with an address, and a no_chapter failure row at least
+// ownerWindow old, whether or not the Series ever yielded a chapter (so
+// neither failing nor no-chapter holds exactly these). Its index,
+// series_yields_no_chapter (migration 0038), is led by (site, series_id)
+// with the condition's own predicate.
+var yieldsNoChapterSQL = `(s.failure_outcome = ` + word.NoChapter.SQL() +
+	` AND s.finished_at IS NULL AND s.url <> '' AND s.failing_since <= @cutoff)`
 
 // predicates is the one place each filter is defined. Every list query,
 // every figure and every caption count is built from these strings, so a
@@ -102,7 +122,8 @@ var predicates = map[Filter]string{
 	FilterFinished:      `(s.finished_at IS NOT NULL)`,
 	// bookmark_count is kept by a trigger on bookmarks (migration 0005), so
 	// orphans have their own partial index (series_orphan).
-	FilterOrphan: `(s.bookmark_count = 0)`,
+	FilterOrphan:          `(s.bookmark_count = 0)`,
+	FilterYieldsNoChapter: yieldsNoChapterSQL,
 }
 
 // ParseFilter accepts a filter name from a query string.

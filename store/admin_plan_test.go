@@ -198,7 +198,7 @@ func TestEveryFigureIsBounded(t *testing.T) {
 	oldest.OldestChecks(word.SiteNames(), map[string]store.Freshness{})
 	check("oldest reads", oldest, 50, false)
 
-	for _, f := range store.Filters {
+	for _, f := range store.ListFilters {
 		for _, q := range []store.SeriesQuery{
 			{Filter: f},
 			{Filter: f, AfterSite: "comix", AfterID: "b0020000"},
