@@ -341,6 +341,7 @@ type seriesFacts struct {
 	failure                      string
 	unreached                    bool // the pass that held its last Poll reached nothing
 	bookmarks                    int
+	progress                     string // the Bookmark's Progress, "" for none
 }
 
 // dbFacts is the database at one moment: newest is the newest pass row.
@@ -414,7 +415,8 @@ func readSeriesFacts(t *testing.T, pool *pgxpool.Pool, f *dbFacts) {
 		       coalesce((SELECT p.skip = '' AND p.unreachable > 0 AND NOT `+answeredPass+` AND p.finished_at >= s.checked_at
 		                   FROM poll_passes p WHERE p.site = s.site AND p.started_at <= s.checked_at
 		                  ORDER BY p.started_at DESC LIMIT 1), false),
-		       (SELECT count(*) FROM bookmarks b WHERE b.site = s.site AND b.series_id = s.series_id)
+		       (SELECT count(*) FROM bookmarks b WHERE b.site = s.site AND b.series_id = s.series_id),
+		       coalesce((SELECT max(b.progress_num)::text FROM bookmarks b WHERE b.site = s.site AND b.series_id = s.series_id), '')
 		  FROM series s LEFT JOIN poll_failures fl ON fl.site = s.site AND fl.series_id = s.series_id`)
 	if err != nil {
 		t.Fatal(err)
@@ -423,7 +425,7 @@ func readSeriesFacts(t *testing.T, pool *pgxpool.Pool, f *dbFacts) {
 	for rows.Next() {
 		var s seriesFacts
 		if err := rows.Scan(&s.site, &s.id, &s.noChapter, &s.finished, &s.done, &s.failing, &s.checked, &s.forceWaits,
-			&s.failure, &s.unreached, &s.bookmarks); err != nil {
+			&s.failure, &s.unreached, &s.bookmarks, &s.progress); err != nil {
 			t.Fatal(err)
 		}
 		f.series[s.site+"/"+s.id] = s
@@ -478,8 +480,29 @@ func (c checker) landing(p page) {
 	if n := p.doc.Find(`[data-testid="verdict"] a[href*="filter=failing"]`).Length(); n > 0 && !c.anyFailing() {
 		c.errorf("/admin's verdict links failing Series, and the database holds none:\n%s", verdict)
 	}
+	c.stats(p)
 	if strings.Contains(verdict, "Healthy") || strings.Contains(verdict, "All is well") {
 		c.errorf("/admin calls a server that reached nothing healthy:\n%s", verdict)
+	}
+}
+
+// stats: /admin's counts of every Series, the failing and the Finished
+// are the database's.
+func (c checker) stats(p page) {
+	c.t.Helper()
+	var failing, finished int
+	for _, s := range c.facts.series {
+		if s.failing {
+			failing++
+		}
+		if s.finished {
+			finished++
+		}
+	}
+	for id, want := range map[string]int{"stat-all": len(c.facts.series), "stat-failing": failing, "stat-finished": finished} {
+		if got := squash(p.doc.Find(`[data-testid="stats"] [data-testid="` + id + `"]`).Text()); got != strconv.Itoa(want) {
+			c.errorf("/admin's %s reads %q, the database %d", id, got, want)
+		}
 	}
 }
 
@@ -579,8 +602,8 @@ func (c checker) series(p page) {
 	}
 }
 
-// home: one row per Bookmark, each saying what its Series' row holds: no
-// chapter known while none is, and a health mark only for a Series that
+// home: one row per Bookmark, each saying what its Series' row holds: its
+// Progress, no chapter known while none is, and a health mark only for a Series that
 // is failing, Finished or completed on its Site.
 func (c checker) home(p page) {
 	c.t.Helper()
@@ -594,6 +617,13 @@ func (c checker) home(p page) {
 		if !ok || s.bookmarks != 1 {
 			c.errorf("/ shows %s, which the database does not bookmark once", key)
 			return
+		}
+		progress, wantProgress := squash(row.Find(`[data-testid="progress"]`).Text()), "not started"
+		if s.progress != "" {
+			wantProgress = "you " + s.progress
+		}
+		if progress != wantProgress {
+			c.errorf("/ says %q of %s; its Bookmark's Progress is %q", progress, key, s.progress)
 		}
 		latest := squash(row.Find(`[data-testid="latest"]`).Text())
 		if s.noChapter != (latest == "no chapter known yet") {
