@@ -320,11 +320,11 @@ func (b *newcomerBrowser) darkShots() {
 type laneFacts struct {
 	// firstAsked is the first pass that asked the Site anything, a Poll or
 	// a listing page; answered counts the passes the Site answered.
-	firstAsked *time.Time
+	firstAsked span
 	answered   int
-	// firstListing is the first listing attempt; listingAnswered counts
-	// those the Site answered.
-	firstListing    *time.Time
+	// firstListing is the pass of the first listing attempt;
+	// listingAnswered counts those the Site answered.
+	firstListing    span
 	listingAnswered int
 	// counts are the outcomes of the Lanes page's window (ownerWindow).
 	counts map[word.Outcome]int64
@@ -332,6 +332,10 @@ type laneFacts struct {
 	due, polled, checked int64
 	skip                 string
 }
+
+// span is when one pass ran: a request it made, and the moment recorded
+// of it, fall between its start and its end. nil: no such pass.
+type span *[2]time.Time
 
 // seriesFacts is one Series as its row holds it.
 type seriesFacts struct {
@@ -376,14 +380,15 @@ func readFacts(t *testing.T, pool *pgxpool.Pool) dbFacts {
 	for _, site := range word.SiteNames() {
 		l := laneFacts{counts: map[word.Outcome]int64{}}
 		sums := make([]int64, len(word.Outcomes))
-		dst := []any{&l.firstAsked, &l.answered, &l.firstListing, &l.listingAnswered}
+		var asked, listed []time.Time
+		dst := []any{&asked, &l.answered, &listed, &l.listingAnswered}
 		for i := range sums {
 			dst = append(dst, &sums[i])
 		}
 		err := pool.QueryRow(ctx, `
-			SELECT min(p.started_at) FILTER (WHERE `+askedPass+`),
+			SELECT (array_agg(ARRAY[p.started_at, p.finished_at] ORDER BY p.started_at) FILTER (WHERE `+askedPass+`))[1:1],
 			       count(*) FILTER (WHERE `+askedPass+` AND `+answeredPass+`),
-			       min(p.started_at) FILTER (WHERE p.listing_pages > 0),
+			       (array_agg(ARRAY[p.started_at, p.finished_at] ORDER BY p.started_at) FILTER (WHERE p.listing_pages > 0))[1:1],
 			       count(*) FILTER (WHERE p.listing_pages > 0 AND p.listing_outcome <> 'unreachable'),
 			       `+outcomeSums("p")+`
 			  FROM poll_passes p WHERE p.site = $1`, site).Scan(dst...)
@@ -393,6 +398,7 @@ func readFacts(t *testing.T, pool *pgxpool.Pool) dbFacts {
 		for i, o := range word.Outcomes {
 			l.counts[o] = sums[i]
 		}
+		l.firstAsked, l.firstListing = spanOf(asked), spanOf(listed)
 		err = pool.QueryRow(ctx, `
 			SELECT p.due, p.ok + p.no_chapter + p.unfetchable + p.not_found + p.errors + p.refused + p.unreachable, p.checked, p.skip
 			  FROM poll_passes p WHERE p.site = $1 ORDER BY p.started_at DESC LIMIT 1`, site).Scan(&l.due, &l.polled, &l.checked, &l.skip)
@@ -403,6 +409,13 @@ func readFacts(t *testing.T, pool *pgxpool.Pool) dbFacts {
 	}
 	readSeriesFacts(t, pool, &f)
 	return f
+}
+
+func spanOf(v []time.Time) span {
+	if len(v) != 2 {
+		return nil
+	}
+	return &[2]time.Time{v[0], v[1]}
 }
 
 func readSeriesFacts(t *testing.T, pool *pgxpool.Pool, f *dbFacts) {
@@ -472,10 +485,10 @@ func (c checker) landing(p page) {
 		m := re.FindStringSubmatch(verdict)
 		if m == nil {
 			c.errorf("/admin's verdict does not name our network for %s, whose every request reached nothing since %s:\n%s",
-				site, l.firstAsked.Format(time.TimeOnly), verdict)
+				site, l.firstAsked[0].Format(time.TimeOnly), verdict)
 			continue
 		}
-		c.age("/admin: "+string(site)+" unable to reach", m[1], *l.firstAsked, p)
+		c.age("/admin: "+string(site)+" unable to reach", m[1], l.firstAsked, p)
 	}
 	if n := p.doc.Find(`[data-testid="verdict"] a[href*="filter=failing"]`).Length(); n > 0 && !c.anyFailing() {
 		c.errorf("/admin's verdict links failing Series, and the database holds none:\n%s", verdict)
@@ -557,19 +570,19 @@ func (c checker) plainLane(p page, site word.Site, row *goquery.Selection) {
 	state := squash(row.Find(`[data-testid="lane-state"]`).Text())
 	note := squash(row.Find(`[data-testid="lane-state-note"]`).Text())
 	if !strings.Contains(state, "cannot reach") || !strings.Contains(note, hostOf(site)) {
-		c.errorf("the %s Lane, which reached nothing since %s, reads %q: %q", site, l.firstAsked.Format(time.TimeOnly), state, note)
+		c.errorf("the %s Lane, which reached nothing since %s, reads %q: %q", site, l.firstAsked[0].Format(time.TimeOnly), state, note)
 	} else if m := ageIn.FindStringSubmatch(note); m == nil {
 		c.errorf("the %s Lane's note gives no age: %q", site, note)
 	} else {
-		c.age("/admin/lanes: "+string(site)+" not reached", m[1], *l.firstAsked, p)
+		c.age("/admin/lanes: "+string(site)+" not reached", m[1], l.firstAsked, p)
 	}
 	listing := squash(row.Find(`[data-testid="lane-listing"]`).Text())
 	m := regexp.MustCompile(`not reached for ` + ageIn.String()).FindStringSubmatch(listing)
 	if m == nil {
-		c.errorf("the %s Lane's listing, every attempt unreachable since %s, reads %q", site, l.firstListing.Format(time.TimeOnly), listing)
+		c.errorf("the %s Lane's listing, every attempt unreachable since %s, reads %q", site, l.firstListing[0].Format(time.TimeOnly), listing)
 		return
 	}
-	c.age("/admin/lanes: "+string(site)+" listing not reached", m[1], *l.firstListing, p)
+	c.age("/admin/lanes: "+string(site)+" listing not reached", m[1], l.firstListing, p)
 }
 
 // series: the Series page's last outcome is its failure row's, else
@@ -648,15 +661,17 @@ func (c checker) home(p page) {
 // ageIn is an age as word.Age writes it.
 var ageIn = regexp.MustCompile(`(\d+ (?:second|minute|hour|day|month|year)s?)`)
 
-// age checks that an age read on p agrees with the moment it is the age of:
-// what word.Age writes for some clock between p's from and to. It keeps
-// the age for the comparison across the restart.
-func (c checker) age(what, shown string, at time.Time, p page) {
+// age checks that an age read on p agrees with the moment it is the age
+// of, which the database places within the pass at: what word.Age writes
+// for a clock between p's from and to, and a moment within the pass. It
+// keeps the age for the comparison across the restart.
+func (c checker) age(what, shown string, at span, p page) {
 	c.t.Helper()
-	got, lo, hi := ageOf(shown), ageOf(word.Age(p.from.Sub(at))), ageOf(word.Age(p.to.Sub(at)))
-	if got < lo || got > hi {
-		c.errorf("%s for %q; the database's first occurrence, at %s, makes it %s to %s",
-			what, shown, at.Format(time.TimeOnly), word.Age(p.from.Sub(at)), word.Age(p.to.Sub(at)))
+	least, most := word.Age(p.from.Sub(at[1])), word.Age(p.to.Sub(at[0]))
+	got := ageOf(shown)
+	if got < ageOf(least) || got > ageOf(most) {
+		c.errorf("%s for %q; the database's first occurrence, in the pass of %s, makes it %s to %s",
+			what, shown, at[0].Format(time.TimeOnly), least, most)
 	}
 	c.r.ages[what] = got
 }
