@@ -105,6 +105,14 @@ func (s *aServe) signInLink(t *testing.T) string {
 	return ""
 }
 
+// TestTheNewcomersOfflinePathSaysWhatTheDatabaseHoldsBeforeAndAfterARestart:
+// the whole server (Run, its Lanes running) offline, the owner signed in by
+// the console's link, ten addresses pasted on /, the Lanes' passes awaited
+// in the pass log, then the four pages read and checked; the server
+// stopped and a new one started on the same database, and the pages read
+// and checked again, each age no younger than before. Screenshots at 1280
+// and 390 px, light before and after, dark after, in
+// artifacts/screenshots/newcomer/.
 func TestTheNewcomersOfflinePathSaysWhatTheDatabaseHoldsBeforeAndAfterARestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Chromium")
