@@ -125,15 +125,25 @@ type Early struct {
 // Verdict is the landing verdict: not set up, needs you, too early to tell,
 // each shown when it holds, in that order; Healthy when none does.
 type Verdict struct {
-	Setup  []SetupStep
-	Items  []VerdictItem
-	Early  *Early // nil: no fault is younger than ownerWindow
-	Broken bool   // the conditions could not be read
+	Setup []SetupStep
+	Items []VerdictItem
+	// LaneFaults are the Lane faults that are no owner notice (ADR 0016):
+	// a listing failing or Broken, or a Lane reaching nothing, past
+	// ownerWindow; said under "Needs you" after the conditions.
+	LaneFaults []LaneFault
+	Early      *Early // nil: no fault is younger than ownerWindow
+	Broken     bool   // the conditions could not be read
+}
+
+// LaneFault is one of them: its clause, naming the Lane and its age, and
+// its repair; Href opens the Lane's row.
+type LaneFault struct {
+	Site, Text, Fix, Href string
 }
 
 // Healthy is true when the verdict has nothing to say but that.
 func (v Verdict) Healthy() bool {
-	return !v.Broken && len(v.Setup) == 0 && len(v.Items) == 0 && v.Early == nil
+	return !v.Broken && len(v.Setup) == 0 && len(v.Items) == 0 && len(v.LaneFaults) == 0 && v.Early == nil
 }
 
 // Landing is the /admin page.
@@ -233,6 +243,7 @@ type LaneRow struct {
 	Counts        []LaneCount
 	Passes        int64
 	FailingHref   string
+	NoChapterHref string // the adapter-broken list, while the condition holds
 	Paused        bool
 	ForcePending  string // when a Forced Poll not yet served was asked ("just now", "3 hours ago"); ""
 	ForceWaits    string // why it waits, from the Lane's state ("waiting: …"); "" while the next pass serves it
@@ -240,8 +251,9 @@ type LaneRow struct {
 	Served        bool   // Message says a waiting request was served (announced, never focused)
 	Message       string
 	Fault         bool
-	Listing       string // the listing's state: when it was last read, or off
-	ListingBroken string // the listing reader is broken: the sentence with its fix; ""
+	Listing       string // the listing's last attempt and its age, or off, or not read yet
+	ListingCost   string // while the listing finds nothing: what that costs in reads; ""
+	ListingBroken string // a Lane fault of the listing or the reach (past ownerWindow): the sentence with its fix; ""
 	Freshness     Freshness
 	Strip         PassStrip // the last day of passes (issue 23, item 11)
 }
@@ -270,7 +282,10 @@ type LandingFreshness struct {
 	N      int64
 	Figure string
 	Text   string
-	Broken bool // it could not be read just now
+	// Fallback says when the number comes from fallback reads: a listing
+	// off, failing or Broken; "" while every listing is read.
+	Fallback string
+	Broken   bool // it could not be read just now
 }
 
 // Polled reports whether any outcome was counted in the window.

@@ -14,7 +14,7 @@ import (
 // the ember (CONTEXT.md, Rules: Owner colours).
 
 // StripBucket is one quarter hour of a Lane's strip: its passes, how many
-// were stall passes, their Polls' outcomes, and the same in words ("" when
+// were passes that read nothing (word.ReadNothingOne), their Polls' outcomes, and the same in words ("" when
 // it had no pass).
 type StripBucket struct {
 	Passes, Stalled int
@@ -33,7 +33,8 @@ type PassStrip struct {
 // The strip's geometry: the day along x in quarter hours (oldest on the
 // left), the Polls of each up y on a linear scale to the busiest quarter
 // hour, whose number labels the top line; below the axis a mark for a
-// quarter hour whose passes made no Poll, in the fault colour for a stall.
+// quarter hour whose passes made no Poll, in the fault colour for a pass
+// that read nothing (word.ReadNothingOne).
 const (
 	stripW, stripH  = 360.0, 52.0 // low, so six Lanes still fit a phone
 	stripLeft       = 28.0        // room for the top line's number
@@ -78,7 +79,7 @@ type StripPart struct {
 }
 
 // StripSlot is one drawn quarter hour: its bar's parts, its mark ("" for
-// none, "idle" or "stall") and its words.
+// none, "idle" or word.ReadNothingMark) and its words.
 type StripSlot struct {
 	Parts []StripPart
 	Mark  string
@@ -129,7 +130,7 @@ func stripPlot(s PassStrip) StripPlot {
 		out := StripSlot{Label: b.Label, Parts: stripParts(b, x, w, most)}
 		switch {
 		case b.Stalled > 0:
-			out.Mark = "stall"
+			out.Mark = word.ReadNothingMark
 		case b.polls() == 0:
 			out.Mark = "idle"
 		}

@@ -51,7 +51,7 @@ func TestTheStripStacksEachQuarterHoursPollsAndMarksTheOnesWithout(t *testing.T)
 		t.Errorf("the top line says %q, want the busiest quarter hour's 8 Polls", got)
 	}
 	stall := slots.Eq(2).Find("rect")
-	if stall.Length() != 1 || !stall.HasClass("mark-stall") || attr(t, stall, "y") <= axis {
+	if stall.Length() != 1 || !stall.HasClass("mark-read-nothing") || attr(t, stall, "y") <= axis {
 		t.Errorf("the stall draws %d rects, want one mark below the axis: %v", stall.Length(), stall.AttrOr("class", ""))
 	}
 	if x0, x1 := attr(t, busy.First(), "x"), attr(t, stall, "x"); x0 >= x1 {

@@ -70,34 +70,37 @@ func freshnessOf(f store.Freshness, now time.Time) components.Freshness {
 	return v
 }
 
-// listingState is the Lane's listing state: when it was last read (or
-// that it is off or never read), and, for a listing that has parsed to
-// nothing for schedule.BrokenAfter, the fault with its fix.
-func listingState(d Deps, l store.AdminLane, now time.Time) (state, broken string) {
+// landingFreshness is the landing page's one freshness figure, and when
+// its number comes from fallback reads, that: the Lanes whose listing is
+// off, failing or Broken find new chapters by the Series' own pace only
+// (admin_listing.go).
+func landingFreshness(d Deps, delays store.Delays, lanes []store.LaneReach, now time.Time) components.LandingFreshness {
+	f := components.LandingFreshness{Text: "No new chapters detected in the last 24 hours."}
+	if delays.N > 0 {
+		f = components.LandingFreshness{N: delays.N, Figure: strconv.FormatInt(delays.N, 10),
+			Text: strings.TrimPrefix(chapters(delays.N), strconv.FormatInt(delays.N, 10)+" ") +
+				" detected in the last 24 hours, median delay " + delayWords(delays.Median) + "."}
+	}
+	var sites []string
+	for _, r := range lanes {
+		if _, failing := listingFailing(d, r); failing || schedule.Broken(r.ListingEmptySince, now) {
+			sites = append(sites, r.Site)
+		}
+	}
 	switch {
 	case d.ListingOff:
-		return "listing off (LISTING_EVERY=0)", ""
-	case l.ListingReadAt.IsZero():
-		return "listing not read yet", ""
+		f.Fallback = "From fallback reads only: no listing is read (LISTING_EVERY=0), so new chapters are found by the Series' own pace."
+	case len(sites) > 0:
+		whose := "its"
+		if len(sites) > 1 {
+			whose = "their"
+		}
+		f.Fallback = "Partly from fallback reads: the listing of " + andList(sites) + " is not being read, so " + whose +
+			" new chapters are found by the Series' own pace only"
+		if delays.N > 0 {
+			f.Fallback += fmt.Sprintf("; %d of these %d no listing named first", delays.Unlisted, delays.N)
+		}
+		f.Fallback += ". Each Lane's listing line says why."
 	}
-	state = "listing read " + ago(now, l.ListingReadAt)
-	switch {
-	case schedule.Broken(l.ListingEmptySince, now):
-		broken = fmt.Sprintf("The %s listing has named no Series for %s: its reader no longer matches the page. "+
-			"To fix: update mangabookmark. Until then this Lane reads by cadence and the backstop alone.",
-			l.Site, since(now, l.ListingEmptySince))
-	case !l.ListingEmptySince.IsZero():
-		state += ", named no Series for " + since(now, l.ListingEmptySince)
-	}
-	return state, broken
-}
-
-// landingFreshness is the landing page's one freshness figure.
-func landingFreshness(d store.Delays) components.LandingFreshness {
-	if d.N == 0 {
-		return components.LandingFreshness{Text: "No new chapters detected in the last 24 hours."}
-	}
-	return components.LandingFreshness{N: d.N, Figure: strconv.FormatInt(d.N, 10),
-		Text: strings.TrimPrefix(chapters(d.N), strconv.FormatInt(d.N, 10)+" ") +
-			" detected in the last 24 hours, median delay " + delayWords(d.Median) + "."}
+	return f
 }

@@ -30,7 +30,7 @@ func handleAdminLanding(d Deps) http.Handler {
 			finish = d.Notices.QueueVerdict(b, now)
 		}
 		var young store.Young // the verdict's "too early to tell"
-		b.Young(now, plainSites(d), &young)
+		b.Young(now, &young)
 		// Queued last: the batch stops at its first failure, so this figure
 		// never keeps the verdict from being read (N stays -1 when unread).
 		fresh := store.Delays{N: -1}
@@ -62,7 +62,7 @@ func handleAdminLanding(d Deps) http.Handler {
 		}
 		l.Freshness = components.LandingFreshness{Broken: true}
 		if fresh.N >= 0 {
-			l.Freshness = landingFreshness(fresh)
+			l.Freshness = landingFreshness(d, fresh, young.Lanes, now)
 		}
 		l.Failing = components.FailingLine{Broken: true}
 		if failing.Read {

@@ -86,12 +86,14 @@ func laneStateOf(d Deps, l store.AdminLane, c laneConditions, now time.Time) lan
 	case adapterBroken:
 		return laneState{status: laneAdapterBroken, label: "adapter broken", fault: true,
 			note: sentence(word.AdapterBroken.Fault(l.Site, since(now, broken.Since))), fix: word.AdapterBroken.Repair(l.Site)}
-	case l.LastUnreached && l.LastSkip == word.SkipNone && !browser:
+	case unreachedOK(d, l):
 		// The plain route's unreachable: our network, most often (docs/adr/0022).
+		// Its age runs from the first pass that reached nothing, listing
+		// pages included, across restarts (migration 0034).
 		return laneState{status: laneUnreached, label: "cannot reach the Site", fault: true,
-			note: "The last pass read nothing: the server could not reach " + siteHost(l.Site) +
-				" (its name did not resolve, the connection was refused, or TLS failed). No Series was marked failing.",
-			fix: "check this machine's network and DNS (" + networkCheck(l.Site) + "); if that works here, the Site may be down or have moved"}
+			note: "For " + since(now, unreachedAt(d, l)) + " every request to " + siteHost(l.Site) +
+				", Polls and listing alike, has reached nothing (its name did not resolve, the connection was refused, or TLS failed). No Series was marked failing.",
+			fix: networkFix(l.Site)}
 	case stalling:
 		return laneState{status: laneStalling, label: "stalling", fault: true,
 			note: fmt.Sprintf("For %s its passes have owed Polls and the Site has answered none; past %s it is a stall.",
@@ -153,4 +155,11 @@ func sentence(clause string) string {
 		clause = strings.ToUpper(clause[:1]) + clause[1:]
 	}
 	return clause + "."
+}
+
+// unreachedOK and unreachedAt are the Lane's reach (admin_listing.go).
+func unreachedOK(d Deps, l store.AdminLane) bool { _, ok := unreached(d, reachOf(l)); return ok }
+func unreachedAt(d Deps, l store.AdminLane) time.Time {
+	at, _ := unreached(d, reachOf(l))
+	return at
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -126,10 +127,15 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 		// only when its list has something to open.
 		row.FailingHref = listHref(store.FilterFailing, l.Site, "", "", "")
 	}
+	if c, ok := conds.held[word.AdapterBroken]; ok {
+		// The list the adapter-broken notice links to: exactly the Series
+		// it counted, most of which the failing list may not hold.
+		row.NoChapterHref = notify.PagePath(c)
+	}
 	if d.browserSite(l.Site) {
 		row.Route = word.RouteBrowser
 	}
-	row.Listing, row.ListingBroken = listingState(d, l, now)
+	row.Listing, row.ListingCost, row.ListingBroken = listingState(d, l, now)
 	row.Freshness = freshnessOf(read.fresh[l.Site], now)
 	row.Strip = passStripOf(read.strips[l.Site], l.Site, d.browserSite(l.Site))
 	row.Problem = row.StateFault || row.ListingBroken != "" || len(row.Fixes) > 0
@@ -140,8 +146,8 @@ func laneRowOf(d Deps, l store.AdminLane, read lanesRead, now time.Time) compone
 		// only those the Site answered (the pass log's checked), so a pass
 		// whose reads failed before an answer never reads "1 due, 0 checked"
 		// beside an error it counted (issue 23, item 6).
-		row.LastPass = fmt.Sprintf("%s: %d due, %d polled, %d answered",
-			ago(now, l.LastStartedAt), l.LastDue, l.LastPolled, l.LastChecked)
+		row.LastPass = fmt.Sprintf("%s: %s due, %d polled, %d answered",
+			ago(now, l.LastStartedAt), dueFigure(l.LastDue), l.LastPolled, l.LastChecked)
 		if l.LastSkip != word.SkipNone {
 			// A skipped pass checks nothing: its counts would read 0 and 0.
 			row.LastPass = fmt.Sprintf("%s: skipped (%s)", ago(now, l.LastStartedAt), l.LastSkip)
@@ -405,4 +411,13 @@ func noticeView(n notify.Notice, now time.Time) components.Notice {
 		v.Sent, v.Pending = "pending — not attempted yet", true
 	}
 	return v
+}
+
+// dueFigure is a pass's due as the Lanes page writes it: what it owed at its
+// start, counted up to store.DueCap, and "1000+" above it.
+func dueFigure(n int64) string {
+	if n > store.DueCap {
+		return strconv.Itoa(store.DueCap) + "+"
+	}
+	return strconv.FormatInt(n, 10)
 }

@@ -15,8 +15,8 @@ import (
 // passes and the failing line of /admin. The SVGs say their numbers in
 // these words too, for a screen reader and a pointer's tooltip.
 
-// stripFaultsNamed is how many quarter hours with a failure or a stall the
-// strip's description names one by one; more are counted.
+// stripFaultsNamed is how many quarter hours with a failure or a pass that
+// read nothing the strip's description names one by one; more are counted.
 const stripFaultsNamed = 6
 
 // passStripOf is a Lane's strip: each quarter hour with its words, and the
@@ -47,11 +47,11 @@ func passStripOf(s store.PassStrip, site string, browser bool) components.PassSt
 	desc := []string{"In the last 24 hours, " + say(day) + "."}
 	switch n := len(faults); {
 	case n == 0:
-		desc = append(desc, "No quarter hour had a failure or a stall.")
+		desc = append(desc, "No quarter hour had a failure or a "+word.ReadNothingOne+".")
 	case n <= stripFaultsNamed:
-		desc = append(desc, "Quarter hours with a failure or a stall: "+strings.Join(faults, "; ")+".")
+		desc = append(desc, "Quarter hours with a failure or a "+word.ReadNothingOne+": "+strings.Join(faults, "; ")+".")
 	default:
-		desc = append(desc, fmt.Sprintf("%d quarter hours had a failure or a stall; the newest: %s.", n,
+		desc = append(desc, fmt.Sprintf("%d quarter hours had a failure or a %s; the newest: %s.", n, word.ReadNothingOne,
 			strings.Join(faults[n-stripFaultsNamed:], "; ")))
 	}
 	v.Desc = strings.Join(desc, " ")
@@ -81,7 +81,8 @@ func minutesWords(m int) string {
 }
 
 // bucketWords says what passes did: "3 passes, 6 Polls: 4 read, 2 failed reads;
-// 1 skipped, 1 stall".
+// 1 skipped, 1 pass that read nothing" (word.ReadNothingCount: never "stall",
+// the owner notice's name).
 func bucketWords(b store.PassBucket, site string, browser bool) string {
 	s := count(b.Passes, "pass", "passes")
 	if polls := b.Polls(); polls == 0 {
@@ -100,7 +101,7 @@ func bucketWords(b store.PassBucket, site string, browser bool) string {
 		also = append(also, strconv.Itoa(b.Skipped)+" skipped")
 	}
 	if b.Stalled > 0 {
-		also = append(also, count(b.Stalled, "stall", "stalls"))
+		also = append(also, word.ReadNothingCount(b.Stalled))
 	}
 	if len(also) > 0 {
 		s += "; " + strings.Join(also, ", ")

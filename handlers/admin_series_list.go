@@ -15,7 +15,7 @@ import (
 var (
 	filterOptions = func() []components.Option {
 		var o []components.Option
-		for _, f := range store.Filters {
+		for _, f := range store.ListFilters {
 			o = append(o, components.Option{Value: string(f), Label: filterWords[f].label})
 		}
 		return o
@@ -29,7 +29,7 @@ var (
 	}()
 	meaningOptions = func() []components.FilterMeaning {
 		var o []components.FilterMeaning
-		for _, f := range store.Filters {
+		for _, f := range store.ListFilters {
 			o = append(o, components.FilterMeaning{Value: string(f), Label: filterWords[f].label, Meaning: filterWords[f].meaning})
 		}
 		return o

@@ -438,7 +438,7 @@ func TestTheVerdictLineReadsTheFourConditions(t *testing.T) {
 		"stall":            {"asurascans", "14 hours", "/admin/lanes"},
 		"no-browser-route": {"novelfull", "3 days", "/admin/lanes"},
 		"sidecar-down":     {"browser sidecar", "13 hours", "/admin/lanes"},
-		"adapter-broken":   {"demonicscans", "3 months", "/admin/series?filter=failing&site=demonicscans"},
+		"adapter-broken":   {"demonicscans", "3 months", "/admin/series?filter=yields-no-chapter&site=demonicscans"},
 	}
 	for kind, seed := range seeds {
 		t.Run(kind, func(t *testing.T) {

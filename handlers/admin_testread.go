@@ -9,6 +9,7 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
+	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -48,9 +49,16 @@ func testReadView(res adapters.Result, site string, browser bool) components.Tes
 	w, _ := outcomeWordOn(res.Outcome, site, browser)
 	v := components.TestRead{Word: string(res.Outcome), Plain: res.Outcome.PlainOn(routeOf(browser)), Fault: res.Outcome != word.OK,
 		Meaning: w.meaning}
+	var redirect *fetch.RedirectRefusedError
 	switch {
 	case res.Status > 0:
 		v.Status = "HTTP " + strconv.Itoa(res.Status)
+	case errors.As(res.Err, &redirect):
+		// The Site answered; the request refused was the redirect's.
+		v.Status, v.Meaning = "a redirect the fetch gate refused", redirectRefusedMeaning
+		if redirect.Status > 0 {
+			v.Status = "HTTP " + strconv.Itoa(redirect.Status) + ": " + v.Status
+		}
 	default:
 		v.Status = "no HTTP answer (" + errorClass(res.Outcome, browser) + ")"
 	}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,11 +34,34 @@ func verdict(d Deps, nv notify.Verdict, y store.Young, now time.Time) components
 		early = append(early, countWords(young)+" Series failing")
 	}
 	lanes := 0
-	for _, c := range nv.Young {
-		if c.Kind == word.SidecarDown && noSidecar {
+	// A Lane's reach and listing (admin_listing.go): past ownerWindow a
+	// Lane fault, younger one of "too early to tell", unless a condition
+	// holding on the Lane already says it. A Lane named for reaching
+	// nothing is not named again for its young stall: that is the same
+	// fault, and its age runs from the first request that reached nothing.
+	named := map[string]bool{}
+	for _, c := range nv.Conditions {
+		named[c.Site] = true
+	}
+	for _, r := range y.Lanes {
+		if named[r.Site] {
 			continue
 		}
-		early = append(early, youngPhrase(c, slices.Contains(y.Unreached, c.Site), now))
+		if text, fix, ok := laneFaultOf(d, r, now); ok {
+			v.LaneFaults = append(v.LaneFaults, components.LaneFault{Site: r.Site, Text: text, Fix: fix,
+				Href: "/admin/lanes#lane-" + r.Site})
+			named[r.Site] = true
+		} else if phrase, ok := laneEarlyOf(d, r, now); ok {
+			early = append(early, phrase)
+			lanes++
+			named[r.Site] = true
+		}
+	}
+	for _, c := range nv.Young {
+		if (c.Kind == word.SidecarDown && noSidecar) || (c.Kind == word.Stall && named[c.Site]) {
+			continue
+		}
+		early = append(early, youngPhrase(c, now))
 		lanes++
 	}
 	if len(early) > 0 {
@@ -77,14 +99,10 @@ func setupSteps(d Deps, nv notify.Verdict, now time.Time) []components.SetupStep
 }
 
 // youngPhrase names a run still going, younger than ownerWindow, with its
-// age; a stall whose newest pass reached nothing on the plain route is our
-// network's, most often, and says so (docs/adr/0022).
-func youngPhrase(c notify.Condition, unreached bool, now time.Time) string {
+// age. A plain Lane reaching nothing is named from its reach instead
+// (laneEarlyOf), so its stall is not said twice.
+func youngPhrase(c notify.Condition, now time.Time) string {
 	age := since(now, c.Since)
-	if c.Kind == word.Stall && unreached {
-		return "the " + c.Site + " Lane unable to reach " + siteHost(c.Site) + " for " + age +
-			": check this machine's network and DNS (" + networkCheck(c.Site) + ")"
-	}
 	switch c.Kind {
 	case word.Stall:
 		return "the " + c.Site + " Lane owing Polls and making none for " + age
@@ -111,16 +129,4 @@ func countWords(n int64) string {
 		return strconv.FormatInt(n, 10) + "+"
 	}
 	return strconv.FormatInt(n, 10)
-}
-
-// plainSites are the Sites read over plain HTTPS: their unreachable is the
-// network's, never the sidecar's.
-func plainSites(d Deps) []string {
-	var out []string
-	for _, site := range word.SiteNames() {
-		if !d.browserSite(site) {
-			out = append(out, site)
-		}
-	}
-	return out
 }

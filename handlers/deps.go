@@ -80,6 +80,12 @@ type Deps struct {
 	// the Lanes page says so instead of a listing state. The zero value is
 	// the default, a listing read every few minutes.
 	ListingOff bool
+	// PollEvery and Spacing are POLL_EVERY and POLL_SPACING, as the Lanes
+	// run them: the Lanes page prices a failing listing in reads by them
+	// (schedule.Policy.FallbackEvery). A Site missing or zero is
+	// schedule.DefaultFloor; a zero Spacing is none.
+	PollEvery map[string]time.Duration
+	Spacing   time.Duration
 
 	// ReadersWebhook says READERS_WEBHOOK_URL is set: /settings offers the
 	// Discord channel only then (CONTEXT.md, Reader channel).

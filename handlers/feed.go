@@ -23,12 +23,12 @@ import (
 func handleFeed(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		secret := urlParam(r, "secret")
-		reader := ""
+		var addr store.FeedAddress
 		var err error
 		if len(secret) == 43 { // 32 bytes, base64url: anything else was never made
 			// The lookup is an equality on the HMAC, so the time it takes
 			// says nothing about how near a guess came to a secret.
-			reader, err = d.Store.ReaderByFeedSecret(r.Context(), apiTokenHash(d.TokenKey, secret))
+			addr, err = d.Store.FeedBySecret(r.Context(), apiTokenHash(d.TokenKey, secret))
 		} else {
 			err = store.ErrNotFound
 		}
@@ -40,26 +40,31 @@ func handleFeed(d Deps) http.Handler {
 			failStore(w, r, d.Logger, err, "The feed could not be read just now. Try again in a moment.", "feed: reader")
 			return
 		}
-		entries, err := d.Store.FeedEntries(r.Context(), reader)
+		entries, err := d.Store.FeedEntries(r.Context(), addr.Reader)
 		if err != nil {
 			failStore(w, r, d.Logger, err, "The feed could not be read just now. Try again in a moment.", "feed: entries")
 			return
 		}
-		serveFeed(d, w, r, reader, entries)
+		serveFeed(d, w, r, addr, entries)
 	})
 }
 
 // serveFeed answers the validators, then 304 when the client's copy is
-// current (If-None-Match first, as RFC 9110 says), else the feed.
-func serveFeed(d Deps, w http.ResponseWriter, r *http.Request, reader string, entries []store.FeedEntry) {
+// current (If-None-Match first, as RFC 9110 says), else the feed. The feed
+// is as new as its newest entry; an empty one is as new as its address
+// (CONTEXT.md, Feed address), never 1970.
+func serveFeed(d Deps, w http.ResponseWriter, r *http.Request, addr store.FeedAddress, entries []store.FeedEntry) {
 	h := w.Header()
 	etag := feedETag(entries)
 	h.Set("ETag", etag)
 	// A reader polls the feed; it may keep it, but must ask again each time.
 	h.Set("Cache-Control", "private, no-cache")
-	var newest time.Time
+	newest := addr.MadeAt
 	if len(entries) > 0 {
-		newest = entries[0].ConfirmedAt.UTC().Truncate(time.Second)
+		newest = entries[0].ConfirmedAt
+	}
+	newest = newest.UTC().Truncate(time.Second)
+	if !newest.IsZero() {
 		h.Set("Last-Modified", newest.Format(http.TimeFormat))
 	}
 	if inm := r.Header.Get("If-None-Match"); inm != "" {
@@ -71,7 +76,7 @@ func serveFeed(d Deps, w http.ResponseWriter, r *http.Request, reader string, en
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	feed := atomFeed(d, reader, entries, newest)
+	feed := atomFeed(d, addr.Reader, entries, newest)
 	h.Set("Content-Type", "application/atom+xml; charset=utf-8")
 	if err := feeds.WriteXML(feed, w); err != nil {
 		d.Logger.Error("feed: write", "err", err)
@@ -94,9 +99,6 @@ func atomFeed(d Deps, reader string, entries []store.FeedEntry, newest time.Time
 	host := "mangabookmark"
 	if u, err := url.Parse(d.PublicBaseURL); err == nil && u.Hostname() != "" {
 		host = u.Hostname()
-	}
-	if newest.IsZero() {
-		newest = time.Unix(0, 0).UTC()
 	}
 	f := &feeds.AtomFeed{
 		Xmlns:   "http://www.w3.org/2005/Atom",

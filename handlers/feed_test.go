@@ -171,3 +171,30 @@ func TestAWrongRevokedOrSwitchedOffFeedIsTheOrdinary404(t *testing.T) {
 		t.Error("a feed secret reached the log")
 	}
 }
+
+// An empty feed is dated by its address's making (migration 0038), never
+// 1970: its <updated> and its Last-Modified both say when the address was
+// made, and a new address carries its own time.
+func TestAnEmptyFeedIsDatedByItsAddressNot1970(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	secret := h.feedFor(readerA)
+	a := h.get(anonymous(), "/feeds/"+secret+".atom")
+	var f atom
+	if err := xml.Unmarshal([]byte(a.body), &f); err != nil || a.status != http.StatusOK {
+		t.Fatalf("%d, not Atom: %v\n%s", a.status, err, a.body)
+	}
+	if len(f.Entries) != 0 {
+		t.Fatalf("%d entries, want an empty feed", len(f.Entries))
+	}
+	if f.Updated != t0.Format(time.RFC3339) {
+		t.Errorf("<updated> %q, want the address's making %q", f.Updated, t0.Format(time.RFC3339))
+	}
+	if got := a.header.Get("Last-Modified"); got != t0.Format(http.TimeFormat) {
+		t.Errorf("Last-Modified %q, want %q", got, t0.Format(http.TimeFormat))
+	}
+	// The same copy is current: a conditional read by that date is a 304.
+	if c := h.get(anonymous(), "/feeds/"+secret+".atom", "If-Modified-Since", t0.Format(http.TimeFormat)); c.status != http.StatusNotModified {
+		t.Errorf("If-Modified-Since the making: %d, want 304", c.status)
+	}
+}

@@ -145,7 +145,7 @@ func (v laneView) waitsOnFix() string {
 func (v laneView) arrival() string {
 	site, st := v.lane.Site, v.state
 	host := siteHost(site)
-	unreached := v.lane.LastUnreached && v.lane.LastSkip == word.SkipNone
+	unreached := !v.lane.UnreachedSince.IsZero() && v.lane.LastSkip == word.SkipNone
 	switch {
 	case st.status == laneNoSidecar:
 		return site + " is not read on this server yet: the owner has not set up the browser it needs. The Bookmark is kept."

@@ -44,10 +44,10 @@ func TestEachLaneShowsItsDayOfPassesAsAStrip(t *testing.T) {
 		if n := strip.Find(`g.slot`).Last().Find(`rect`).Length(); n != 3 {
 			t.Errorf("%s: the newest quarter hour stacks %d parts, want read, failed and refused", path, n)
 		}
-		stall := "from 1 h 15 min to 1 h ago: 1 pass, no Poll; 1 stall"
+		stall := "from 1 h 15 min to 1 h ago: 1 pass, no Poll; 1 pass that read nothing"
 		desc := text(strip.Find(`desc`))
 		lone := "from 3 h 15 min to 3 h ago: 1 pass, 1 Poll: 1 failed read"
-		for _, want := range []string{"In the last 24 hours, 4 passes, 7 Polls: 4 read, 1 page gone, 1 failed read, 1 refused by the Site; 1 stall.", newest, stall, lone} {
+		for _, want := range []string{"In the last 24 hours, 4 passes, 7 Polls: 4 read, 1 page gone, 1 failed read, 1 refused by the Site; 1 pass that read nothing.", newest, stall, lone} {
 			if !strings.Contains(desc, want) {
 				t.Errorf("%s: the strip's description %q lacks %q", path, desc, want)
 			}
@@ -61,6 +61,31 @@ func TestEachLaneShowsItsDayOfPassesAsAStrip(t *testing.T) {
 				t.Error("a Lane without a pass draws a strip or says nothing")
 			}
 		}
+	}
+}
+
+// One pass that could not reach its Site, in the Lane's first minute, is a
+// pass that read nothing, never "a stall": Stall is the owner notice a run
+// of such passes becomes after 12 hours (CONTEXT.md, Pass that read nothing).
+func TestOneUnreachablePassIsNotCalledAStall(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	storetest.Insert(t, h.pool,
+		storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-time.Minute), Due: 1, Counts: word.Counts{Unreachable: 1}})
+	a := h.get(h.owner(), "/admin/lanes")
+	strip := lane(a, "asurascans").Find(`svg[data-testid="lane-strip"]`)
+	if strip.Length() != 1 {
+		t.Fatalf("asurascans has %d strips", strip.Length())
+	}
+	words := text(strip.Find(`desc`)) + " " + text(strip.Find(`g.slot title`))
+	if !strings.Contains(words, "1 Site not reached; 1 pass that read nothing") || strings.Contains(strings.ToLower(words), "stall") {
+		t.Errorf("the strip reads %q: want the pass that read nothing, and no stall", words)
+	}
+	if mark := strip.Find(`g.slot rect.mark-read-nothing`); mark.Length() != 1 {
+		t.Errorf("the quarter hour wears %d read-nothing marks, want 1", mark.Length())
+	}
+	if key := text(a.testid("strip-key")); strings.Contains(strings.ToLower(key), "stall") || !strings.Contains(key, "a pass that read nothing") {
+		t.Errorf("the strip key reads %q", key)
 	}
 }
 

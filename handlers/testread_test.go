@@ -129,3 +129,45 @@ func (h *harness) count(sql string, args ...any) int64 {
 	}
 	return n
 }
+
+// A redirect the fetch gate refuses comes after the first request: Test read
+// says which request was refused (the redirect, to where) and that the first
+// was made, never "before any request was made".
+func TestTestReadSaysARefusedRedirectCameAfterTheFirstRequest(t *testing.T) {
+	t.Parallel()
+	requests := 0
+	var mu sync.Mutex
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		mu.Unlock()
+		http.Redirect(w, r, "https://elsewhere.example/comics/moved", http.StatusMovedPermanently)
+	}))
+	t.Cleanup(site.Close)
+	base, _ := url.Parse(site.URL)
+	h := newHarness(t, func(d *handlers.Deps) {
+		reader := fetch.NewReader(fetch.ReaderOptions{BaseURLs: map[string]*url.URL{"asurascans": base}, BrowserSites: word.BrowserSites{}})
+		d.Reads = poller.New(d.Store, reader, poller.Config{Logger: slog.New(slog.DiscardHandler)})
+	})
+	h.seed([]fixture{{id: "moved", url: "https://asurascans.com/comics/moved", chapter: "1", checkedAgo: time.Hour}})
+	res := h.post(h.owner(), "/admin/series/asurascans/moved/test-read", nil, "HX-Request", "true").testid("test-read-result")
+	text := squash(res.Text())
+	if res.AttrOr("data-outcome", "") != "unfetchable" {
+		t.Fatalf("outcome %q: %s", res.AttrOr("data-outcome", ""), text)
+	}
+	if mu.Lock(); requests != 1 {
+		t.Errorf("the Site got %d requests, want the first one only", requests)
+	}
+	mu.Unlock()
+	if strings.Contains(text, "before any request") {
+		t.Errorf("Test read says nothing was requested, though the first request was: %s", text)
+	}
+	for _, want := range []string{"redirect", "https://elsewhere.example/comics/moved", "the first request was made"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("Test read lacks %q: %s", want, text)
+		}
+	}
+	if got := squash(res.Find(`[data-testid="test-read-status"]`).Text()); !strings.HasPrefix(got, "HTTP 301") {
+		t.Errorf("status shown %q, want the redirect's HTTP 301", got)
+	}
+}

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -205,4 +206,73 @@ func TestALaneStateAgreesWithItsFixAndItsFigures(t *testing.T) {
 			t.Errorf("reads %q beside %q", state, squash(row.Find(`[data-testid="lane-fix"]`).Text()))
 		}
 	})
+}
+
+// The adapter-broken verdict links to a list holding exactly the Series the
+// condition counted, with its Site set. Here most of them never yielded a
+// chapter, so the failing list (it needs a Latest Chapter) would be empty
+// under a verdict naming a fault.
+func TestTheAdapterBrokenVerdictLinksToExactlyTheSeriesItCounted(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.adapterBrokenNeverRead()
+	v := h.get(h.owner(), "/admin").testid("verdict")
+	if text := squash(v.Text()); !strings.Contains(text, "demonicscans' Series") || strings.Contains(text, "demonicscans's") {
+		t.Errorf("verdict %q: want the possessive demonicscans'", text)
+	}
+	a := v.Find(`a[data-kind="adapter-broken"]`)
+	href, ok := a.Attr("href")
+	if !ok {
+		t.Fatalf("no adapter-broken link in %q", squash(v.Text()))
+	}
+	list := h.get(h.owner(), href)
+	if list.status != http.StatusOK {
+		t.Fatalf("%s answered %d", href, list.status)
+	}
+	var got []string
+	list.testid("series-row").Each(func(_ int, s *goquery.Selection) {
+		got = append(got, s.AttrOr("data-site", "")+":"+s.AttrOr("data-series-id", ""))
+	})
+	want := []string{"demonicscans:a", "demonicscans:b", "demonicscans:c", "demonicscans:d"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("%s lists %v, want exactly the counted %v", href, got, want)
+	}
+	if c := squash(list.testid("list-caption").Text()); !strings.Contains(c, "4") || !strings.Contains(c, "yielding no chapter for over 12 hours") {
+		t.Errorf("caption %q", c)
+	}
+	// The Lanes page's adapter-broken Lane links to the same list.
+	if got := lane(h.get(h.owner(), "/admin/lanes"), "demonicscans").Find(`[data-testid="lane-no-chapter-link"]`).AttrOr("href", ""); got != href {
+		t.Errorf("the Lanes page links to %q, want %q", got, href)
+	}
+}
+
+// adapterBrokenNeverRead seeds demonicscans with six Series: a, b, c and d
+// hold a no_chapter failure row three months old (only a ever yielded a
+// chapter), e an old errors row, f a young no_chapter one; asurascans has
+// one such row of three Series. adapter-broken holds on demonicscans only,
+// counting a to d.
+func (h *harness) adapterBrokenNeverRead() {
+	t := h.t
+	t.Helper()
+	long := t0.Add(-90 * 24 * time.Hour)
+	for _, id := range []string{"a", "b", "c", "d", "e", "f"} {
+		r := storetest.Series{Site: word.Demonicscans, ID: id, URL: "https://demonicscans.org/manga/" + id, Kind: "manga", CheckedAt: t0}
+		if id == "a" {
+			r.LatestChapter = "5" // yielded a chapter once
+		}
+		storetest.Insert(t, h.pool, r)
+	}
+	storetest.Insert(t, h.pool,
+		storetest.Failure{Site: word.Demonicscans, Series: "a", Outcome: word.NoChapter, FailingSince: long},
+		storetest.Failure{Site: word.Demonicscans, Series: "b", Outcome: word.NoChapter, FailingSince: long},
+		storetest.Failure{Site: word.Demonicscans, Series: "c", Outcome: word.NoChapter, FailingSince: long},
+		storetest.Failure{Site: word.Demonicscans, Series: "d", Outcome: word.NoChapter, FailingSince: long},
+		storetest.Failure{Site: word.Demonicscans, Series: "e", Outcome: word.Errors, FailingSince: long},                  // another word
+		storetest.Failure{Site: word.Demonicscans, Series: "f", Outcome: word.NoChapter, FailingSince: t0.Add(-time.Hour)}) // too young
+	// Another Site's no_chapter row is not this Site's (one of three: no
+	// condition there).
+	for _, id := range []string{"x", "y", "z"} {
+		storetest.Insert(t, h.pool, storetest.Series{Site: word.Asurascans, ID: id, URL: "https://asuracomic.net/series/" + id, Kind: "manga", CheckedAt: t0})
+	}
+	storetest.Insert(t, h.pool, storetest.Failure{Site: word.Asurascans, Series: "z", Outcome: word.NoChapter, FailingSince: long})
 }

@@ -36,17 +36,30 @@ var filterWords = map[store.Filter]filterWord{
 	store.FilterFinished: {"finished", "You marked it Finished: the work is over for the group and it is no longer polled.", false},
 	store.FilterOrphan: {"orphan", "No Reader bookmarks it: it is read only at the backstop (POLL_BACKSTOP). Delete removes it at once; " +
 		"a bookmarked Series is deleted too, after a confirm naming its Readers, whose Bookmarks go with it.", false},
+	store.FilterYieldsNoChapter: {"yields no chapter", "Not Finished, and every Poll for over 12 hours has reached its page " +
+		"and read no chapter number from it (no_chapter). When more than half of a Site's Series are here, its adapter " +
+		"no longer reads the Site's pages.", true},
 }
 
 // captionWord is the filter as a list's caption names it: the failing list
 // says how long "failing" is, so a row's fresh failure marker never seems to
 // contradict an empty list.
 func captionWord(f store.Filter) string {
-	if f == store.FilterFailing {
+	switch f {
+	case store.FilterFailing:
 		return "failing for over 12 hours"
+	case store.FilterYieldsNoChapter:
+		return "yielding no chapter for over 12 hours"
 	}
 	return filterWords[f].label
 }
+
+// redirectRefusedMeaning is Test read's meaning of an unfetchable read
+// whose refused address was a redirect (fetch.RedirectRefusedError): the
+// first request was made, so "before any request" would be false.
+const redirectRefusedMeaning = "The Site answered the first request with a redirect, and the fetch gate refused " +
+	"the address it redirected to: it is not https, not on the Site's own hosts, or not a public address. " +
+	"The first request was made; the redirect was not followed."
 
 // outcomeWord is what an Outcome means for this Series and what the owner
 // can do about it; its plain words are word.Outcome.PlainOn, shown once.
@@ -62,8 +75,8 @@ var outcomeWords = map[word.Outcome]outcomeWord{
 		"Open the address and check it is the Series page; correct it if not. If every Series of the Site fails " +
 			"like this, the adapter needs fixing."},
 	word.Unfetchable: {
-		"The fetch gate refused the stored address before any request was made: it is not https, not on the " +
-			"Site's own hosts, or not a public address.",
+		"The fetch gate refused an address: the stored one, before any request was made, or one the Site " +
+			"redirected to, after the first request: it is not https, not on the Site's own hosts, or not a public address.",
 		"Correct the address to the Series page on the Site, or delete the Series."},
 	word.NotFound: {
 		"The Site answered that the page does not exist (404 or 410): the Series was moved or removed.",

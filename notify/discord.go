@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
@@ -104,10 +105,13 @@ func describe(c Condition, now time.Time) string {
 
 // PagePath is the path (and query) of the admin page that explains the
 // condition. The embed's link and the verdict line both use it, so a message
-// and the page it points to never disagree.
+// and the page it points to never disagree. adapter-broken opens the list of
+// exactly the Series it counted (the yields-no-chapter filter, the
+// condition's own predicate); the failing list needs a Latest Chapter and
+// could look healthy.
 func PagePath(c Condition) string {
 	if c.Kind == word.AdapterBroken {
-		return "/admin/series?" + url.Values{"site": {c.Site}, "filter": {"failing"}}.Encode()
+		return "/admin/series?" + url.Values{"site": {c.Site}, "filter": {string(store.FilterYieldsNoChapter)}}.Encode()
 	}
 	// stall, no-browser-route, sidecar-down: the Lanes page says why.
 	return "/admin/lanes"

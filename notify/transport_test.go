@@ -47,7 +47,7 @@ func TestTheEmbedPayloadHasOnlyItsSixFieldsAndMentionsNobody(t *testing.T) {
 		},
 		{
 			name: "adapter-broken", site: "demonicscans", title: "demonicscans", footer: "adapter-broken", age: "12 hours",
-			link: "https://books.example.org/admin/series?filter=failing&site=demonicscans",
+			link: "https://books.example.org/admin/series?filter=yields-no-chapter&site=demonicscans",
 			setup: func(h *harness) {
 				h.series("demonicscans", 3)
 				h.failing("demonicscans", 2, "no_chapter", hours(0.5))

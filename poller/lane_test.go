@@ -809,7 +809,8 @@ func TestABoundedPassServesAForcedLaneOnlyWhenItReachedEverySeries(t *testing.T)
 		t.Fatal(err)
 	}
 	r.clk.Advance(time.Minute)
-	if p := r.p.RunPass(r.ctx, site); p.Due != 1 {
+	// The force owes both; the pass reads one (due is what it owed).
+	if p := r.p.RunPass(r.ctx, site); p.Due != 2 || p.Checked != 1 {
 		t.Fatalf("%+v", p)
 	}
 	if ln, _ := r.st.GetLane(r.ctx, site); ln.ForcePollAt.IsZero() {
@@ -1138,5 +1139,25 @@ func TestALeaseNotTakenOnEveryTickLogsOnceAMinuteAndItsRecovery(t *testing.T) {
 	r.p.RunPass(r.ctx, site)
 	if n := strings.Count(r.logs.String(), `msg="lane lease not taken: recovered"`); n != 1 || !strings.Contains(r.logs.String(), "failures=21") {
 		t.Fatalf("the recovery: %d lines, want 1 after 21 failures:\n%s", n, r.logs)
+	}
+}
+
+// The pass log's due is what the pass owed at its start (CONTEXT.md, Pass),
+// not what it took in batches: a pass cut short by MaxPerPass records the
+// five it owed beside the two it read, and the next pass the three left.
+func TestAPassCutShortRecordsEverythingItOwed(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a", "b", "c", "d", "e")
+	r.with(func(c *poller.Config) { c.MaxPerPass = 2 })
+	pass := r.pass()
+	if pass.Due != 5 || pass.Checked != 2 {
+		t.Fatalf("the cut-short pass: due %d, checked %d; want 5 owed, 2 read", pass.Due, pass.Checked)
+	}
+	if rows := r.passes(site); len(rows) != 1 || rows[0].Due != 5 || rows[0].Due <= rows[0].Checked {
+		t.Fatalf("pass log: %+v, want due 5 > checked 2", rows)
+	}
+	if next := r.p.RunPass(r.ctx, site); next.Due != 3 || next.Checked != 2 {
+		t.Fatalf("the next pass: due %d, checked %d; want 3 owed, 2 read", next.Due, next.Checked)
 	}
 }

@@ -46,6 +46,15 @@ func (p *Poller) readListing(ctx context.Context, site string, l *lane, ln store
 		pages = 1 // tried now and then, so a fixed reader is noticed
 	}
 	defer l.walk.Done()
+	first := word.Outcome("")
+	// Every walk is recorded, whatever it ended in, once it is over: the
+	// pages read it from the database, never from this process. A walk the
+	// shutdown cut short says nothing about the Site.
+	defer func() {
+		if first != "" && ctx.Err() == nil {
+			p.recordListing(ctx, site, store.ListingAttempt{TriedAt: now, Outcome: first, Entries: w.Entries, Marked: w.Marked})
+		}
+	}()
 	for page := 1; page <= pages; page++ {
 		if !p.space(ctx, l) {
 			return w
@@ -54,7 +63,7 @@ func (p *Poller) readListing(ctx context.Context, site string, l *lane, ln store
 		w.Pages++
 		w.Outcome = res.Outcome
 		if page == 1 {
-			p.recordListing(ctx, site, res)
+			first = res.Outcome
 		}
 		if res.Outcome != word.OK {
 			p.listingFailed(site, page, res, &w)
@@ -95,18 +104,12 @@ func (p *Poller) listingFailed(site string, page int, res adapters.ListingResult
 	}
 }
 
-// recordListing keeps the Lane's listing state from the walk's first page:
-// a page the Site answered names Series or it does not (twelve hours of
-// not is a broken listing reader); a refused, unreachable or failing read
-// says nothing about the reader and is not recorded.
-func (p *Poller) recordListing(ctx context.Context, site string, res adapters.ListingResult) {
-	switch res.Outcome {
-	case word.OK, word.NoChapter, word.NotFound, word.Unfetchable:
-	default:
-		return
-	}
-	named := res.Outcome == word.OK && len(res.Listing.Entries) > 0
-	if err := p.st.RecordListing(ctx, site, p.now(), named); err != nil {
+// recordListing keeps the Lane's listing state from one walk
+// (store.RecordListing): a walk whose first page failed counts toward how
+// long the listing has failed; one the Site answered names Series or it
+// does not (twelve hours of not is a broken listing reader).
+func (p *Poller) recordListing(ctx context.Context, site string, a store.ListingAttempt) {
+	if err := p.st.RecordListing(ctx, site, a); err != nil {
 		p.failed("listing state not recorded", err, "site", site)
 	}
 }

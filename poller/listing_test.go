@@ -627,3 +627,45 @@ func TestAnOrphanIsReadOnlyAtTheBackstop(t *testing.T) {
 		t.Fatalf("the orphan was not read at its backstop (%d reads)", n)
 	}
 }
+
+func TestAListingThatFailsIsRecordedWithItsFirstFailureKeptAcrossAttemptsAndARestart(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	r.standing("a", "10", 10*time.Minute, 3*24*time.Hour)
+	lst := r.withListing()
+	lst.page(1, listingFailed(word.Unreachable, 0))
+
+	r.p.RunPass(r.ctx, site)
+	want := store.ListingAttempt{TriedAt: t0, Outcome: word.Unreachable, FailingSince: t0}
+	if got := r.lane().ListingAttempt; got != want {
+		t.Fatalf("after an unreachable listing: %+v, want %+v", got, want)
+	}
+	// The next walk fails too: tried later, failing since the first.
+	r.clk.Advance(schedule.DefaultListingEvery)
+	r.p.RunPass(r.ctx, site)
+	want.TriedAt = r.clk.Now()
+	if got := r.lane().ListingAttempt; got != want {
+		t.Fatalf("after a second unreachable listing: %+v, want %+v", got, want)
+	}
+	// A restart: a new Poller on the same database. Its first walk is owed
+	// at once, fails, and the failure still dates from the first.
+	r.clk.Advance(time.Minute)
+	r.p.Close()
+	lst = r.withListing()
+	lst.page(1, listingFailed(word.Refused, 429))
+	r.p.RunPass(r.ctx, site)
+	want.TriedAt, want.Outcome = r.clk.Now(), word.Refused
+	if got := r.lane().ListingAttempt; got != want {
+		t.Fatalf("after a restart and a refused listing: %+v, want %+v", got, want)
+	}
+	// A walk the Site answers ends the run, with its rows and marks.
+	r.clk.Advance(schedule.DefaultListingEvery)
+	lst.page(1, listed(false, "a:11", "x:3"))
+	r.p.RunPass(r.ctx, site)
+	want = store.ListingAttempt{TriedAt: r.clk.Now(), Outcome: word.OK, Entries: 2, Marked: 1}
+	ln := r.lane()
+	if ln.ListingAttempt != want || !ln.ListingReadAt.Equal(r.clk.Now()) {
+		t.Fatalf("after a listing read: %+v read at %v, want %+v read now", ln.ListingAttempt, ln.ListingReadAt, want)
+	}
+}

@@ -471,7 +471,8 @@ func (p *Poller) skip(ctx context.Context, site string, l *lane, led bool, start
 
 // polled is what the polling loop did.
 type polled struct {
-	due        int // Series the due query gave the pass
+	due        int // Series the pass owed: counted at its start, or taken, the more
+	taken      int // Series the due query gave the pass
 	counts     word.Counts
 	checked    int
 	retryAfter time.Duration // the longest Retry-After a refusal carried
@@ -492,10 +493,25 @@ type polled struct {
 // after each batch, so a Forced Poll or a Sighting that arrives mid-pass is
 // read within one batch (ADR 0016). A Series is tried at most once a pass.
 // It ends when none is due, at the pass's length or MaxPerPass, or at one
-// of the loop's stops. Only a failing first due query is an error: a later
-// one ends the pass as it stands.
-func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lane, start time.Time, w walked) (polled, error) {
-	res := polled{}
+// of the loop's stops. Only a failing due count or first due query is an
+// error: a later one ends the pass as it stands.
+func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lane, start time.Time, w walked) (res polled, err error) {
+	// What the pass owes, counted once before it reads any (after the
+	// listing walk, whose marks it owes too), so a pass its length or
+	// MaxPerPass cuts short still records all it owed (CONTEXT.md, Pass;
+	// the stall condition reads due > 0). A capped count on the due
+	// query's own indexes (store.CountDue); a Series made due mid-pass and
+	// read counts through taken.
+	owed, err := p.st.CountDue(ctx, site, store.DueAsk{Now: p.now(), Floor: p.cfg.PollEvery[site], LaneForce: ln.ForcePollAt})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		// Shutdown: the pass ends as it stands, as at the first due query.
+		res.stopped = true
+		return res, nil
+	case err != nil:
+		return res, err
+	}
+	defer func() { res.due = max(owed, res.taken) }()
 	refusals := 0
 	if w.refused {
 		refusals, res.retryAfter = 1, w.retryAfter
@@ -509,7 +525,7 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lan
 	for !res.stopped && !res.broken {
 		limit := batchSize
 		if p.cfg.MaxPerPass > 0 {
-			limit = min(limit, p.cfg.MaxPerPass-res.due)
+			limit = min(limit, p.cfg.MaxPerPass-res.taken)
 		}
 		// The pass has lasted its length or read MaxPerPass: it ends, with
 		// more only when the due query still names an untried Series. A
@@ -517,14 +533,14 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lan
 		// followed, one spacing later, by a pass with nothing due, and such
 		// a pass ends a stall run (store.StallRun), so a Site whose passes
 		// outlast their length (reads that hang) never showed a stall.
-		spent := limit <= 0 || (res.due > 0 && !p.now().Before(until))
+		spent := limit <= 0 || (res.taken > 0 && !p.now().Before(until))
 		// One more than the batch tells whether the Lane's Forced Poll
 		// is served once this batch is read.
 		ask := limit + 1 + stale
 		got, err := p.st.DueSeries(ctx, site, store.DueAsk{
 			Now: p.now(), Floor: p.cfg.PollEvery[site], LaneForce: ln.ForcePollAt, Limit: ask})
 		if err != nil {
-			if res.due == 0 && ctx.Err() == nil {
+			if res.taken == 0 && ctx.Err() == nil {
 				return res, err
 			}
 			p.failed("due query failed mid-pass", err, "site", site)
@@ -547,7 +563,7 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lan
 		served := (whole && len(batch) <= limit) || (len(batch) > limit && batch[limit].Rank > int(schedule.LaneForced))
 		batch = batch[:min(limit, len(batch))]
 		markTried(batch, tried)
-		res.due += len(batch)
+		res.taken += len(batch)
 		p.pollBatch(ctx, site, l, batch, &res, &refusals)
 		res.laneServed = served && !res.stopped && !res.broken
 	}

@@ -118,13 +118,23 @@ func lanesConfig(cfg Config, o Options, log *slog.Logger, reader *fetch.Reader, 
 		c.Observer = o.domain
 	}
 	if o.Pace > 0 {
-		c.PollEvery = map[string]time.Duration{}
-		for _, site := range word.SiteNames() {
-			c.PollEvery[site] = o.Pace
-		}
+		c.PollEvery = pollEvery(cfg, o)
 		c.DefaultRest, c.MinRest, c.BrowserDownFor = o.Pace, o.Pace, o.Pace
 	}
 	return c
+}
+
+// pollEvery is each Site's pace as its Lane runs it: POLL_EVERY, or the
+// demo's pace for every Site.
+func pollEvery(cfg Config, o Options) map[string]time.Duration {
+	if o.Pace <= 0 {
+		return cfg.PollEvery
+	}
+	every := map[string]time.Duration{}
+	for _, site := range word.SiteNames() {
+		every[site] = o.Pace
+	}
+	return every
 }
 
 // Serve runs the server with cfg until ctx ends, and owns the shutdown
@@ -307,6 +317,9 @@ func handlerDeps(cfg Config, o Options, st *store.Store, log *slog.Logger) (hand
 		Sidecar: cfg.BrowserWSURL != "",
 		// LISTING_EVERY=0: the Lanes page says "listing off".
 		ListingOff: cfg.ListingEvery == 0,
+		// The Lanes page prices a failing listing in the Lanes' own reads.
+		PollEvery: pollEvery(cfg, o),
+		Spacing:   cfg.PollSpacing,
 		// /settings offers the Discord channel only when it exists.
 		ReadersWebhook: cfg.ReadersWebhookURL.Set(),
 	}

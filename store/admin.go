@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,8 +12,9 @@ import (
 	"github.com/mangabookmark/mangabookmark/word"
 )
 
-// Filter is one of the ten names of the owner's Series list (CONTEXT.md, "The
-// owner surface"). The empty Filter is "every Series".
+// Filter is one of the names of the owner's Series list (CONTEXT.md, "The
+// filters of the owner's Series list"): the ten with a landing figure, and
+// the one an owner notice links to. The empty Filter is "every Series".
 type Filter string
 
 // The filter vocabulary, in the order the owner surface shows it (the
@@ -28,13 +30,21 @@ const (
 	FilterSiteCompleted Filter = "site-completed"
 	FilterFinished      Filter = "finished"
 	FilterOrphan        Filter = "orphan"
+	// FilterYieldsNoChapter is the Series the adapter-broken condition
+	// counts; it has no landing figure (the verdict line names the
+	// condition), only the list its message and the verdict link to.
+	FilterYieldsNoChapter Filter = "yields-no-chapter"
 )
 
-// Filters lists all ten, in display order.
+// Filters lists the ten with a landing figure, in display order.
 var Filters = []Filter{
 	FilterAll, FilterNeverChecked, FilterStale, FilterUnpollable, FilterNoChapter,
 	FilterFailing, FilterUnverified, FilterSiteCompleted, FilterFinished, FilterOrphan,
 }
+
+// ListFilters lists every filter the list page offers: the ten, then
+// yields-no-chapter.
+var ListFilters = append(slices.Clone(Filters), FilterYieldsNoChapter)
 
 // failingSQL is the failing filter (CONTEXT.md, Rules: Failing filter): the Series holds a failure row
 // (its failing_since, copied onto series by migration 0009's triggers, is
@@ -57,6 +67,16 @@ const failingSQL = `(s.latest_chapter_num IS NOT NULL AND s.failing_since < @cut
 // raised rows with both times, so each arm is read from the index alone.
 const unverifiedSQL = `(s.latest_raised_by IS NOT NULL AND s.latest_chapter_num IS NOT NULL AND ` +
 	`(s.failing_since < @cutoff OR s.sighted_at < @cutoff))`
+
+// yieldsNoChapterSQL is the adapter-broken condition's count (CONTEXT.md,
+// adapter-broken; store/notices.go, adapterBrokenExpr) as a list: not
+// Finished, with an address, and a no_chapter failure row at least
+// ownerWindow old, whether or not the Series ever yielded a chapter (so
+// neither failing nor no-chapter holds exactly these). Its index,
+// series_yields_no_chapter (migration 0038), is led by (site, series_id)
+// with the condition's own predicate.
+var yieldsNoChapterSQL = `(s.failure_outcome = ` + word.NoChapter.SQL() +
+	` AND s.finished_at IS NULL AND s.url <> '' AND s.failing_since <= @cutoff)`
 
 // predicates is the one place each filter is defined. Every list query,
 // every figure and every caption count is built from these strings, so a
@@ -102,7 +122,8 @@ var predicates = map[Filter]string{
 	FilterFinished:      `(s.finished_at IS NOT NULL)`,
 	// bookmark_count is kept by a trigger on bookmarks (migration 0005), so
 	// orphans have their own partial index (series_orphan).
-	FilterOrphan: `(s.bookmark_count = 0)`,
+	FilterOrphan:          `(s.bookmark_count = 0)`,
+	FilterYieldsNoChapter: yieldsNoChapterSQL,
 }
 
 // ParseFilter accepts a filter name from a query string.
@@ -297,36 +318,69 @@ func (s *Store) AdminStats(ctx context.Context, now time.Time) (map[Filter]int64
 }
 
 // Young is what the landing's "too early to tell" reads besides the
-// conditions' runs (CONTEXT.md, Verdict line).
+// conditions' runs (CONTEXT.md, Verdict line), and what it reads of each
+// Lane's reach and listing.
 type Young struct {
 	// Series is the Series, not Finished, whose run of failures began less
 	// than ownerWindow ago: exact up to FigureCap, FigureCap+1 meaning more.
 	Series int64
-	// Unreached are the Sites asked about whose newest pass reached nothing,
-	// its Polls unreachable (unreachedPass, docs/adr/0022): on the plain
-	// route, our network most often.
-	Unreached []string
+	// Lanes is every Lane's reach and listing, in Site order.
+	Lanes []LaneReach
+}
+
+// LaneReach is what the database holds of one Lane's requests to its Site
+// (migration 0034), each the zero value for NULL: since when every pass
+// that asked the Site anything reached nothing (docs/adr/0022; a listing
+// page counts as a Poll does), and its listing's last attempt, failing run
+// and empty run (a Broken listing, ADR 0016).
+type LaneReach struct {
+	Site                string
+	UnreachedSince      time.Time
+	ListingOutcome      word.Outcome
+	ListingFailingSince time.Time
+	ListingEmptySince   time.Time
 }
 
 // youngSQL reads Young in one statement. The count's predicate implies
 // series_failing_young's (migration 0025), so it is one index-only range
-// per Site, stopped after the cap like every figure; each Site's newest pass
-// is one backward step of poll_passes_site_started.
+// per Site, stopped after the cap like every figure; the Lanes' facts are
+// columns of poll_lanes, one row a Site, kept by the Lanes and the pass
+// log's trigger: a scan of six rows, in place of the newest-pass probe a
+// plain Site this statement made before.
 var youngSQL = `SELECT
 	(SELECT count(*) FROM (SELECT 1 FROM series s
 	  WHERE s.site = ANY(@sites) AND s.failing_since >= @cutoff AND s.finished_at IS NULL
 	  LIMIT @cap) capped) AS series,
-	coalesce((SELECT array_agg(l.site ORDER BY l.site) FROM unnest(@plain::text[]) AS l(site)
-	  CROSS JOIN LATERAL (SELECT ` + unreachedPass("pp") + ` AS unreached
-	    FROM poll_passes pp WHERE pp.site = l.site ORDER BY pp.started_at DESC LIMIT 1) p
-	  WHERE p.unreached), '{}') AS unreached`
+	l.sites, l.unreached, l.outcomes, l.failing, l.empty
+	FROM (SELECT coalesce(array_agg(site ORDER BY site), '{}') AS sites,
+	             coalesce(array_agg(unreached_since ORDER BY site), '{}') AS unreached,
+	             coalesce(array_agg(listing_outcome ORDER BY site), '{}') AS outcomes,
+	             coalesce(array_agg(listing_failing_since ORDER BY site), '{}') AS failing,
+	             coalesce(array_agg(listing_empty_since ORDER BY site), '{}') AS empty
+	        FROM poll_lanes) l`
 
-// Young queues the verdict's young facts at now into dst; plain names the
-// Sites whose newest pass to look at.
-func (b *Batch) Young(now time.Time, plain []string, dst *Young) {
-	args := pgx.NamedArgs{"sites": word.SiteNames(), "cutoff": instant(now.Add(-word.OwnerWindow)), "cap": FigureCap + 1,
-		"plain": append([]string{}, plain...)}
-	b.queueRow("young", youngSQL, []any{args}, &dst.Series, &dst.Unreached)
+// Young queues the verdict's young facts at now into dst.
+func (b *Batch) Young(now time.Time, dst *Young) {
+	args := pgx.NamedArgs{"sites": word.SiteNames(), "cutoff": instant(now.Add(-word.OwnerWindow)), "cap": FigureCap + 1}
+	var sites, outcomes []string
+	var unreached, failing, empty []*time.Time
+	b.b.Queue(youngSQL, args).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(&dst.Series, &sites, &unreached, &outcomes, &failing, &empty); err != nil {
+			return fmt.Errorf("store: young: %w", translate(err))
+		}
+		at := func(t *time.Time) time.Time {
+			if t == nil {
+				return time.Time{}
+			}
+			return *t
+		}
+		dst.Lanes = dst.Lanes[:0]
+		for i, site := range sites {
+			dst.Lanes = append(dst.Lanes, LaneReach{Site: site, UnreachedSince: at(unreached[i]),
+				ListingOutcome: word.Outcome(outcomes[i]), ListingFailingSince: at(failing[i]), ListingEmptySince: at(empty[i])})
+		}
+		return nil
+	})
 }
 
 // AdminSeriesDetail is one Series for its detail page, with the filters the
@@ -448,6 +502,15 @@ type AdminLane struct {
 	ListingReadAt     time.Time `db:"listing_read_at"`
 	ListingOKAt       time.Time `db:"listing_ok_at"`
 	ListingEmptySince time.Time `db:"listing_empty_since"`
+	// The listing's last attempt (migration 0034).
+	ListingAttempt
+	// UnreachedSince is since when every pass of the Lane that asked its
+	// Site anything, a listing page included, reached nothing (migration
+	// 0034, docs/adr/0022); zero once one was answered.
+	UnreachedSince time.Time `db:"unreached_since"`
+	// Pollable is the Lane's size: its Series not Finished and with an
+	// address (site_tallies), the Series its reads share out.
+	Pollable int64 `db:"pollable"`
 
 	Passes int64 `db:"passes"`
 	word.Counts
@@ -461,9 +524,6 @@ type AdminLane struct {
 	// reads all failed before an answer reads "1 polled, 0 answered".
 	LastPolled int64     `db:"last_polled"`
 	LastSkip   word.Skip `db:"last_skip"`
-	// LastUnreached: the last pass reached nothing, its Polls unreachable
-	// (store.unreachedPass, docs/adr/0022).
-	LastUnreached bool `db:"last_unreached"`
 	// PauseServed is true once a pass that started at or after the current
 	// Pause was asked for was skipped as paused (CONTEXT.md, Pause); a Pause
 	// from before migration 0014 reads as served.
@@ -484,23 +544,24 @@ type AdminLane struct {
 var adminLanesSQL = `
 SELECT l.site, l.paused_until, l.refuse_until, l.force_poll_at,
        l.listing_read_at, l.listing_ok_at, l.listing_empty_since,
+       l.listing_tried_at, l.listing_outcome, l.listing_entries, l.listing_marked, l.listing_failing_since,
+       l.unreached_since, coalesce(t.pollable, 0)::bigint AS pollable,
        c.passes, ` + outcomeColumns("c") + `,
        p.started_at AS last_started_at, p.finished_at AS last_finished_at,
        coalesce(p.due, 0)::bigint AS last_due, coalesce(p.checked, 0)::bigint AS last_checked,
        coalesce(p.skip, '') AS last_skip, coalesce(p.polled, 0)::bigint AS last_polled,
-       coalesce(p.unreached, false) AS last_unreached,
        coalesce(ps.served, l.paused_at IS NULL) AS pause_served,
        CASE WHEN ll.expires_at + ll.pace_s * interval '1 second' <= now()
             THEN $2::timestamptz - (now() - ll.expires_at) END AS unled_since,
        coalesce(ll.pace_s, 0)::bigint AS unled_pace_s
   FROM poll_lanes l
   LEFT JOIN lane_leases ll ON ll.site = l.site
+  LEFT JOIN site_tallies t ON t.site = l.site
   CROSS JOIN LATERAL (
        SELECT count(*) AS passes, ` + outcomeSums("pp") + `
          FROM poll_passes pp WHERE pp.site = l.site AND pp.started_at >= $1) c
   LEFT JOIN LATERAL (
-       SELECT started_at, finished_at, due, checked, skip, ` + outcomeTotal("pp") + ` AS polled,
-              ` + unreachedPass("pp") + ` AS unreached
+       SELECT started_at, finished_at, due, checked, skip, ` + outcomeTotal("pp") + ` AS polled
          FROM poll_passes pp WHERE pp.site = l.site
         ORDER BY started_at DESC LIMIT 1) p ON TRUE
   LEFT JOIN LATERAL (

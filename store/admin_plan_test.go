@@ -110,6 +110,11 @@ type planNode struct {
 func (p planNode) walk() (touched float64, bad []string) {
 	switch p.Type {
 	case "Seq Scan", "Hash Join", "Hash", "Materialize", "HashAggregate", "Bitmap Heap Scan":
+		// poll_lanes holds one row a Site, never more: a scan of it is
+		// bounded by the Sites, whatever the library's size.
+		if p.Type == "Seq Scan" && p.Relation == "poll_lanes" {
+			break
+		}
 		bad = append(bad, p.Type+" "+p.Relation+p.Index)
 	case "Sort":
 		bad = append(bad, "Sort ("+p.SortMethod+")")
@@ -184,7 +189,7 @@ func TestEveryFigureIsBounded(t *testing.T) {
 	check("landing figures", stats, float64(len(store.Filters))*(store.FigureCap+1)+50, false)
 	// The verdict's "too early to tell" (issue 23, item 1): capped the same way.
 	young := s.NewBatch()
-	young.Young(now, word.SiteNames(), &store.Young{})
+	young.Young(now, &store.Young{})
 	check("young failures", young, store.FigureCap+1+50, false)
 	// The metrics' oldest-read gauge (issue 25, item 5), read at every
 	// scrape: one probe of series_due a Site. Its failing gauge is each
@@ -193,7 +198,7 @@ func TestEveryFigureIsBounded(t *testing.T) {
 	oldest.OldestChecks(word.SiteNames(), map[string]store.Freshness{})
 	check("oldest reads", oldest, 50, false)
 
-	for _, f := range store.Filters {
+	for _, f := range store.ListFilters {
 		for _, q := range []store.SeriesQuery{
 			{Filter: f},
 			{Filter: f, AfterSite: "comix", AfterID: "b0020000"},

@@ -4,6 +4,7 @@ package store
 var (
 	DueSeriesSQL    = dueSeriesSQL
 	NextDueSQL      = nextDueSQL
+	CountDueSQL     = countDueSQL
 	MarkListedSQL   = markListedSQL
 	PruneArrivals   = pruneArrivalsSQL
 	PrunePassesSQL  = prunePassesSQL

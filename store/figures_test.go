@@ -268,14 +268,20 @@ func TestYoungFailuresCountsOnlyRunsUnderTheWindow(t *testing.T) {
 		storetest.Pass{Site: word.Asurascans, StartedAt: t0.Add(-time.Minute), Due: 2, Checked: 1, Counts: word.Counts{OK: 1, Unreachable: 1}})
 	var y store.Young
 	b := s.NewBatch()
-	b.Young(t0, []string{"asurascans", "novelfull", "demonicscans"}, &y)
+	b.Young(t0, &y)
 	if err := s.Send(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
 	if y.Series != 2 {
 		t.Errorf("young failures: %d, want 2 (young-never-read, young-read)", y.Series)
 	}
-	if fmt.Sprint(y.Unreached) != "[novelfull]" {
-		t.Errorf("Sites whose newest pass reached nothing: %v, want [novelfull]", y.Unreached)
+	var unreached []string
+	for _, l := range y.Lanes {
+		if !l.UnreachedSince.IsZero() {
+			unreached = append(unreached, l.Site+" since "+l.UnreachedSince.Sub(t0).String())
+		}
+	}
+	if fmt.Sprint(unreached) != "[novelfull since -1m0s]" {
+		t.Errorf("Sites whose newest pass reached nothing: %v, want [novelfull since -1m0s]", unreached)
 	}
 }

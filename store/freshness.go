@@ -29,6 +29,10 @@ const FreshnessHours = 24
 type Delays struct {
 	N           int64
 	Median, P95 time.Duration
+	// Unlisted is, of the N, those no listing named first: found by the
+	// Series' own reads or a Sighting (chapter_arrivals.listed). Only the
+	// landing's figure reads it.
+	Unlisted int64
 }
 
 // Freshness is one Lane's freshness over the FreshnessWindow ending now.
@@ -74,8 +78,8 @@ SELECT site, h, ` + delaysSQL + `
 // allFreshnessSQL is every Site's Arrivals of the window, by
 // chapter_arrivals_confirmed: the landing page's one figure.
 const allFreshnessSQL = `
-SELECT ` + delaysSQL + `
-  FROM (SELECT ` + delaySQL + ` AS d
+SELECT ` + delaysSQL + `, count(*) FILTER (WHERE NOT listed) AS unlisted
+  FROM (SELECT ` + delaySQL + ` AS d, listed
           FROM chapter_arrivals
          WHERE confirmed_at > $1::timestamptz - $2::interval AND confirmed_at <= $1::timestamptz) a`
 
@@ -154,7 +158,7 @@ func (b *Batch) OldestChecks(sites []string, dst map[string]Freshness) {
 func (b *Batch) FreshnessAll(now time.Time, dst *Delays) {
 	var median, p95 *float64
 	b.b.Queue(allFreshnessSQL, instant(now), FreshnessWindow).QueryRow(func(row pgx.Row) error {
-		if err := row.Scan(&dst.N, &median, &p95); err != nil {
+		if err := row.Scan(&dst.N, &median, &p95, &dst.Unlisted); err != nil {
 			return fmt.Errorf("store: freshness: %w", translate(err))
 		}
 		dst.Median, dst.P95 = seconds(median), seconds(p95)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // This file holds the Lanes' rows (poll_lanes: Forced Poll, Pause, refusal)
@@ -79,10 +81,25 @@ type Lane struct {
 	ListingReadAt     time.Time `db:"listing_read_at"`
 	ListingOKAt       time.Time `db:"listing_ok_at"`
 	ListingEmptySince time.Time `db:"listing_empty_since"`
+	ListingAttempt
+}
+
+// ListingAttempt is the Lane's last listing attempt as recorded
+// (RecordListing; migration 0034): when, its first page's outcome word ("" and
+// the zero time before the first), the rows it read and the Series it
+// marked, and since when every attempt has failed (zero: the last one read
+// the listing, or none failed yet).
+type ListingAttempt struct {
+	TriedAt      time.Time    `db:"listing_tried_at"`
+	Outcome      word.Outcome `db:"listing_outcome"`
+	Entries      int          `db:"listing_entries"`
+	Marked       int          `db:"listing_marked"`
+	FailingSince time.Time    `db:"listing_failing_since"`
 }
 
 const laneColumns = `site, paused_until, refuse_until, force_poll_at,
-	listing_read_at, listing_ok_at, listing_empty_since`
+	listing_read_at, listing_ok_at, listing_empty_since,
+	listing_tried_at, listing_outcome, listing_entries, listing_marked, listing_failing_since`
 
 const getLaneSQL = `SELECT ` + laneColumns + ` FROM poll_lanes WHERE site = $1`
 

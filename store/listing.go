@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/mangabookmark/mangabookmark/word"
 )
 
 // This file holds what a Lane's listing read writes (ADR 0016): the Series
@@ -51,19 +53,29 @@ func (s *Store) MarkListed(ctx context.Context, site string, rows []Listed, seen
 	return int(tag.RowsAffected()), nil
 }
 
-// recordListingSQL keeps the Lane's listing state: when it was last read,
-// when it last named a Series, and since when every read named none.
+// recordListingSQL keeps the Lane's listing state from one attempt ($2 its
+// time, $3 its outcome word, $6 whether it failed, $7 whether it named a
+// Series): the attempt itself, and since when attempts have failed, kept
+// from the first of the run across restarts. A read the Site answered also
+// moves when it was last read, last named a Series, and since when every
+// read named none; a failed one leaves those alone, as it says nothing
+// about the listing reader (a Broken listing, ADR 0016).
 const recordListingSQL = `
-UPDATE poll_lanes SET listing_read_at = $2,
-       listing_ok_at = CASE WHEN $3 THEN $2 ELSE listing_ok_at END,
-       listing_empty_since = CASE WHEN $3 THEN NULL ELSE coalesce(listing_empty_since, $2) END
+UPDATE poll_lanes SET listing_tried_at = $2, listing_outcome = $3, listing_entries = $4, listing_marked = $5,
+       listing_failing_since = CASE WHEN $6 THEN coalesce(listing_failing_since, $2) END,
+       listing_read_at = CASE WHEN $6 THEN listing_read_at ELSE $2 END,
+       listing_ok_at = CASE WHEN $7 THEN $2 ELSE listing_ok_at END,
+       listing_empty_since = CASE WHEN $6 THEN listing_empty_since WHEN $7 THEN NULL
+                                  ELSE coalesce(listing_empty_since, $2) END
 WHERE site = $1`
 
-// RecordListing records a listing read that the Site answered: named says
-// it named at least one Series. A refused or unreachable read is not one:
-// it says nothing about the listing reader.
-func (s *Store) RecordListing(ctx context.Context, site string, at time.Time, named bool) error {
-	if _, err := s.exec(ctx, recordListingSQL, site, instant(at), named); err != nil {
+// RecordListing records one listing attempt on the Lane's row, whatever
+// it ended in (recordListingSQL): one statement a walk.
+// Its TriedAt is when the walk began; FailingSince is not read.
+func (s *Store) RecordListing(ctx context.Context, site string, a ListingAttempt) error {
+	failed := a.Outcome.ListingFailed()
+	named := a.Outcome == word.OK && a.Entries > 0
+	if _, err := s.exec(ctx, recordListingSQL, site, instant(a.TriedAt), a.Outcome, a.Entries, a.Marked, failed, named); err != nil {
 		return fmt.Errorf("store: record listing %s: %w", site, translate(err))
 	}
 	return nil

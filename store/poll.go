@@ -114,34 +114,73 @@ func (s *Store) exec(ctx context.Context, sql string, args ...any) (pgconn.Comma
 //
 // $2 now, $3 the floor cutoff (now - POLL_EVERY: the Ahead arm's bound),
 // $4 the Lane's unserved Forced Poll (NULL: none), $5 the limit.
-const dueSeriesSQL = `
+var dueSeriesSQL = `
 SELECT rank, ` + SeriesColumns + ` FROM (
-  SELECT DISTINCT ON (series_id) * FROM (
-    (SELECT 0 AS rank, force_poll_at AS key, * FROM series
+  SELECT DISTINCT ON (series_id) * FROM (` + dueArms("*") + `
+  ) arms ORDER BY series_id, rank, key
+) due ORDER BY rank, key, series_id LIMIT $5`
+
+// dueArms is the due query's six arms, one per rank, each selecting rank,
+// key and cols, read in its own partial index's order and cut to $5. The
+// due query and the due count share them, so the count owes exactly what
+// the query would read.
+func dueArms(cols string) string {
+	return `
+    (SELECT 0 AS rank, force_poll_at AS key, ` + cols + ` FROM series
       WHERE site = $1 AND ` + pollable + ` AND ` + forcedSQL + `
       ORDER BY force_poll_at, series_id LIMIT $5)
     UNION ALL
-    (SELECT 1, ` + dueKey + `, * FROM series
+    (SELECT 1, ` + dueKey + `, ` + cols + ` FROM series
       WHERE site = $1 AND ` + pollable + ` AND ` + dueKey + ` <= $4
       ORDER BY ` + dueKey + `, series_id LIMIT $5)
     UNION ALL
-    (SELECT 2, sighted_at, * FROM series
+    (SELECT 2, sighted_at, ` + cols + ` FROM series
       WHERE site = $1 AND ` + pollable + ` AND ` + sightedSQL + `
       ORDER BY sighted_at, series_id LIMIT $5)
     UNION ALL
-    (SELECT 3, listed_at, * FROM series
+    (SELECT 3, listed_at, ` + cols + ` FROM series
       WHERE site = $1 AND ` + pollable + ` AND ` + listedSQL + `
       ORDER BY listed_at, series_id LIMIT $5)
     UNION ALL
-    (SELECT 4, ` + nextKey + `, * FROM series
+    (SELECT 4, ` + nextKey + `, ` + cols + ` FROM series
       WHERE site = $1 AND ` + pollable + ` AND ` + nextKey + ` <= $2
       ORDER BY ` + nextKey + `, series_id LIMIT $5)
     UNION ALL
-    (SELECT 5, ` + nextKey + `, * FROM series
+    (SELECT 5, ` + nextKey + `, ` + cols + ` FROM series
       WHERE site = $1 AND ` + pollable + ` AND bookmark_count > 0 AND ` + dueKey + ` <= $3
-      ORDER BY ` + nextKey + `, series_id LIMIT $5)
-  ) arms ORDER BY series_id, rank, key
-) due ORDER BY rank, key, series_id LIMIT $5`
+      ORDER BY ` + nextKey + `, series_id LIMIT $5)`
+}
+
+// DueCap bounds the due count: a pass that owes more records DueCap+1,
+// "more than DueCap", as every capped figure reads (FigureCap).
+const DueCap = FigureCap
+
+// countDueSQL is how many Series the Lane owes a read now (the pass log's
+// due, CONTEXT.md: Pass), exact up to $5 − 1 and $5 above: each arm reads at
+// most $5 index entries, so while every arm holds fewer all are counted,
+// and once one holds $5 the union does too. At most six times $5 entries,
+// however large the Lane; TestThePlans holds it to the arms' indexes.
+var countDueSQL = `SELECT least(count(DISTINCT series_id), $5) FROM (` + dueArms("series_id") + `
+) arms`
+
+// CountDue returns how many Series of site a Lane owes a read at ask.Now,
+// at most DueCap+1 (ask.Limit is ignored): what a pass owed at its start,
+// read before it reads any, so a pass cut short still records what it owed.
+func (s *Store) CountDue(ctx context.Context, site string, ask DueAsk) (int, error) {
+	var force any
+	if !ask.LaneForce.IsZero() {
+		force = ask.LaneForce
+	}
+	var n int
+	err := s.again(func() error {
+		return s.pool.QueryRow(ctx, countDueSQL, site, instant(ask.Now), instant(ask.Now.Add(-ask.Floor)),
+			force, DueCap+1).Scan(&n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: count due %s: %w", site, translate(err))
+	}
+	return n, nil
+}
 
 // pollable is every due arm's filter, the predicate of each of their
 // partial indexes.

@@ -283,11 +283,46 @@ func TestThePlans(t *testing.T) {
 		}
 		return strings.Join(out, "\n")
 	}
+	// yields is the yields-no-chapter list page (list) or its caption count,
+	// with every failure row past the cutoff, as when a Site's adapter broke
+	// (the list the notice links to holds more than half of the Site).
+	yields := func(q store.SeriesQuery, list bool) string {
+		b := s.NewBatch()
+		now := storetest.Milli(20000000).Add(word.OwnerWindow)
+		var err error
+		if list {
+			err = b.ListAdminSeries(q, now, &store.AdminSeriesPage{})
+		} else {
+			var n int64
+			err = b.CountAdminSeries(q, now, &n)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, st := range store.QueuedStatements(b) {
+			out = append(out, plan(st.SQL, st.Args...))
+		}
+		return strings.Join(out, "\n")
+	}
 	cases := []struct {
 		name  string
 		plan  string
 		needs []string
 	}{
+		// The list the adapter-broken notice links to reads one of the
+		// condition's two indexes: its own in key order (a deep page, or
+		// every Site), or series_no_chapter_since by age where a Site holds
+		// few such rows (a sort of those few). TestEveryFigureIsBounded holds
+		// every page and count of it to its bound.
+		{"the yields-no-chapter list of one Site reads a no_chapter index", yields(store.SeriesQuery{Filter: store.FilterYieldsNoChapter, Site: "comix"}, true),
+			[]string{"Index Scan using series_", "no_chapter"}},
+		{"of every Site, its own", yields(store.SeriesQuery{Filter: store.FilterYieldsNoChapter}, true),
+			[]string{"series_yields_no_chapter"}},
+		{"and a deep page, its own", yields(store.SeriesQuery{Filter: store.FilterYieldsNoChapter, Site: "comix", AfterSite: "comix", AfterID: "s5000"}, true),
+			[]string{"series_yields_no_chapter"}},
+		{"its caption count reads a no_chapter index", yields(store.SeriesQuery{Filter: store.FilterYieldsNoChapter, Site: "comix"}, false),
+			[]string{"no_chapter"}},
 		// A Sighting (issue 22, item 11): its bound and its raise are read
 		// and written through the primary key; a read that shows more than
 		// before is one primary-key update.
@@ -307,6 +342,11 @@ func TestThePlans(t *testing.T) {
 		{"the due query reads one partial index per rank", plan(store.DueSeriesSQL, "comix",
 			storetest.Milli(2000000), storetest.Milli(1000000), storetest.Milli(1500000), 4),
 			[]string{"series_forced", "series_sighted", "series_listed", "series_next"}},
+		// The pass log's due (what a pass owed at its start): the same arms,
+		// each on its index, cut to the cap; never a scan of the Lane.
+		{"the due count reads one partial index per rank", plan(store.CountDueSQL, "comix",
+			storetest.Milli(2000000), storetest.Milli(1000000), storetest.Milli(1500000), store.DueCap+1),
+			[]string{"series_forced", "series_sighted", "series_listed", "series_next", "Limit"}},
 		{"the next due is two index probes", plan(store.NextDueSQL, "comix", 3600.0),
 			[]string{"series_next", "series_ahead_checked"}},
 		{"a listing page marks through the primary key", plan(store.MarkListedSQL, "comix",

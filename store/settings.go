@@ -54,6 +54,7 @@ ON CONFLICT (reader_id) DO UPDATE
    SET discord = excluded.discord, feed = excluded.feed, push = excluded.push,
        digest = excluded.digest, digest_hour = excluded.digest_hour, zone = excluded.zone,
        feed_secret_hash = CASE WHEN excluded.feed THEN reader_settings.feed_secret_hash END,
+       feed_made_at = CASE WHEN excluded.feed THEN reader_settings.feed_made_at END,
        updated_at = excluded.updated_at`
 
 // SaveReaderSettings stores the Reader's switches (HasFeedSecret and Saved
@@ -81,12 +82,14 @@ func (s *Store) TurnPushOn(ctx context.Context, readerID string, now time.Time) 
 }
 
 // setFeedSecretSQL replaces the feed address (nil hash: revokes it, and
-// turns the feed off, since a feed without an address reaches nobody).
+// turns the feed off, since a feed without an address reaches nobody), and
+// keeps when the address was made (migration 0038), NULL with no address.
 const setFeedSecretSQL = `
-INSERT INTO reader_settings (reader_id, feed, feed_secret_hash, updated_at)
-VALUES ($1, $2::bytea IS NOT NULL, $2, $3)
+INSERT INTO reader_settings (reader_id, feed, feed_secret_hash, feed_made_at, updated_at)
+VALUES ($1, $2::bytea IS NOT NULL, $2, CASE WHEN $2::bytea IS NOT NULL THEN $3::timestamptz END, $3)
 ON CONFLICT (reader_id) DO UPDATE
-   SET feed = excluded.feed, feed_secret_hash = excluded.feed_secret_hash, updated_at = excluded.updated_at`
+   SET feed = excluded.feed, feed_secret_hash = excluded.feed_secret_hash,
+       feed_made_at = excluded.feed_made_at, updated_at = excluded.updated_at`
 
 // SetFeedSecret gives the Reader a new feed address, stored as the keyed
 // hash of its secret, and turns the feed on; the old address stops
@@ -100,17 +103,31 @@ func (s *Store) SetFeedSecret(ctx context.Context, readerID string, hash []byte,
 
 // readerByFeedSecretSQL reads the unique index on feed_secret_hash: the
 // secret's hash is compared by equality in the index, never a scan.
-const readerByFeedSecretSQL = `SELECT reader_id FROM reader_settings WHERE feed_secret_hash = $1 AND feed`
+const readerByFeedSecretSQL = `SELECT reader_id, coalesce(feed_made_at, updated_at) FROM reader_settings
+ WHERE feed_secret_hash = $1 AND feed`
 
-// ReaderByFeedSecret returns the Reader whose feed address carries the
-// secret with this hash, or ErrNotFound (never made, revoked, or the feed
-// is off).
-func (s *Store) ReaderByFeedSecret(ctx context.Context, hash []byte) (string, error) {
-	var id string
-	if err := s.pool.QueryRow(ctx, readerByFeedSecretSQL, hash).Scan(&id); err != nil {
-		return "", fmt.Errorf("store: reader by feed secret: %w", translate(err))
+// FeedAddress is the Reader a feed address opens, and when that address
+// was made: an empty feed's time (CONTEXT.md, Feed address).
+type FeedAddress struct {
+	Reader string
+	MadeAt time.Time
+}
+
+// FeedBySecret returns the feed address whose secret has this hash, or
+// ErrNotFound (never made, revoked, or the feed is off).
+func (s *Store) FeedBySecret(ctx context.Context, hash []byte) (FeedAddress, error) {
+	var a FeedAddress
+	if err := s.pool.QueryRow(ctx, readerByFeedSecretSQL, hash).Scan(&a.Reader, &a.MadeAt); err != nil {
+		return FeedAddress{}, fmt.Errorf("store: reader by feed secret: %w", translate(err))
 	}
-	return id, nil
+	a.MadeAt = a.MadeAt.UTC()
+	return a, nil
+}
+
+// ReaderByFeedSecret is FeedBySecret's Reader.
+func (s *Store) ReaderByFeedSecret(ctx context.Context, hash []byte) (string, error) {
+	a, err := s.FeedBySecret(ctx, hash)
+	return a.Reader, err
 }
 
 // FeedEntry is one Arrival on a Series the Reader bookmarks, above their

@@ -45,7 +45,7 @@ func (k NoticeKind) Fault(site, age string) string {
 	case SidecarDown:
 		return fmt.Sprintf("no browser Lane has reached the %s for %s", SidecarSubject, age)
 	case AdapterBroken:
-		return fmt.Sprintf("more than half of %s's Series have yielded no chapter for %s", site, age)
+		return fmt.Sprintf("more than half of %s Series have yielded no chapter for %s", Possessive(site), age)
 	}
 	return fmt.Sprintf("%s: %s for %s", k.Subject(site), k, age)
 }

@@ -48,6 +48,16 @@ func (s Site) SQL() string { return sqlText(string(s)) }
 // KnownSite reports whether s names one of the six Sites.
 func KnownSite(s string) bool { return slices.Contains(Sites, Site(s)) }
 
+// Possessive is name's possessive as the pages and messages write it: a bare
+// apostrophe after a final s ("demonicscans' Series"), 's otherwise
+// ("comix's Series"). The one place the rule lives.
+func Possessive(name string) string {
+	if strings.HasSuffix(name, "s") || strings.HasSuffix(name, "S") {
+		return name + "'"
+	}
+	return name + "'s"
+}
+
 // OwnerWindow is the one threshold for "persisting": the admin filters and
 // the owner notices both read it (CONTEXT.md, ownerWindow).
 const OwnerWindow = 12 * time.Hour

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mangabookmark/mangabookmark/word"
@@ -143,5 +144,19 @@ func TestEachOutcomeHasPlainWordsNamedForItsRoute(t *testing.T) {
 	}
 	if got := word.Outcome("gone-fishing").PlainOn(word.RoutePlain); got != "gone-fishing" {
 		t.Errorf("an unknown word reads %q", got)
+	}
+}
+
+// A name ending in s takes a bare apostrophe: "demonicscans' Series", never
+// "demonicscans's".
+func TestAPossessiveAfterAFinalSIsABareApostrophe(t *testing.T) {
+	for name, want := range map[string]string{"demonicscans": "demonicscans'", "asurascans": "asurascans'",
+		"comix": "comix's", "kagane": "kagane's"} {
+		if got := word.Possessive(name); got != want {
+			t.Errorf("Possessive(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if got := word.AdapterBroken.Sentence("demonicscans", "13 hours"); !strings.HasPrefix(got, "More than half of demonicscans' Series") {
+		t.Errorf("sentence %q", got)
 	}
 }

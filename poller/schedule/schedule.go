@@ -176,3 +176,16 @@ func Learn(cadence time.Duration, prev, now time.Time) time.Duration {
 	}
 	return (3*cadence + gap) / 4
 }
+
+// FallbackEvery is about how often each Series of a Lane of n Series is
+// read while its listing finds nothing (failing, broken or off), so how
+// often a new chapter can be found at all: spare budget reads every
+// bookmarked Series once it is Floor old (Ahead), so every Floor while the
+// Lane's requests, one per spacing, suffice for its n Series, and every
+// n × spacing once they do not (ADR 0016, Revised). Orphans are counted in
+// n though they are read at the backstop only, so it errs long. A chapter
+// waits up to this, half of it on average.
+func (p Policy) FallbackEvery(n int64, spacing time.Duration) time.Duration {
+	p = p.Normalised()
+	return max(p.Floor, time.Duration(n)*max(spacing, 0))
+}

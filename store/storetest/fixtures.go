@@ -214,17 +214,23 @@ func (f Failure) values() []any {
 	return []any{string(f.Site), f.Series, string(f.Outcome), instant(f.FailingSince)}
 }
 
-// Pass is a poll_passes row; FinishedAt is StartedAt unless set.
+// Pass is a poll_passes row; FinishedAt is StartedAt unless set. The
+// listing fields are what its listing walk did (ListingOutcome "" for
+// none). Rows go in as the Lanes write them, oldest first: the pass log's
+// trigger keeps each Lane's reach from them (migration 0034).
 type Pass struct {
 	Site                  word.Site
 	StartedAt, FinishedAt time.Time
 	Due, Checked          int
 	Skip                  word.Skip
 	word.Counts
+	ListingPages, ListingEntries, ListingMarked int
+	ListingOutcome                              word.Outcome
 }
 
 func (Pass) columns() []string {
-	cols := []string{"site", "started_at", "finished_at", "due", "checked", "skip"}
+	cols := []string{"site", "started_at", "finished_at", "due", "checked", "skip",
+		"listing_pages", "listing_entries", "listing_marked", "listing_outcome"}
 	for _, o := range word.Outcomes {
 		cols = append(cols, o.Column(""))
 	}
@@ -236,7 +242,8 @@ func (p Pass) values() []any {
 	if finished.IsZero() {
 		finished = p.StartedAt
 	}
-	v := []any{string(p.Site), instant(p.StartedAt), instant(finished), p.Due, p.Checked, string(p.Skip)}
+	v := []any{string(p.Site), instant(p.StartedAt), instant(finished), p.Due, p.Checked, string(p.Skip),
+		p.ListingPages, p.ListingEntries, p.ListingMarked, string(p.ListingOutcome)}
 	for _, o := range word.Outcomes {
 		v = append(v, p.Of(o))
 	}
@@ -346,3 +353,32 @@ type FailingCount struct {
 func (FailingCount) table() string     { return "failing_history" }
 func (FailingCount) columns() []string { return []string{"site", "at", "failing"} }
 func (f FailingCount) values() []any   { return []any{string(f.Site), instant(f.At), f.Failing} }
+
+// Listing is a Lane's listing state on its poll_lanes row (migration 0034;
+// the zero time for NULL): its last attempt, and the read, named and empty
+// times of ADR 0016. SetListing writes it.
+type Listing struct {
+	Site         word.Site
+	TriedAt      time.Time
+	Outcome      word.Outcome
+	Entries      int
+	Marked       int
+	FailingSince time.Time
+	ReadAt       time.Time
+	EmptySince   time.Time
+}
+
+// SetListing writes each Lane's listing state onto its row (the Lanes'
+// rows exist from the first migration, so it updates rather than inserts).
+func SetListing(t testing.TB, db DB, rows ...Listing) {
+	t.Helper()
+	for _, l := range rows {
+		tag, err := db.Exec(context.Background(), `UPDATE poll_lanes SET listing_tried_at = $2, listing_outcome = $3,
+			listing_entries = $4, listing_marked = $5, listing_failing_since = $6, listing_read_at = $7,
+			listing_empty_since = $8 WHERE site = $1`, string(l.Site), stamp(l.TriedAt), string(l.Outcome),
+			l.Entries, l.Marked, stamp(l.FailingSince), stamp(l.ReadAt), stamp(l.EmptySince))
+		if err != nil || tag.RowsAffected() != 1 {
+			t.Fatalf("storetest: set listing of %s: %v (%d rows)", l.Site, err, tag.RowsAffected())
+		}
+	}
+}
