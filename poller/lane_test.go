@@ -1140,3 +1140,28 @@ func TestALeaseNotTakenOnEveryTickLogsOnceAMinuteAndItsRecovery(t *testing.T) {
 		t.Fatalf("the recovery: %d lines, want 1 after 21 failures:\n%s", n, r.logs)
 	}
 }
+
+// A Lane keeps /admin's freshness figure (migration 0035): after its pass
+// the figure holds the day's Arrivals, so the page reads that one row.
+func TestTheLaneKeepsTheFreshnessFigure(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	now := r.clk.Now()
+	r.exec(`INSERT INTO chapter_arrivals (site, series_id, chapter_num, confirmed_at, noticed_at) VALUES ($1, 'a', 2, $2, $3)`,
+		site, now.Add(-time.Hour), now.Add(-time.Hour-90*time.Second))
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	var n int64
+	var median *float64
+	waitFor(t, "the freshness figure", func() bool {
+		err := r.pool.QueryRow(r.ctx, `SELECT n, median_s FROM freshness_figure WHERE computed_at > '-infinity'`).Scan(&n, &median)
+		return err == nil
+	})
+	cancel()
+	<-done
+	if n != 1 || median == nil || *median != 90 {
+		t.Fatalf("the kept figure: %d arrivals, median %v; want 1, 90 s", n, median)
+	}
+}

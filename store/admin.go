@@ -315,9 +315,13 @@ var youngSQL = `SELECT
 // Young queues the verdict's young facts at now into dst; plain names the
 // Sites whose newest pass to look at.
 func (b *Batch) Young(now time.Time, plain []string, dst *Young) {
-	args := pgx.NamedArgs{"sites": word.SiteNames(), "cutoff": instant(now.Add(-word.OwnerWindow)), "cap": FigureCap + 1,
+	b.queueRow("young", youngSQL, []any{youngArgs(now, plain)}, &dst.Series, &dst.Unreached)
+}
+
+// youngArgs are youngSQL's arguments at now.
+func youngArgs(now time.Time, plain []string) pgx.NamedArgs {
+	return pgx.NamedArgs{"sites": word.SiteNames(), "cutoff": instant(now.Add(-word.OwnerWindow)), "cap": FigureCap + 1,
 		"plain": append([]string{}, plain...)}
-	b.queueRow("young", youngSQL, []any{args}, &dst.Series, &dst.Unreached)
 }
 
 // AdminSeriesDetail is one Series for its detail page, with the filters the
