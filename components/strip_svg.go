@@ -177,12 +177,52 @@ type LinePoint struct {
 }
 
 // FailingLine is /admin's line of failing Series over the last 7 days;
-// Desc is its accessible description and Summary the line beside it.
+// Desc is its accessible description and Summary the line beside it. A
+// server whose records began less than a week ago draws only the hours it
+// lived: the line starts at its first record, never at a week of zeros.
 type FailingLine struct {
 	Points  []LinePoint // oldest first
 	Summary string
 	Desc    string
 	Broken  bool // it could not be read just now
+	// Young is true while the first recorded hour is less than LineHours
+	// ago; Started is then how many hours ago it began (0: this hour).
+	Young   bool
+	Started int
+}
+
+// span is how many hours the line's x axis holds: the week, or for a
+// young server the hours since its first record (at least one, so the
+// current hour sits at the right edge).
+func (f FailingLine) span() int {
+	if !f.Young {
+		return LineHours
+	}
+	return min(max(f.Started, 1), LineHours)
+}
+
+// startLabel names the line's left edge: "7 days ago", or when a young
+// server first started (its first recorded hour).
+func (f FailingLine) startLabel() string {
+	switch {
+	case !f.Young:
+		return "7 days ago"
+	case f.Started < 1:
+		return "first started this hour"
+	}
+	return "first started " + strconv.Itoa(f.Started) + " h ago"
+}
+
+// failingLineTitle is the line's heading, and with each its image's title.
+func failingLineTitle(f FailingLine, each bool) string {
+	what := "Failing Series"
+	if each {
+		what += " each hour"
+	}
+	if f.Young {
+		return what + " since the server first started"
+	}
+	return what + ", last 7 days"
 }
 
 // LineHours is the failing line's width in hours.
@@ -240,10 +280,10 @@ func linePlot(f FailingLine) LinePlot {
 	for _, pt := range f.Points {
 		highest = max(highest, pt.N)
 	}
-	top := roundUp(highest)
+	top, span := roundUp(highest), f.span()
 	p.Max = strconv.FormatInt(top, 10)
 	xy := func(pt LinePoint) (float64, float64) {
-		x := lineLeft + float64(LineHours-min(max(pt.HoursAgo, 0), LineHours))/LineHours*(lineW-lineLeft-lineRight)
+		x := lineLeft + float64(span-min(max(pt.HoursAgo, 0), span))/float64(span)*(lineW-lineLeft-lineRight)
 		return x, lineBottom - float64(pt.N)/float64(top)*(lineBottom-lineTop)
 	}
 	dot := func(x, y float64) { p.Dots = append(p.Dots, PlotDot{X: num(x), Y: num(y), R: num(lineDot)}) }

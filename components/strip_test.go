@@ -114,3 +114,39 @@ func TestTheFailingLineJoinsConsecutiveHoursAndBreaksAtAGap(t *testing.T) {
 		t.Error("a week with no hour recorded draws a line")
 	}
 }
+
+// TestAYoungServersFailingLineStartsAtItsFirstRecord renders the line of a
+// server whose records began 3 hours ago: the first hour sits at the left
+// edge, which names when the server first started, the newest at the right
+// edge, and neither the heading nor the axis speaks of a week it never
+// lived.
+func TestAYoungServersFailingLineStartsAtItsFirstRecord(t *testing.T) {
+	points := []components.LinePoint{{HoursAgo: 3, N: 0}, {HoursAgo: 2, N: 5}, {HoursAgo: 1, N: 0}, {HoursAgo: 0, N: 0}}
+	doc := renderDoc(t, components.FailingLineSection(components.FailingLine{Points: points, Young: true, Started: 3, Summary: "0 now"}))
+	axis := doc.Find(`line.axis`)
+	left, right := attr(t, axis, "x1"), attr(t, axis, "x2")
+	d := doc.Find(`path.line`).AttrOr("d", "")
+	if !strings.HasPrefix(d, "M"+axis.AttrOr("x1", "")+" ") {
+		t.Errorf("the line %q does not start at the left edge %v", d, left)
+	}
+	if x := attr(t, doc.Find(`circle.dot`).Last(), "cx"); x != right {
+		t.Errorf("the newest hour is at x %v, not the right edge %v", x, right)
+	}
+	if got := doc.Find(`[data-testid="failing-plot-start"]`).Text(); got != "first started 3 h ago" {
+		t.Errorf("the left edge reads %q", got)
+	}
+	if txt := doc.Text(); strings.Contains(txt, "7 days") || strings.Contains(txt, "3½") {
+		t.Errorf("a 3-hour-old server's line speaks of a week: %q", txt)
+	}
+	if got := doc.Find("h2").Text(); got != "Failing Series since the server first started" {
+		t.Errorf("the heading reads %q", got)
+	}
+	// Its first hour: one dot at the right edge, the left edge this hour.
+	first := renderDoc(t, components.FailingLineSection(components.FailingLine{Points: []components.LinePoint{{N: 0}}, Young: true}))
+	if x := attr(t, first.Find(`circle.dot`), "cx"); x != attr(t, first.Find(`line.axis`), "x2") {
+		t.Errorf("a first hour's point is at x %v, not the right edge", x)
+	}
+	if got := first.Find(`[data-testid="failing-plot-start"]`).Text(); got != "first started this hour" {
+		t.Errorf("the left edge of a first hour reads %q", got)
+	}
+}

@@ -14,34 +14,26 @@ func listHref(f store.Filter, site, kind, afterSite, afterID string) string {
 
 // handleAdminLanding is /admin: the verdict line and one figure per filter.
 // Its reads are independent, so they go to PostgreSQL in one batch: the
-// figures (one statement), every condition of every Site (one statement),
-// the webhook's state and the Series failing for less than ownerWindow, then
-// the freshness figure and the failing line (issue 23, item 11); with the
-// session read, six statements in two round trips, whatever the number of
-// Series.
+// figures, the verdict's young facts, the freshness figure and the failing
+// line in one statement (store.Batch.Landing), every condition of every
+// Site in another, and the webhook's state; with the session read, at most
+// four statements in two round trips, whatever the number of Series.
 func handleAdminLanding(d Deps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, now := r.Context(), d.now()
 		b := d.Store.NewBatch()
-		stats := map[store.Filter]int64{}
-		b.AdminStats(now, stats)
+		var fig store.LandingFigures
+		b.Landing(now, &fig)
 		var finish func() notify.Verdict
 		if d.Notices != nil {
 			finish = d.Notices.QueueVerdict(b, now)
 		}
-		var young store.Young // the verdict's "too early to tell"
-		b.Young(now, &young)
-		// Queued last: the batch stops at its first failure, so this figure
-		// never keeps the verdict from being read (N stays -1 when unread).
-		fresh := store.Delays{N: -1}
-		b.FreshnessAll(now, &fresh)
-		var failing store.FailingHistoryRead
-		b.FailingHistory(now, &failing)
 		err := d.Store.Send(ctx, b)
-		if len(stats) == 0 {
+		if !fig.Read {
 			failStore(w, r, d.Logger, err, "The figures could not be read. Try again.", "admin landing: stats")
 			return
 		}
+		stats := fig.Stats
 		var l components.Landing
 		for _, f := range store.Filters {
 			n, capped := figure(stats[f])
@@ -56,19 +48,13 @@ func handleAdminLanding(d Deps) http.Handler {
 			d.Logger.Error("admin landing: conditions", "err", err)
 			l.Verdict = components.Verdict{Broken: true}
 		case finish != nil:
-			l.Verdict = verdict(d, finish(), young, now)
+			l.Verdict = verdict(d, finish(), fig.Young, now)
 		default:
-			l.Verdict = verdict(d, notify.Verdict{}, young, now)
+			l.Verdict = verdict(d, notify.Verdict{}, fig.Young, now)
 		}
-		l.Freshness = components.LandingFreshness{Broken: true}
-		if fresh.N >= 0 {
-			l.Freshness = landingFreshness(d, fresh, young.Lanes, now)
-		}
-		l.Failing = components.FailingLine{Broken: true}
-		if failing.Read {
-			n, capped := figure(stats[store.FilterFailing])
-			l.Failing = failingLineOf(failing.Points, now, n, capped)
-		}
+		l.Freshness = landingFreshness(d, fig.Fresh, fig.Young.Lanes, now)
+		n, capped := figure(stats[store.FilterFailing])
+		l.Failing = failingLineOf(fig.Failing.Points, fig.Failing.First, now, n, capped)
 		l.Demo = d.Demo != nil
 		render(w, r, d.Logger, http.StatusOK, components.AdminLanding(viewerFrom(ctx), l))
 	})

@@ -132,9 +132,11 @@ func count(n int, one, many string) string {
 // ending at now, the current hour's point being the failing figure the page
 // shows (live, capped: the hour's record was taken at its first pass, and
 // the line never contradicts the figure beside it), a summary of its newest
-// and highest, and its description (the highest of each day). With no hour
+// and highest, and its description (the highest of each day). The line
+// starts at first, the first hour the server recorded: a server younger
+// than the week draws and names only the hours it lived. With no hour
 // recorded there is no line, only the sentence that says why.
-func failingLineOf(points []store.FailingPoint, now time.Time, live int64, liveCapped bool) components.FailingLine {
+func failingLineOf(points []store.FailingPoint, first, now time.Time, live int64, liveCapped bool) components.FailingLine {
 	var v components.FailingLine
 	hour := now.Truncate(time.Hour)
 	for _, p := range points {
@@ -147,6 +149,9 @@ func failingLineOf(points []store.FailingPoint, now time.Time, live int64, liveC
 	if len(points) == 0 {
 		return v
 	}
+	if started := int(hour.Sub(first.Truncate(time.Hour)) / time.Hour); started < components.LineHours {
+		v.Young, v.Started = true, max(started, 0)
+	}
 	v.Points = append(v.Points, components.LinePoint{N: live, Capped: liveCapped})
 	latest, highest := v.Points[len(v.Points)-1], v.Points[0]
 	days := map[int]components.LinePoint{}
@@ -158,11 +163,7 @@ func failingLineOf(points []store.FailingPoint, now time.Time, live int64, liveC
 			days[p.HoursAgo/24] = p
 		}
 	}
-	v.Summary = fmt.Sprintf("Failing for over 12 hours: %s Series %s; the week's highest %s, %s.",
-		lineFigure(latest), hoursAgoWords(latest.HoursAgo), lineFigure(highest), hoursAgoWords(highest.HoursAgo))
-	if highest.N == latest.N {
-		v.Summary = fmt.Sprintf("Failing for over 12 hours: %s Series %s, the week's highest.", lineFigure(latest), hoursAgoWords(latest.HoursAgo))
-	}
+	v.Summary = "Failing for over 12 hours: " + lineSummary(latest, highest, v)
 	var byDay []string
 	for d := components.LineHours/24 - 1; d >= 0; d-- {
 		if p, ok := days[d]; ok {
@@ -171,6 +172,36 @@ func failingLineOf(points []store.FailingPoint, now time.Time, live int64, liveC
 	}
 	v.Desc = v.Summary + " The highest of each day recorded: " + strings.Join(byDay, "; ") + "."
 	return v
+}
+
+// lineSummary says the newest point and the highest: "the week's highest"
+// once the records hold a week, else the highest since the server first
+// started, named with its age.
+func lineSummary(latest, highest components.LinePoint, v components.FailingLine) string {
+	now := lineFigure(latest) + " Series " + hoursAgoWords(latest.HoursAgo)
+	if !v.Young {
+		if highest.N == latest.N {
+			return now + ", the week's highest."
+		}
+		return now + "; the week's highest " + lineFigure(highest) + ", " + hoursAgoWords(highest.HoursAgo) + "."
+	}
+	started := "since the server first started " + startedWords(v.Started)
+	switch {
+	case highest.N == 0:
+		return now + ", and none " + started + "."
+	case highest.N == latest.N:
+		return now + ", the highest " + started + "."
+	}
+	return now + "; " + started + ", the highest " + lineFigure(highest) + ", " + hoursAgoWords(highest.HoursAgo) + "."
+}
+
+// startedWords is how long ago the hour the records began was: "3 hours
+// ago", or "this hour".
+func startedWords(h int) string {
+	if h < 1 {
+		return "this hour"
+	}
+	return hoursAgoWords(h)
 }
 
 // lineFigure is a point's count, "N+" when a Site's count passed the cap.

@@ -135,3 +135,44 @@ func TestAdminShowsTheWeekOfFailingSeriesAsALine(t *testing.T) {
 		t.Error("a fresh server draws an empty failing line")
 	}
 }
+
+// TestAYoungServersFailingLineStartsWhenItsRecordsStart seeds the failing
+// history of a server whose first hour was recorded 3 hours ago: /admin's
+// line starts there, never a week of zeros the server never lived, and its
+// summary names the highest since the server first started, not the
+// week's. A server recording its first hour says it has none to compare.
+func TestAYoungServersFailingLineStartsWhenItsRecordsStart(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	hour := t0.Truncate(time.Hour)
+	storetest.Insert(t, h.pool,
+		storetest.FailingCount{Site: word.Comix, At: hour.Add(-3 * time.Hour), Failing: 0},
+		storetest.FailingCount{Site: word.Comix, At: hour.Add(-time.Hour), Failing: 5},
+		storetest.FailingCount{Site: word.Kagane, At: hour.Add(-time.Hour), Failing: 0},
+		storetest.FailingCount{Site: word.Comix, At: hour, Failing: 0},
+	)
+	a := h.get(h.owner(), "/admin")
+	if a.status != http.StatusOK {
+		t.Fatalf("status %d", a.status)
+	}
+	summary := "Failing for over 12 hours: 0 Series now; since the server first started 3 hours ago, the highest 5, 1 hour ago."
+	if got := text(a.find(`[data-testid="failing-line-text"]`)); got != summary {
+		t.Errorf("the line's summary reads %q, want %q", got, summary)
+	}
+	plot := a.find(`svg[data-testid="failing-plot"]`)
+	if got := text(plot.Find(`[data-testid="failing-plot-start"]`)); got != "first started 3 h ago" {
+		t.Errorf("the line's left edge reads %q", got)
+	}
+	if d, x1 := plot.Find(`path.line`).AttrOr("d", ""), plot.Find(`line.axis`).AttrOr("x1", "?"); !strings.HasPrefix(d, "M"+x1+" ") {
+		t.Errorf("the line %q does not start at the left edge %s", d, x1)
+	}
+	if txt := text(a.find(`[data-testid="failing-line"]`)); strings.Contains(txt, "week") || strings.Contains(txt, "7 days") {
+		t.Errorf("a 3-hour-old server speaks of a week: %q", txt)
+	}
+	fresh := newHarness(t)
+	storetest.Insert(t, fresh.pool, storetest.FailingCount{Site: word.Comix, At: hour, Failing: 0})
+	b := fresh.get(fresh.owner(), "/admin")
+	if got, want := text(b.find(`[data-testid="failing-line-text"]`)), "Failing for over 12 hours: 0 Series now, and none since the server first started this hour."; got != want {
+		t.Errorf("a first hour's summary reads %q, want %q", got, want)
+	}
+}

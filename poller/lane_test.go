@@ -1161,3 +1161,28 @@ func TestAPassCutShortRecordsEverythingItOwed(t *testing.T) {
 		t.Fatalf("the next pass: due %d, checked %d; want 3 owed, 2 read", next.Due, next.Checked)
 	}
 }
+
+// A Lane keeps /admin's freshness figure (migration 0035): after its pass
+// the figure holds the day's Arrivals, so the page reads that one row.
+func TestTheLaneKeepsTheFreshnessFigure(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.series("a")
+	now := r.clk.Now()
+	r.exec(`INSERT INTO chapter_arrivals (site, series_id, chapter_num, confirmed_at, noticed_at) VALUES ($1, 'a', 2, $2, $3)`,
+		site, now.Add(-time.Hour), now.Add(-time.Hour-90*time.Second))
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	go func() { r.p.Run(ctx); close(done) }()
+	var n, unlisted int64
+	var median *float64
+	waitFor(t, "the freshness figure", func() bool {
+		err := r.pool.QueryRow(r.ctx, `SELECT n, median_s, unlisted FROM freshness_figure WHERE computed_at > '-infinity'`).Scan(&n, &median, &unlisted)
+		return err == nil
+	})
+	cancel()
+	<-done
+	if n != 1 || median == nil || *median != 90 || unlisted != 1 {
+		t.Fatalf("the kept figure: %d arrivals (%d no listing named), median %v; want 1 (1), 90 s", n, unlisted, median)
+	}
+}

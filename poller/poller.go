@@ -233,8 +233,10 @@ type lane struct {
 	listing atomic.Bool
 
 	// recorded is the hour whose failing figure this Lane last wrote
-	// (recordFailing).
-	recorded time.Time
+	// (recordFailing); freshnessAsked when it last asked for the freshness
+	// figure to be recomputed (refreshFreshness).
+	recorded       time.Time
+	freshnessAsked time.Time
 }
 
 // requested records a request to the Site just now, for the spacing, under

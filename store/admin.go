@@ -361,26 +361,47 @@ var youngSQL = `SELECT
 
 // Young queues the verdict's young facts at now into dst.
 func (b *Batch) Young(now time.Time, dst *Young) {
-	args := pgx.NamedArgs{"sites": word.SiteNames(), "cutoff": instant(now.Add(-word.OwnerWindow)), "cap": FigureCap + 1}
-	var sites, outcomes []string
-	var unreached, failing, empty []*time.Time
-	b.b.Queue(youngSQL, args).QueryRow(func(row pgx.Row) error {
-		if err := row.Scan(&dst.Series, &sites, &unreached, &outcomes, &failing, &empty); err != nil {
+	var y youngRow
+	b.b.Queue(youngSQL, youngArgs(now)).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(y.dest(dst)...); err != nil {
 			return fmt.Errorf("store: young: %w", translate(err))
 		}
-		at := func(t *time.Time) time.Time {
-			if t == nil {
-				return time.Time{}
-			}
-			return *t
-		}
-		dst.Lanes = dst.Lanes[:0]
-		for i, site := range sites {
-			dst.Lanes = append(dst.Lanes, LaneReach{Site: site, UnreachedSince: at(unreached[i]),
-				ListingOutcome: word.Outcome(outcomes[i]), ListingFailingSince: at(failing[i]), ListingEmptySince: at(empty[i])})
-		}
+		y.into(dst)
 		return nil
 	})
+}
+
+// youngArgs are youngSQL's arguments at now.
+func youngArgs(now time.Time) pgx.NamedArgs {
+	return pgx.NamedArgs{"sites": word.SiteNames(), "cutoff": instant(now.Add(-word.OwnerWindow)), "cap": FigureCap + 1}
+}
+
+// youngRow is youngSQL's row as scanned: the count into Young itself, each
+// Lane's facts as parallel arrays in Site order (Young and Landing read the
+// same columns).
+type youngRow struct {
+	sites, outcomes           []string
+	unreached, failing, empty []*time.Time
+}
+
+// dest is where youngSQL's columns scan to, in their order.
+func (y *youngRow) dest(dst *Young) []any {
+	return []any{&dst.Series, &y.sites, &y.unreached, &y.outcomes, &y.failing, &y.empty}
+}
+
+// into sets dst's Lanes from the scanned arrays, a NULL stamp the zero time.
+func (y *youngRow) into(dst *Young) {
+	at := func(t *time.Time) time.Time {
+		if t == nil {
+			return time.Time{}
+		}
+		return *t
+	}
+	dst.Lanes = dst.Lanes[:0]
+	for i, site := range y.sites {
+		dst.Lanes = append(dst.Lanes, LaneReach{Site: site, UnreachedSince: at(y.unreached[i]),
+			ListingOutcome: word.Outcome(y.outcomes[i]), ListingFailingSince: at(y.failing[i]), ListingEmptySince: at(y.empty[i])})
+	}
 }
 
 // AdminSeriesDetail is one Series for its detail page, with the filters the

@@ -93,6 +93,20 @@ func (b *Batch) CountAdminSeries(q SeriesQuery, now time.Time, n *int64) error {
 // statement holding each filter's capped count, the very subquery its list
 // caption runs (with no Site or kind).
 func (b *Batch) AdminStats(now time.Time, out map[Filter]int64) {
+	cols, args := statsColumns(now)
+	vals := make([]int64, len(Filters))
+	b.b.Queue(`SELECT `+cols, args).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(statsDest(vals)...); err != nil {
+			return fmt.Errorf("store: admin stats: %w", translate(err))
+		}
+		statsInto(out, vals)
+		return nil
+	})
+}
+
+// statsColumns is every landing figure as a column of one SELECT, in
+// Filters' order, with their arguments.
+func statsColumns(now time.Time) (string, pgx.NamedArgs) {
 	cols := make([]string, len(Filters))
 	var args pgx.NamedArgs
 	for i, f := range Filters {
@@ -100,18 +114,21 @@ func (b *Batch) AdminStats(now time.Time, out map[Filter]int64) {
 		cols[i], args = countSQL(where), a
 	}
 	args["cap"] = FigureCap + 1
-	vals := make([]int64, len(Filters))
-	dest := make([]any, len(Filters))
+	return strings.Join(cols, ",\n"), args
+}
+
+// statsDest is where statsColumns scan to: one value a Filter.
+func statsDest(vals []int64) []any {
+	dest := make([]any, len(vals))
 	for i := range vals {
 		dest[i] = &vals[i]
 	}
-	b.b.Queue(`SELECT `+strings.Join(cols, ",\n"), args).QueryRow(func(row pgx.Row) error {
-		if err := row.Scan(dest...); err != nil {
-			return fmt.Errorf("store: admin stats: %w", translate(err))
-		}
-		for i, f := range Filters {
-			out[f] = vals[i]
-		}
-		return nil
-	})
+	return dest
+}
+
+// statsInto keys the scanned figures by filter.
+func statsInto(out map[Filter]int64, vals []int64) {
+	for i, f := range Filters {
+		out[f] = vals[i]
+	}
 }

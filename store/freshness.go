@@ -75,13 +75,13 @@ SELECT site, h, ` + delaysSQL + `
          WHERE site = ANY($1) AND confirmed_at > $2::timestamptz - $3::interval AND confirmed_at <= $2::timestamptz) a
  GROUP BY site, ROLLUP (h)`
 
-// allFreshnessSQL is every Site's Arrivals of the window, by
-// chapter_arrivals_confirmed: the landing page's one figure.
+// allFreshnessSQL is every Site's Arrivals of the window ending at @now,
+// by chapter_arrivals_confirmed: the landing page's one figure.
 const allFreshnessSQL = `
 SELECT ` + delaysSQL + `, count(*) FILTER (WHERE NOT listed) AS unlisted
   FROM (SELECT ` + delaySQL + ` AS d, listed
           FROM chapter_arrivals
-         WHERE confirmed_at > $1::timestamptz - $2::interval AND confirmed_at <= $1::timestamptz) a`
+         WHERE confirmed_at > @now::timestamptz - @window::interval AND confirmed_at <= @now::timestamptz) a`
 
 // seconds is a delay read as float seconds (NULL for none) as a Duration,
 // to the millisecond the stamps are kept to.
@@ -157,7 +157,7 @@ func (b *Batch) OldestChecks(sites []string, dst map[string]Freshness) {
 // Arrivals over the window ending at now.
 func (b *Batch) FreshnessAll(now time.Time, dst *Delays) {
 	var median, p95 *float64
-	b.b.Queue(allFreshnessSQL, instant(now), FreshnessWindow).QueryRow(func(row pgx.Row) error {
+	b.b.Queue(allFreshnessSQL, pgx.NamedArgs{"now": instant(now), "window": FreshnessWindow}).QueryRow(func(row pgx.Row) error {
 		if err := row.Scan(&dst.N, &median, &p95, &dst.Unlisted); err != nil {
 			return fmt.Errorf("store: freshness: %w", translate(err))
 		}
@@ -187,3 +187,44 @@ func (s *Store) FreshnessAll(ctx context.Context, now time.Time) (Delays, error)
 	}
 	return d, nil
 }
+
+// The landing's figure is kept in freshness_figure (migration 0035): a
+// Lane's leader recomputes it after a pass once FreshnessFigureEvery has
+// passed, and /admin reads the row while it is younger than
+// FreshnessFigureStale, so the page never reads the day's Arrivals while a
+// Lane runs (ADR 0009).
+const (
+	FreshnessFigureEvery = time.Minute
+	FreshnessFigureStale = 5 * time.Minute
+)
+
+// refreshFreshnessSQL recomputes the figure when it is older than @due.
+// The row is taken FOR UPDATE SKIP LOCKED, so of the Lanes that finish a
+// pass together one computes and the others skip; the EXISTS is a
+// one-time filter, so a figure not yet due reads no Arrival.
+const refreshFreshnessSQL = `
+WITH due AS MATERIALIZED (SELECT one FROM freshness_figure WHERE computed_at <= @due FOR UPDATE SKIP LOCKED)
+UPDATE freshness_figure ff SET computed_at = @now, n = f.n, median_s = f.median, p95_s = f.p95, unlisted = f.unlisted
+  FROM (` + allFreshnessSQL + `) f
+ WHERE ff.one AND EXISTS (SELECT 1 FROM due)`
+
+// RefreshFreshnessFigure recomputes the landing's freshness figure at now
+// unless it was computed less than FreshnessFigureEvery ago; done says
+// whether this call computed it. One statement.
+func (s *Store) RefreshFreshnessFigure(ctx context.Context, now time.Time) (done bool, err error) {
+	tag, err := s.exec(ctx, refreshFreshnessSQL, pgx.NamedArgs{"due": instant(now.Add(-FreshnessFigureEvery)),
+		"now": instant(now), "window": FreshnessWindow})
+	if err != nil {
+		return false, fmt.Errorf("store: refresh freshness figure: %w", translate(err))
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// landingFreshnessSQL is the landing's figure: the kept row while it is
+// younger than @stale, else computed from the Arrivals. The kept row comes
+// first under the LIMIT, so while it holds the Arrivals are never read.
+const landingFreshnessSQL = `
+SELECT n, median, p95, unlisted FROM (
+  SELECT n, median_s AS median, p95_s AS p95, unlisted FROM freshness_figure WHERE computed_at > @stale
+  UNION ALL (` + allFreshnessSQL + `)) k
+ LIMIT 1`

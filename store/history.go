@@ -60,28 +60,42 @@ type FailingPoint struct {
 	Capped  bool      `db:"capped"`
 }
 
-// failingHistorySQL reads the recorded hours of the window ending at $2
-// for the Sites in $1, one primary-key range per Site: at most
+// failingHistorySQL reads the recorded hours of the window ending at @now
+// for the Sites in @sites, one primary-key range per Site: at most
 // 6 × 7 × 24 rows.
 var failingHistorySQL = `
 SELECT at, sum(failing)::bigint AS failing, bool_or(failing > ` + fmt.Sprint(FigureCap) + `) AS capped
   FROM failing_history
- WHERE site = ANY($1) AND at > $2::timestamptz - $3::interval AND at <= $2::timestamptz
+ WHERE site = ANY(@sites) AND at > @now::timestamptz - @history::interval AND at <= @now::timestamptz
  GROUP BY at
  ORDER BY at`
 
-// FailingHistoryRead is the failing line's recorded hours, oldest first;
-// Read is false until the batch has read them (a batch stops at its first
-// failure, so a page tells "not read" from "none").
+// firstRecordSQL is the first hour any of @sites recorded: when the
+// server's records begin (the line starts there). One step of the primary
+// key a Site.
+const firstRecordSQL = `
+SELECT min(f.at) FROM unnest(@sites::text[]) AS l(site)
+ CROSS JOIN LATERAL (SELECT at FROM failing_history h WHERE h.site = l.site ORDER BY at LIMIT 1) f`
+
+// historyArgs are failingHistorySQL's and firstRecordSQL's arguments at now.
+func historyArgs(now time.Time) pgx.NamedArgs {
+	return pgx.NamedArgs{"sites": word.SiteNames(), "now": instant(now), "history": HistoryWindow}
+}
+
+// FailingHistoryRead is the failing line's recorded hours, oldest first,
+// and First, the first hour ever recorded (zero when none is): a line
+// starts there. Read is false until the batch has read them (a batch stops
+// at its first failure, so a page tells "not read" from "none").
 type FailingHistoryRead struct {
 	Points []FailingPoint
+	First  time.Time
 	Read   bool
 }
 
 // FailingHistory queues the failing line's recorded hours over the
 // HistoryWindow ending at now into dst.
 func (b *Batch) FailingHistory(now time.Time, dst *FailingHistoryRead) {
-	b.b.Queue(failingHistorySQL, word.SiteNames(), instant(now), HistoryWindow).Query(func(rows pgx.Rows) error {
+	b.b.Queue(failingHistorySQL, historyArgs(now)).Query(func(rows pgx.Rows) error {
 		v, err := pgx.CollectRows(rows, pgx.RowToStructByName[FailingPoint])
 		if err != nil {
 			return fmt.Errorf("store: failing history: %w", translate(err))

@@ -305,6 +305,12 @@ func TestThePlans(t *testing.T) {
 		}
 		return strings.Join(out, "\n")
 	}
+	landingPlan := func() string {
+		b := s.NewBatch()
+		b.Landing(storetest.Milli(98000000), &store.LandingFigures{})
+		q := store.QueuedStatements(b)[0]
+		return plan(q.SQL, q.Args...)
+	}
 	cases := []struct {
 		name  string
 		plan  string
@@ -395,8 +401,20 @@ func TestThePlans(t *testing.T) {
 			"site": "comix", "sites": []string{"comix"}, "cutoff": storetest.Milli(9000000), "cap": store.FigureCap + 1,
 			"hour": storetest.Milli(9000000), "keep": storetest.Milli(1000000)}),
 			[]string{"series_failing", "failing_history_pkey"}},
-		{"the failing line reads the history", plan(store.FailingHistorySQL, word.SiteNames(), storetest.Milli(9000000), 7*24*time.Hour),
+		{"the failing line reads the history", plan(store.FailingHistorySQL, pgx.NamedArgs{"sites": word.SiteNames(), "now": storetest.Milli(9000000), "history": 7 * 24 * time.Hour}),
 			[]string{"failing_history"}},
+		// /admin's one statement of figures reads each by its index; its
+		// freshness figure is the Lanes' kept row, and the Arrivals only
+		// when none kept it, by their index of the window (after this
+		// data's arrivals: the window the planner sees is a day of them).
+		// Its figures' own bound is TestEveryFigureIsBounded's, over
+		// 30 000 Series: on this data the planner scans series for them.
+		{"the landing's figures read their indexes", strings.ReplaceAll(landingPlan(), "Seq Scan on series s", "figure on series s"),
+			[]string{"series_failing_young", "poll_lanes", "failing_history_pkey", "freshness_figure",
+				"chapter_arrivals_confirmed"}},
+		{"the freshness figure's refresh reads the window by its index", plan(store.RefreshFreshnessSQL, pgx.NamedArgs{
+			"due": storetest.Milli(97000000), "now": storetest.Milli(98000000), "window": store.FreshnessWindow}),
+			[]string{"chapter_arrivals_confirmed"}},
 		// The metrics' gauges (issue 25, item 5), read at every scrape:
 		// each Site's newest pass is one backward index step, its oldest
 		// read one probe of series_due.
@@ -418,8 +436,10 @@ func TestThePlans(t *testing.T) {
 		// line reads seven of those eight days: a scan of it is bounded too.
 		// The detail page joins readers on its primary key; the planner
 		// scans this test's one-row readers table instead.
+		// freshness_figure holds one row (migration 0035), poll_lanes one
+		// a Site (the landing reads each Lane's reach from it).
 		scans := strings.NewReplacer("Seq Scan on lane_leases", "", "Seq Scan on failing_history", "",
-			"Seq Scan on readers r", "").Replace(c.plan)
+			"Seq Scan on readers r", "", "Seq Scan on freshness_figure", "", "Seq Scan on poll_lanes", "").Replace(c.plan)
 		if strings.Contains(scans, "Seq Scan") {
 			t.Errorf("%s: sequential scan:\n%s", c.name, c.plan)
 		}

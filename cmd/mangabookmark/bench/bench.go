@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mangabookmark/mangabookmark/handlers"
 	"github.com/mangabookmark/mangabookmark/store"
@@ -74,6 +75,9 @@ func Run(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writ
 			return err
 		}
 	} else if err := pauseLanes(ctx, dbURL, now); err != nil {
+		return err
+	}
+	if err := keepFreshnessFigure(ctx, dbURL, time.Now()); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "data set: %d Series, built in %s; %s\n\n", *n, time.Since(start).Round(time.Second), machine())
@@ -129,6 +133,20 @@ func pauseLanes(ctx context.Context, dbURL string, now time.Time) error {
 	}
 	defer conn.Close(ctx)
 	_, err = conn.Exec(ctx, `UPDATE poll_lanes SET paused_until = $1`, now.Add(365*24*time.Hour).Truncate(time.Millisecond))
+	return err
+}
+
+// keepFreshnessFigure computes /admin's freshness figure as a running
+// Lane keeps it (store.RefreshFreshnessFigure, migration 0035): the Lanes
+// are paused here, and a server whose Lanes run never has the page read
+// the day's Arrivals itself.
+func keepFreshnessFigure(ctx context.Context, dbURL string, now time.Time) error {
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	_, err = store.New(pool).RefreshFreshnessFigure(ctx, now)
 	return err
 }
 

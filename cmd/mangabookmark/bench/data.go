@@ -12,7 +12,8 @@ import (
 
 // benchData is the data set of `mangabookmark bench`: n Series on the six
 // Sites, about 10% with a failure row of mixed words and ages, about 5%
-// Finished, Bookmarks from 200 Readers, and 14 days of pass log. It is
+// Finished, Bookmarks from 200 Readers, 14 days of pass log, a day of
+// Arrivals (n/7) and eight days of the failing history. It is
 // generated inside PostgreSQL (generate_series) from a fixed seed, so two
 // runs at one size hold the same rows, and it goes in through the tables
 // the server writes (failure rows through poll_failures), so every trigger
@@ -67,6 +68,18 @@ func benchData(n int, now time.Time) []string {
 		 SELECT site, t, t + 30000 * %[3]s, 40, 40, 37, 1, 2
 		   FROM unnest(ARRAY[`+sqlList(word.Sites)+`]) site,
 		        generate_series(%[1]s - 14 * %[2]d::bigint * %[3]s, %[1]s, 600000 * %[3]s) t`, at, day, ms),
+		// A day of Arrivals, one new chapter a week for each Series, each
+		// noticed up to two hours before its Poll confirmed it: the rows the
+		// freshness figures read.
+		fmt.Sprintf(`INSERT INTO chapter_arrivals (site, series_id, chapter_num, confirmed_at, noticed_at)
+		 SELECT site, series_id, 1, t, t - floor(random() * random() * 2 * %[2]d)::bigint * %[3]s
+		   FROM (SELECT site, series_id, %[1]s - floor(random() * %[4]d)::bigint * %[3]s AS t
+		           FROM series WHERE random() < 1.0 / 7) a`, at, hour, ms, day),
+		// Eight days of the failing history, as the Lanes keep it: every
+		// row it ever holds.
+		fmt.Sprintf(`INSERT INTO failing_history (site, at, failing)
+		 SELECT site, date_trunc('hour', %[1]s) - h * interval '1 hour', 900 + floor(random() * 200)::int
+		   FROM unnest(ARRAY[`+sqlList(word.Sites)+`]) site, generate_series(0, 191) h`, at),
 		// Every Lane paused: the server then talks to PostgreSQL only for pages.
 		fmt.Sprintf(`UPDATE poll_lanes SET paused_until = %s + 365 * %d::bigint * %s`, at, day, ms),
 		`VACUUM ANALYZE`,

@@ -1,0 +1,1 @@
+DROP TABLE freshness_figure;
