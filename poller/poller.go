@@ -498,19 +498,9 @@ type polled struct {
 // of the loop's stops. Only a failing due count or first due query is an
 // error: a later one ends the pass as it stands.
 func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lane, start time.Time, w walked) (res polled, err error) {
-	// What the pass owes, counted once before it reads any (after the
-	// listing walk, whose marks it owes too), so a pass its length or
-	// MaxPerPass cuts short still records all it owed (CONTEXT.md, Pass;
-	// the stall condition reads due > 0). A capped count on the due
-	// query's own indexes (store.CountDue); a Series made due mid-pass and
-	// read counts through taken.
-	owed, err := p.st.CountDue(ctx, site, store.DueAsk{Now: p.now(), Floor: p.cfg.PollEvery[site], LaneForce: ln.ForcePollAt})
-	switch {
-	case err != nil && ctx.Err() != nil:
-		// Shutdown: the pass ends as it stands, as at the first due query.
-		res.stopped = true
-		return res, nil
-	case err != nil:
+	owed, stopped, err := p.owedAtStart(ctx, site, ln)
+	if stopped || err != nil {
+		res.stopped = stopped
 		return res, err
 	}
 	defer func() { res.due = max(owed, res.taken) }()
@@ -525,16 +515,11 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lan
 	stale := 0
 	until := start.Add(p.passLength())
 	for !res.stopped && !res.broken {
-		limit := batchSize
-		if p.cfg.MaxPerPass > 0 {
-			limit = min(limit, p.cfg.MaxPerPass-res.taken)
-		}
+		limit := p.batchLimit(res.taken)
 		// The pass has lasted its length or read MaxPerPass: it ends, with
-		// more only when the due query still names an untried Series. A
-		// pass that had read everything due and claimed more anyway was
-		// followed, one spacing later, by a pass with nothing due, and such
-		// a pass ends a stall run (store.StallRun), so a Site whose passes
-		// outlast their length (reads that hang) never showed a stall.
+		// more only when the due query still names an untried Series (a
+		// claim of more with nothing due made a pass that ended the stall
+		// run, store.StallRun, so a Site of hanging reads never stalled).
 		spent := limit <= 0 || (res.taken > 0 && !p.now().Before(until))
 		// One more than the batch tells whether the Lane's Forced Poll
 		// is served once this batch is read.
@@ -570,6 +555,30 @@ func (p *Poller) pollDue(ctx context.Context, site string, l *lane, ln store.Lan
 		res.laneServed = served && !res.stopped && !res.broken
 	}
 	return res, nil
+}
+
+// owedAtStart is what the pass owes, counted once before it reads any
+// (after the listing walk, whose marks it owes too), so a pass its length
+// or MaxPerPass cuts short still records all it owed (CONTEXT.md, Pass; the
+// stall condition reads due > 0). A capped count on the due query's own
+// indexes (store.CountDue); a Series made due mid-pass and read counts
+// through taken. stopped: shutdown cut the count, and the pass ends as it
+// stands, as at the first due query.
+func (p *Poller) owedAtStart(ctx context.Context, site string, ln store.Lane) (owed int, stopped bool, err error) {
+	owed, err = p.st.CountDue(ctx, site, store.DueAsk{Now: p.now(), Floor: p.cfg.PollEvery[site], LaneForce: ln.ForcePollAt})
+	if err != nil && ctx.Err() != nil {
+		return 0, true, nil
+	}
+	return owed, false, err
+}
+
+// batchLimit is how many Series the next batch may take, taken already
+// read this pass: batchSize, and no more than MaxPerPass leaves.
+func (p *Poller) batchLimit(taken int) int {
+	if p.cfg.MaxPerPass > 0 {
+		return min(batchSize, p.cfg.MaxPerPass-taken)
+	}
+	return batchSize
 }
 
 // untried is the batch without the Series this pass already tried (one

@@ -67,11 +67,8 @@ func readTar(file, dump string) (Manifest, map[string][]byte, error) {
 		seen[h.Name] = true
 		switch name := h.Name; {
 		case name == manifestName:
-			if err := json.NewDecoder(io.LimitReader(tr, maxManifest)).Decode(&m); err != nil {
-				return Manifest{}, nil, notOurs
-			}
-			if m.Format != FormatVersion {
-				return Manifest{}, nil, fmt.Errorf("%s is a backup of format %d; this version restores format %d only", file, m.Format, FormatVersion)
+			if m, err = readManifest(file, tr, notOurs); err != nil {
+				return Manifest{}, nil, err
 			}
 		case name == dumpName:
 			if err := copyTo(dump, tr, h.Size); err != nil {
@@ -93,6 +90,20 @@ func readTar(file, dump string) (Manifest, map[string][]byte, error) {
 		return Manifest{}, nil, notOurs
 	}
 	return m, keys, nil
+}
+
+// readManifest reads the backup's manifest (at most maxManifest bytes):
+// notOurs when it does not decode, a sentence when its format is not the
+// one this version restores.
+func readManifest(file string, r io.Reader, notOurs error) (Manifest, error) {
+	var m Manifest
+	if err := json.NewDecoder(io.LimitReader(r, maxManifest)).Decode(&m); err != nil {
+		return Manifest{}, notOurs
+	}
+	if m.Format != FormatVersion {
+		return Manifest{}, fmt.Errorf("%s is a backup of format %d; this version restores format %d only", file, m.Format, FormatVersion)
+	}
+	return m, nil
 }
 
 // checkEntry refuses an entry that is not a regular file (a symlink, a hard
