@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -27,8 +26,10 @@ import (
 // there are dialled as given (a loopback mirror, the demo's stand-in Sites, a
 // test's httptest server).
 
-// ErrGate is wrapped by every refusal of the fetch gate.
-var ErrGate = errors.New("fetch gate")
+// ErrGate is wrapped by every refusal of the fetch gate: adapters.ErrGate,
+// the one value, so a refusal of the address rules (adapters.CheckAddress)
+// and one of the dialler are the same kind of error.
+var ErrGate = adapters.ErrGate
 
 // maxRedirects is how many redirects one fetch may follow.
 const maxRedirects = 5
@@ -40,30 +41,10 @@ func systemResolver(ctx context.Context, host string) ([]netip.Addr, error) {
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
 
-// checkAddress is the gate's address check, the one place its rules are
-// written: the address is absolute, https, carries no user-info and names no
-// port but the https port; then its host is one of the hosts of a list (or a
-// subdomain of one). A Site's pages pass it with the Site's hosts, a cover
-// with the Site's and its cover hosts, a browser Poll's subresource with the
-// Site's and its challenge provider's (docs/adr/0006). site names the Site
-// in a refusal.
+// checkAddress is the gate's address rule (adapters.CheckAddress, written
+// once there so the owner's address correction shares it).
 func checkAddress(u *url.URL, site string, hostLists ...[]string) error {
-	switch {
-	case u == nil || u.Host == "":
-		return fmt.Errorf("%w: not an absolute address", ErrGate)
-	case u.Scheme != "https":
-		return fmt.Errorf("%w: %s is not https", ErrGate, u.Scheme)
-	case u.User != nil:
-		return fmt.Errorf("%w: the address carries user-info", ErrGate)
-	case u.Port() != "" && u.Port() != "443":
-		return fmt.Errorf("%w: port %s is not the https port", ErrGate, u.Port())
-	}
-	for _, hosts := range hostLists {
-		if adapters.HostIn(u.Hostname(), hosts) {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: host %q does not belong to %s", ErrGate, u.Hostname(), site)
+	return adapters.CheckAddress(u, site, hostLists...)
 }
 
 // checkSiteURL is the gate's address check for one Site's pages.
@@ -171,19 +152,4 @@ func hostPort(u *url.URL) string {
 		}
 	}
 	return strings.ToLower(net.JoinHostPort(u.Hostname(), port))
-}
-
-// CheckSiteAddress is the gate's address check for a Site's page, for a
-// caller outside fetch that stores an address to be read later (the owner's
-// address correction, issue 24 item 2): the same rules, written once here.
-func CheckSiteAddress(site, raw string) error {
-	a, ok := adapters.ByName(site)
-	if !ok {
-		return fmt.Errorf("%w: unknown Site %q", ErrGate, site)
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrGate, err)
-	}
-	return checkSiteURL(a, u)
 }

@@ -60,32 +60,10 @@ func (fr fetchRequest) checkRedirect(u *url.URL) (*url.URL, error) {
 		}
 	}
 	if err := fr.check(u); err != nil {
-		return nil, &RedirectRefusedError{To: u.String(), Err: err}
+		return nil, &adapters.RedirectRefusedError{To: u.String(), Err: err}
 	}
 	return u, nil
 }
-
-// RedirectRefusedError is a redirect the gate refused to follow. Unlike a
-// stored address the gate refuses (nothing requested), it comes after the
-// first request: the Site answered it with a redirect (Status, 0 when the
-// browser route followed it unseen) to To. It wraps the gate's error, so
-// the Poll's outcome is unfetchable all the same; Test read says which
-// request was refused.
-type RedirectRefusedError struct {
-	Status int
-	To     string
-	Err    error
-}
-
-func (e *RedirectRefusedError) Error() string {
-	answer := "a redirect"
-	if e.Status > 0 {
-		answer = fmt.Sprintf("a redirect (HTTP %d)", e.Status)
-	}
-	return fmt.Sprintf("the Site answered with %s to %s, which was refused: %v; the first request was made", answer, e.To, e.Err)
-}
-
-func (e *RedirectRefusedError) Unwrap() error { return e.Err }
 
 type fetchRequestKey struct{}
 
@@ -121,7 +99,7 @@ func newPlainFetcher(dial *gateDialer, o ReaderOptions) *plainFetcher {
 				return fmt.Errorf("%w: redirect outside a fetch", ErrGate)
 			}
 			u, err := fr.checkRedirect(req.URL)
-			var refused *RedirectRefusedError
+			var refused *adapters.RedirectRefusedError
 			if errors.As(err, &refused) && req.Response != nil {
 				refused.Status = req.Response.StatusCode
 			}

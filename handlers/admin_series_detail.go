@@ -7,7 +7,6 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
-	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -368,7 +367,7 @@ func handleCorrectAddress(d Deps) http.Handler {
 		if err != nil || ref.Site != site {
 			return controlResult{status: http.StatusUnprocessableEntity, refusal: "That is not the address of a Series on " + site + ". The address was not changed."}
 		}
-		if err := fetch.CheckSiteAddress(site, ref.URL); err != nil {
+		if err := adapters.CheckSiteAddress(site, ref.URL); err != nil {
 			return controlResult{status: http.StatusUnprocessableEntity, refusal: "That address would not be fetched (" + err.Error() + "). The address was not changed."}
 		}
 		res := storeResult(d, "correct address", d.Store.CorrectAddress(r.Context(), site, id, ref.SeriesID, ref.URL, d.now()), "Address corrected; the next Poll reads it.")

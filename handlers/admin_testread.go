@@ -9,7 +9,6 @@ import (
 
 	"github.com/mangabookmark/mangabookmark/adapters"
 	"github.com/mangabookmark/mangabookmark/components"
-	"github.com/mangabookmark/mangabookmark/fetch"
 	"github.com/mangabookmark/mangabookmark/store"
 	"github.com/mangabookmark/mangabookmark/word"
 )
@@ -49,7 +48,7 @@ func testReadView(res adapters.Result, site string, browser bool) components.Tes
 	w, _ := outcomeWordOn(res.Outcome, site, browser)
 	v := components.TestRead{Word: string(res.Outcome), Plain: res.Outcome.PlainOn(routeOf(browser)), Fault: res.Outcome != word.OK,
 		Meaning: w.meaning}
-	var redirect *fetch.RedirectRefusedError
+	var redirect *adapters.RedirectRefusedError
 	switch {
 	case res.Status > 0:
 		v.Status = "HTTP " + strconv.Itoa(res.Status)

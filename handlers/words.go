@@ -55,7 +55,7 @@ func captionWord(f store.Filter) string {
 }
 
 // redirectRefusedMeaning is Test read's meaning of an unfetchable read
-// whose refused address was a redirect (fetch.RedirectRefusedError): the
+// whose refused address was a redirect (adapters.RedirectRefusedError): the
 // first request was made, so "before any request" would be false.
 const redirectRefusedMeaning = "The Site answered the first request with a redirect, and the fetch gate refused " +
 	"the address it redirected to: it is not https, not on the Site's own hosts, or not a public address. " +
