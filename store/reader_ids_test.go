@@ -2,12 +2,9 @@ package store_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/golang-migrate/migrate/v4"
-	"github.com/golang-migrate/migrate/v4/source/iofs"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -22,19 +19,7 @@ import (
 func TestMigration0031KeepsEveryEpochAndKeysTheLocalNames(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := storetest.EmptyURL(t)
-	src, err := iofs.New(store.MigrationsFS(), ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := migrate.NewWithSourceInstance("iofs", src, "pgx5://"+strings.TrimPrefix(url, "postgres://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Migrate(30); err != nil {
-		t.Fatal(err)
-	}
-	_, _ = m.Close()
+	url := storetest.URLAtVersion(t, 30)
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)

@@ -3,13 +3,10 @@ package store_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/golang-migrate/migrate/v4"
 	_ "github.com/golang-migrate/migrate/v4/database/pgx/v5"
-	"github.com/golang-migrate/migrate/v4/source/iofs"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -24,19 +21,7 @@ import (
 func TestMigration0019KeepsLocalReadersAndMakesDiscordReadersDue(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := storetest.EmptyURL(t)
-	src, err := iofs.New(store.MigrationsFS(), ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := migrate.NewWithSourceInstance("iofs", src, "pgx5://"+strings.TrimPrefix(url, "postgres://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Migrate(18); err != nil {
-		t.Fatal(err)
-	}
-	_, _ = m.Close()
+	url := storetest.URLAtVersion(t, 18)
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)

@@ -14,9 +14,12 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/golang-migrate/migrate/v4"
+	"github.com/golang-migrate/migrate/v4/source/iofs"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver pgtestdb uses
@@ -129,6 +132,27 @@ func URL(t testing.TB) string {
 func EmptyURL(t testing.TB) string {
 	t.Helper()
 	return pgtestdb.Custom(t, config(t), pgtestdb.NoopMigrator{}).URL()
+}
+
+// URLAtVersion is a fresh database migrated up to version only: a
+// migration's own test writes the rows an older schema held, then runs
+// store.Migrate over them.
+func URLAtVersion(t testing.TB, version uint) string {
+	t.Helper()
+	u := EmptyURL(t)
+	src, err := iofs.New(store.MigrationsFS(), ".")
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	m, err := migrate.NewWithSourceInstance("iofs", src, "pgx5://"+strings.TrimPrefix(u, "postgres://"))
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	defer func() { _, _ = m.Close() }()
+	if err := m.Migrate(version); err != nil {
+		t.Fatalf("storetest: migrate to %d: %v", version, err)
+	}
+	return u
 }
 
 // Pool opens a pool on a fresh database; cfg may adjust it (e.g. a tracer).
